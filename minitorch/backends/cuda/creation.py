@@ -1,38 +1,13 @@
 # phase: 01
-"""The cuda backend: each function takes and returns ``cupy.ndarray``s, computed by our kernels.
+"""Creating device arrays: allocate, fill, copy between host and device, draw random numbers.
 
-CuPy is used for memory (allocation, host<->device copies), module loading, streams and cuRAND
-only. Every launch goes to CuPy's current stream and nothing here waits for the GPU, except the
-device-to-host copy in :func:`to_numpy`, which must.
+Only :func:`to_numpy` waits for the GPU: a device-to-host copy must.
 """
-import functools
-
 import numpy as np
 
-from ..cuda import cupy_or_raise
-from ..cuda.compiler import kernel
-
-cp = cupy_or_raise()     # importing this module means cuda was asked for: fail early and clearly
-
-SUFFIX = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "bool"}
-BLOCK = 256              # threads per block for 1-D kernels: a multiple of the 32-thread warp
-
-
-def kernel_for(file, op, dtype):
-    """``op`` specialised for ``dtype``: ``kernel_for('fill.cu', 'fill', float32)`` -> fill_f32."""
-    return kernel(file, f"{op}_{SUFFIX[dtype.name]}")
-
-
-def launch_1d(fn, n, *args):
-    """Run ``fn`` with one thread per element: ceil(n / BLOCK) blocks of BLOCK threads."""
-    if n > 0:
-        fn(((n + BLOCK - 1) // BLOCK,), (BLOCK,), args)
-
-
-@functools.lru_cache(maxsize=None)
-def sm_count(index):
-    """Number of streaming multiprocessors: sizes grids that stride over large inputs."""
-    return cp.cuda.runtime.getDeviceProperties(index)["multiProcessorCount"]
+from ... import random
+from ...dtypes import from_numpy_dtype
+from .launch import cp, kernel_for, launch_1d
 
 
 def empty(shape, dtype, index=0):
@@ -42,7 +17,6 @@ def empty(shape, dtype, index=0):
 
 def fill_(x, value):
     """Set every element of a contiguous array to ``value`` with the fill kernel."""
-    from ..dtypes import from_numpy_dtype
     dtype = from_numpy_dtype(x.dtype)
     with x.device:
         launch_1d(kernel_for("fill.cu", "fill", dtype), x.size, x, dtype.numpy.type(value), np.int64(x.size))
@@ -76,7 +50,6 @@ _generators = {}
 
 
 def _curand(index):
-    from .. import random
     gen = _generators.get(index)
     if gen is None or gen[1] != random.seed_epoch():
         curand = cp.cuda.curand
