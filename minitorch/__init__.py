@@ -11,5 +11,15 @@ from .device import device
 from .dtypes import bool, double, dtype, float, float32, float64, int64, long, promote_types, result_type
 from .random import initial_seed, manual_seed
 from .tensor import Size, Tensor
+# >>> phase 02
+from . import ops
+from .ops import (abs, add, broadcast_shapes, div, exp, flatten, log, matmul, maximum, minimum, mul, neg, permute,
+                  pow, relu, reshape, sigmoid, sqrt, squeeze, sub, tanh, transpose, unsqueeze, where)
+# <<< phase 02
+# >>> phase 03
+from . import autograd, nn, optim
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .ops import mean, sum
+# <<< phase 03
 
 __version__ = "0.1.0"

@@ -9,6 +9,9 @@ Everything a tensor computes goes through its device's backend (``minitorch/back
 import numpy as np
 
 from . import backends
+# >>> phase 02
+from . import dtypes as _dtypes
+# <<< phase 02
 from .device import CPU, as_device, device as Device
 from .dtypes import as_dtype, from_numpy_dtype
 
@@ -130,12 +133,20 @@ class Tensor:
         return out
 
     def _cast(self, dtype):
+        # >>> phase 02
+        from .ops.elementwise import Cast
+        return Cast.apply(self, dtype)
+        # <<< phase 02
         if self._device.type == "cpu":
             return Tensor(self._data.astype(dtype.numpy), self._device)
         raise NotImplementedError("dtype conversion of cuda tensors needs the cast kernel of phase 02")
 
     def _host_array(self):
         """The elements as a NumPy array (a device-to-host copy for cuda tensors)."""
+        # >>> phase 02
+        if not self.is_contiguous():                  # copy views compactly first, with our kernel
+            return self._backend.to_numpy(self._backend.contiguous(self._data))
+        # <<< phase 02
         return self._backend.to_numpy(self._data)
 
     def cpu(self):
@@ -191,7 +202,239 @@ class Tensor:
         return "tensor(" + ", ".join([body] + extras) + ")"
 
     def _repr_autograd(self):
+        # >>> phase 03
+        if self.grad_fn is not None:
+            return [f"grad_fn=<{self.grad_fn.name()}>"]
+        # <<< phase 03
         return ["requires_grad=True"] if self.requires_grad else []
+    # >>> phase 02
+
+    # ---- arithmetic: each operator is one op in minitorch/ops -----------------------------------
+    def __add__(self, other):
+        return ops.add(self, other)
+
+    def __radd__(self, other):
+        return ops.add(other, self)
+
+    def __sub__(self, other):
+        return ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return ops.sub(other, self)
+
+    def __mul__(self, other):
+        return ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return ops.mul(other, self)
+
+    def __truediv__(self, other):
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return ops.div(other, self)
+
+    def __pow__(self, other):
+        return ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return ops.pow(other, self)
+
+    def __matmul__(self, other):
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return ops.matmul(other, self)
+
+    def __neg__(self):
+        return ops.neg(self)
+
+    def __eq__(self, other):
+        return ops.compare("eq", self, other)
+
+    def __ne__(self, other):
+        return ops.compare("ne", self, other)
+
+    def __lt__(self, other):
+        return ops.compare("lt", self, other)
+
+    def __le__(self, other):
+        return ops.compare("le", self, other)
+
+    def __gt__(self, other):
+        return ops.compare("gt", self, other)
+
+    def __ge__(self, other):
+        return ops.compare("ge", self, other)
+
+    __hash__ = object.__hash__        # defining __eq__ would otherwise make tensors unhashable
+
+    def add(self, other):
+        return ops.add(self, other)
+
+    def sub(self, other):
+        return ops.sub(self, other)
+
+    def mul(self, other):
+        return ops.mul(self, other)
+
+    def div(self, other):
+        return ops.div(self, other)
+
+    def pow(self, exponent):
+        return ops.pow(self, exponent)
+
+    def matmul(self, other):
+        return ops.matmul(self, other)
+
+    def maximum(self, other):
+        return ops.maximum(self, other)
+
+    def minimum(self, other):
+        return ops.minimum(self, other)
+
+    def neg(self):
+        return ops.neg(self)
+
+    def exp(self):
+        return ops.exp(self)
+
+    def log(self):
+        return ops.log(self)
+
+    def sqrt(self):
+        return ops.sqrt(self)
+
+    def abs(self):
+        return ops.abs(self)
+
+    def tanh(self):
+        return ops.tanh(self)
+
+    def sigmoid(self):
+        return ops.sigmoid(self)
+
+    def relu(self):
+        return ops.relu(self)
+
+    def eq(self, other):
+        return ops.compare("eq", self, other)
+
+    def ne(self, other):
+        return ops.compare("ne", self, other)
+
+    def lt(self, other):
+        return ops.compare("lt", self, other)
+
+    def le(self, other):
+        return ops.compare("le", self, other)
+
+    def gt(self, other):
+        return ops.compare("gt", self, other)
+
+    def ge(self, other):
+        return ops.compare("ge", self, other)
+
+    # ---- dtype shorthands --------------------------------------------------------------------
+    def float(self):
+        return self.to(dtype=_dtypes.float32)
+
+    def double(self):
+        return self.to(dtype=_dtypes.float64)
+
+    def long(self):
+        return self.to(dtype=_dtypes.int64)
+
+    def bool(self):
+        return self.to(dtype=_dtypes.bool)
+
+    # ---- shape: views where possible ---------------------------------------------------------
+    @property
+    def T(self):
+        """All dimensions reversed (the transpose, for a matrix): a view."""
+        return ops.permute(self, *reversed(range(self.ndim)))
+
+    def transpose(self, dim0, dim1):
+        return ops.transpose(self, dim0, dim1)
+
+    def t(self):
+        """Transpose of a tensor of at most 2 dimensions (a view)."""
+        if self.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but got {self.ndim}")
+        return self.T
+
+    def permute(self, *dims):
+        return ops.permute(self, *dims)
+
+    def reshape(self, *shape):
+        return ops.reshape(self, *shape)
+
+    def view(self, *shape):
+        return ops.view(self, *shape)
+
+    def expand(self, *shape):
+        return ops.expand(self, *shape)
+
+    def contiguous(self):
+        """Self when already row-major, else a compact copy (our strided-copy kernel on cuda)."""
+        return ops.contiguous(self)
+
+    def unsqueeze(self, dim):
+        return ops.unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        return ops.squeeze(self, dim)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return ops.flatten(self, start_dim, end_dim)
+    # <<< phase 02
+    # >>> phase 03
+
+    # ---- autograd --------------------------------------------------------------------------
+    grad = None        # the gradient accumulated by backward(), a Tensor of the same shape
+    grad_fn = None     # the recorded op that made this tensor (None for leaves)
+
+    @property
+    def is_leaf(self):
+        """True for tensors the user made (not results of recorded ops): their .grad is kept."""
+        return self.grad_fn is None
+
+    def requires_grad_(self, requires_grad=True):
+        """Ask autograd to record ops on this leaf tensor; returns ``self``.
+
+        Raises:
+            RuntimeError: on non-leaf tensors, or for integer/bool dtypes.
+        """
+        if not self.is_leaf:
+            raise RuntimeError("requires_grad_() can only change leaf tensors; use .detach() first")
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError(f"only floating point tensors can require gradients, got {self.dtype}")
+        self.requires_grad = requires_grad
+        return self
+
+    def detach(self):
+        """The same data (shared memory) with no graph behind it and requires_grad False."""
+        return Tensor(self._data, self._device)
+
+    def backward(self, gradient=None, retain_graph=False, create_graph=False):
+        """Compute d(self)/d(leaf) for every leaf that requires grad and add it to ``leaf.grad``.
+
+        ``gradient`` (same shape as self) is required unless self has one element.
+        The graph is freed afterwards unless ``retain_graph``.
+        """
+        from .autograd.engine import backward
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+
+    def zero_(self):
+        """Set every element to zero in place; returns ``self``."""
+        return self.fill_(0)
+
+    def sum(self, dim=None, keepdim=False):
+        return ops.sum(self, dim, keepdim)
+
+    def mean(self, dim=None, keepdim=False):
+        return ops.mean(self, dim, keepdim)
+    # <<< phase 03
 
 
 def _format(values, indent):
@@ -209,3 +452,8 @@ def _format(values, indent):
         else:
             options.update(precision=4, floatmode="fixed")
     return np.array2string(values, **options)
+# >>> phase 02
+
+
+from . import ops  # noqa: E402  (ops import Tensor, so they come after it)
+# <<< phase 02

@@ -6,6 +6,11 @@ It is the reference the cuda backend is tested against, so it stays plain NumPy.
 import numpy as np
 
 
+def _c(x, dtype=None):
+    """``x`` as a C-contiguous array (0-d stays 0-d, unlike np.ascontiguousarray)."""
+    return np.asarray(x, dtype=dtype, order="C")
+
+
 def empty(shape, dtype, index=None):
     return np.empty(shape, dtype=dtype.numpy)
 
@@ -70,7 +75,7 @@ UNARY_OPS = {
 def binary(op, a, b):
     """``a <op> b`` with broadcasting; ``op`` is a key of BINARY_OPS."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.ascontiguousarray(BINARY_OPS[op](a, b))
+        return _c(BINARY_OPS[op](a, b))
 
 
 def binary_scalar(op, a, scalar, reflected=False):
@@ -78,34 +83,34 @@ def binary_scalar(op, a, scalar, reflected=False):
     s = a.dtype.type(scalar)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = BINARY_OPS[op](s, a) if reflected else BINARY_OPS[op](a, s)
-    return np.ascontiguousarray(out)
+    return _c(out)
 
 
 def unary(op, a):
     """``op(a)`` elementwise; ``op`` is a key of UNARY_OPS. Keeps the dtype."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.ascontiguousarray(UNARY_OPS[op](a)).astype(a.dtype, copy=False)
+        return _c(UNARY_OPS[op](a)).astype(a.dtype, copy=False)
 
 
 def where(cond, a, b):
     """``a`` where ``cond`` else ``b``; the three broadcast; ``a`` and ``b`` share a dtype."""
-    return np.ascontiguousarray(np.where(cond, a, b))
+    return _c(np.where(cond, a, b))
 
 
 def cast(a, dtype):
     """A contiguous copy of ``a`` (any strides) converted to ``dtype``."""
-    return np.ascontiguousarray(a, dtype=dtype.numpy).copy()
+    return np.array(a, dtype=dtype.numpy, order="C", copy=True)
 
 
 def contiguous(a):
     """A contiguous row-major copy of ``a`` (any strides)."""
-    return np.ascontiguousarray(a).copy()
+    return np.array(a, order="C", copy=True)
 
 
 # ---- matrices ---------------------------------------------------------------------------------
 def transpose2d(a):
     """The transpose of a 2-D array, materialised: ``out[j, i] = a[i, j]``, contiguous."""
-    return np.ascontiguousarray(a.T)
+    return _c(a.T)
 
 
 def matmul(a, b):
@@ -113,7 +118,7 @@ def matmul(a, b):
 
     Floating dtypes only. Returns a contiguous [..., M, N] array.
     """
-    return np.ascontiguousarray(np.matmul(a, b))
+    return _c(np.matmul(a, b))
 # <<< phase 02
 
 # >>> phase 03
@@ -124,18 +129,18 @@ def sum(a, dims, keepdim=False, scale=1.0):
     out = np.sum(a, axis=tuple(dims), keepdims=keepdim)
     if scale != 1.0:
         out = out * a.dtype.type(scale)
-    return np.ascontiguousarray(out, dtype=a.dtype)
+    return _c(out, dtype=a.dtype)
 
 
 def unary_backward(op, grad, saved):
     """Gradient of a unary op from its saved tensor: ``relu`` saves its input x, ``sigmoid`` and
     ``tanh`` save their output y. Returns grad * d(op)/dx."""
     if op == "relu":
-        return np.ascontiguousarray(np.where(saved > 0, grad, grad.dtype.type(0)))
+        return _c(np.where(saved > 0, grad, grad.dtype.type(0)))
     if op == "sigmoid":
-        return np.ascontiguousarray(grad * saved * (1 - saved))
+        return _c(grad * saved * (1 - saved))
     if op == "tanh":
-        return np.ascontiguousarray(grad * (1 - saved * saved))
+        return _c(grad * (1 - saved * saved))
     raise KeyError(op)
 
 

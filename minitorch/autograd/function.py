@@ -1,0 +1,82 @@
+# phase: 02
+"""``Function``: the contract every op follows, after PyTorch's ``torch.autograd.Function``.
+
+An op is a class with a static ``forward(ctx, *inputs)`` that computes the output from input
+tensors through their device's backend, and (from phase 03) a static ``backward(ctx, grad_output)``
+that returns one gradient per input. ``ctx`` carries what backward needs from forward:
+``ctx.save_for_backward(a, b)`` keeps tensors, plain attributes keep the rest (shapes, scalars).
+Ops are called through ``Op.apply(*inputs)``, never ``forward`` directly, so that (phase 03) the
+call can be recorded in the graph.
+"""
+
+
+class Context:
+    """What one call of an op remembers for its backward pass."""
+
+    __slots__ = ("saved_tensors", "needs_input_grad", "__dict__")
+
+    def __init__(self):
+        self.saved_tensors = ()
+
+    def save_for_backward(self, *tensors):
+        """Keep tensors for backward (``None`` allowed); read them back as ``ctx.saved_tensors``."""
+        self.saved_tensors = tensors
+
+
+class Function:
+    """Base class of all differentiable ops. Subclasses define ``forward`` and ``backward``."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError
+
+    # >>> phase 03
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise NotImplementedError
+    # <<< phase 03
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = Context()
+        out = cls.forward(ctx, *args, **kwargs)
+        # >>> phase 03
+        _record(cls, ctx, args, out)
+        # <<< phase 03
+        return out
+# >>> phase 03
+
+
+def _record(fn, ctx, args, out):
+    """Attach ``out`` to the graph when grad mode is on and some input requires grad."""
+    from ..tensor import Tensor
+    from .grad_mode import is_grad_enabled
+    if not is_grad_enabled():
+        return
+    needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+    if not any(needs):
+        return
+    ctx.needs_input_grad = needs
+    inputs = tuple(a if n else None for a, n in zip(args, needs))
+    out.requires_grad = True
+    out.grad_fn = Node(fn, ctx, inputs)
+
+
+class Node:
+    """One recorded call: the op, its context, and the inputs whose gradients it must produce.
+
+    ``next`` lists, per input, the node to continue with: the input's own ``grad_fn``, or the
+    input itself when it is a leaf (a tensor the user made, whose ``.grad`` collects the sum).
+    """
+
+    __slots__ = ("fn", "ctx", "inputs", "__weakref__")
+
+    def __init__(self, fn, ctx, inputs):
+        self.fn, self.ctx, self.inputs = fn, ctx, inputs
+
+    def name(self):
+        return f"{self.fn.__name__}Backward"
+
+    def __repr__(self):
+        return f"<{self.name()}>"
+# <<< phase 03

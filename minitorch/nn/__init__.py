@@ -1,0 +1,8 @@
+# phase: 03
+"""``minitorch.nn``: layers as modules with parameters, losses, and the functional forms."""
+from . import functional, init
+from .activation import ReLU, Sigmoid, Tanh
+from .linear import Linear
+from .loss import MSELoss
+from .module import Module
+from .parameter import Parameter
