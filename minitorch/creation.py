@@ -43,8 +43,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     """
     if isinstance(data, Tensor):
         array = data._host_array()
-    elif isinstance(data, np.ndarray):
-        array = data
+    elif isinstance(data, (np.ndarray, np.generic)):     # NumPy data keeps its dtype
+        array = np.asarray(data)
     else:
         try:
             array = np.array(data)

@@ -56,7 +56,9 @@ def backward(tensor, gradient=None, retain_graph=False, create_graph=False):
     grads = {tensor.grad_fn: gradient}
     with set_grad_enabled(create_graph):    # backward ops are recorded only for higher derivatives
         for node in _topological_order(tensor.grad_fn):
-            grad = grads.pop(node)
+            grad = grads.pop(node, None)
+            if grad is None:                # every path to this node had a zero (None) gradient
+                continue
             if node.ctx is None:
                 raise RuntimeError("Trying to backward through the graph a second time: its saved "
                                    "tensors were freed. Pass retain_graph=True to the first backward().")

@@ -51,7 +51,7 @@ def _record(fn, ctx, args, out):
     """Attach ``out`` to the graph when grad mode is on and some input requires grad."""
     from ..tensor import Tensor
     from .grad_mode import is_grad_enabled
-    if not is_grad_enabled():
+    if not is_grad_enabled() or not out.dtype.is_floating_point:   # bools and ints carry no gradient
         return
     needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
     if not any(needs):

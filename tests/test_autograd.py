@@ -1,0 +1,120 @@
+"""Phase 03: gradients of every differentiable op vs finite differences and vs PyTorch, graph
+semantics (reuse, diamonds, accumulation, retain_graph, no_grad, detach)."""
+import numpy as np
+import pytest
+import torch
+
+import minitorch as mt
+from minitorch.autograd import gradcheck
+from minitorch.autograd.gradcheck import GradcheckError
+
+
+def _leaf(x, device):
+    return mt.tensor(x, dtype=mt.float64, device=device, requires_grad=True)
+
+
+# (name, fn on two broadcastable inputs, input shapes, positive inputs?)
+CASES = [
+    ("add", lambda a, b: a + b, [(3, 4), (4,)], False),
+    ("sub", lambda a, b: a - b, [(2, 1, 3), (5, 1)], False),
+    ("mul", lambda a, b: a * b, [(7,), (1,)], False),
+    ("div", lambda a, b: a / b, [(3, 4), (3, 1)], True),
+    ("pow", lambda a, b: a ** b, [(3, 4), (4,)], True),
+    ("maximum", lambda a, b: mt.maximum(a, b), [(5, 3), (3,)], False),
+    ("scalars", lambda a, b: (2.0 - a) * 3 / 4 + 1.0 / (b + 5.0) + a ** 3 + 2 ** b, [(4, 3), (4, 3)], True),
+    ("unary", lambda a, b: a.exp() + b.log() + b.sqrt() + a.tanh() + a.sigmoid() + a.relu() + (-a).abs(), [(6, 2), (6, 2)], True),
+    ("matmul", lambda a, b: a @ b, [(5, 3), (3, 4)], False),
+    ("batched matmul", lambda a, b: a @ b, [(2, 1, 3, 4), (3, 4, 2)], False),
+    ("matvec", lambda a, b: a @ b, [(3, 4), (4,)], False),
+    ("where", lambda a, b: mt.where(a > 0, a * 2, b), [(4, 5), (5,)], False),
+    ("shape ops", lambda a, b: a.T.reshape(2, 6).sum(0) + b.unsqueeze(0).expand(3, 6).mean(0), [(3, 4), (6,)], False),
+    ("sum dims", lambda a, b: a.sum(dim=(0, 2), keepdim=True) * b.mean(dim=1), [(2, 3, 4), (3, 1)], False),
+    ("cast", lambda a, b: a.float().double() * b, [(3,), (3,)], False),
+]
+# finite differences with eps = 1e-6 cannot see through a float32 round trip: cast is checked
+# against PyTorch only
+GRADCHECK_CASES = [c for c in CASES if c[0] != "cast"]
+
+
+@pytest.mark.parametrize("name,fn,shapes,positive", GRADCHECK_CASES, ids=[c[0] for c in GRADCHECK_CASES])
+def test_gradcheck(device, rng, name, fn, shapes, positive):
+    inputs = [_leaf(rng.random(s) + 0.5 if positive else rng.standard_normal(s), device) for s in shapes]
+    assert gradcheck(fn, inputs)
+
+
+@pytest.mark.parametrize("name,fn,shapes,positive", CASES, ids=[c[0] for c in CASES])
+def test_gradients_match_pytorch(device, rng, name, fn, shapes, positive):
+    data = [rng.random(s) + 0.5 if positive else rng.standard_normal(s) for s in shapes]
+    ours = [_leaf(x, device) for x in data]
+    fn(*ours).sum().backward()
+    theirs = [torch.tensor(x, requires_grad=True) for x in data]
+    torch_twins = {"maximum": lambda a, b: torch.maximum(a, b),      # these lambdas call mt.<fn>
+                   "where": lambda a, b: torch.where(a > 0, a * 2, b)}
+    torch_twins.get(name, fn)(*theirs).sum().backward()
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(o.grad.cpu().numpy(), t.grad.numpy(), rtol=1e-6, atol=1e-9)
+
+
+def test_gradcheck_reports_worst_element():
+    class Wrong(mt.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2.0
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 3.0
+    with pytest.raises(GradcheckError, match=r"input 0 \(shape \(3,\)\), element \(\d,\): autograd .* vs finite difference"):
+        gradcheck(Wrong.apply, [_leaf(np.ones(3), "cpu")])
+
+
+def test_node_used_twice_and_diamond(device):
+    a = _leaf([3.0], device)
+    b = a + a
+    c = b * b                                   # c = 4 a^2, dc/da = 8 a
+    c.backward()
+    assert a.grad.tolist() == [24.0]
+    x = _leaf([2.0], device)
+    top = x * 3.0
+    left, right = top.exp(), top * top          # a diamond: two paths from top to out
+    (left + right).backward()
+    assert x.grad.item() == pytest.approx(3 * np.exp(6.0) + 2 * 6.0 * 3)
+
+
+def test_accumulation_zero_grad_and_retain_graph(device):
+    w = _leaf([1.0, 2.0], device)
+    loss = (w * w).sum()
+    loss.backward(retain_graph=True)
+    loss.backward()
+    assert w.grad.tolist() == [4.0, 8.0]        # two calls add up
+    with pytest.raises(RuntimeError, match="second time"):
+        loss.backward()
+    w.grad = None
+    (w * 3).sum().backward()
+    assert w.grad.tolist() == [3.0, 3.0]
+
+
+def test_non_scalar_backward_needs_gradient(device):
+    x = _leaf([1.0, 2.0, 3.0], device)
+    y = x * x
+    with pytest.raises(RuntimeError, match="scalar outputs"):
+        y.backward()
+    y.backward(mt.tensor([1.0, 0.0, 2.0], dtype=mt.float64, device=device))
+    assert x.grad.tolist() == [2.0, 0.0, 12.0]
+
+
+def test_no_grad_detach_and_requires_grad_rules(device):
+    x = _leaf([1.0], device)
+    with mt.no_grad():
+        y = x * 2
+    assert not y.requires_grad and y.grad_fn is None
+    assert (x * 2).grad_fn is not None and not (x * 2).detach().requires_grad
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        mt.ones(1, device=device).backward()
+    with pytest.raises(RuntimeError, match="floating"):
+        mt.ones(1, dtype=mt.int64).requires_grad_()
+
+    @mt.no_grad()
+    def f(t):
+        return t * 2
+    assert not f(x).requires_grad and mt.is_grad_enabled()
