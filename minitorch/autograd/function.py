@@ -8,6 +8,9 @@ that returns one gradient per input. ``ctx`` carries what backward needs from fo
 Ops are called through ``Op.apply(*inputs)``, never ``forward`` directly, so that (phase 03) the
 call can be recorded in the graph.
 """
+# >>> phase 03
+from .grad_mode import is_grad_enabled
+# <<< phase 03
 
 
 class Context:
@@ -49,11 +52,9 @@ class Function:
 
 def _record(fn, ctx, args, out):
     """Attach ``out`` to the graph when grad mode is on and some input requires grad."""
-    from ..tensor import Tensor
-    from .grad_mode import is_grad_enabled
     if not is_grad_enabled() or not out.dtype.is_floating_point:   # bools and ints carry no gradient
         return
-    needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+    needs = tuple(getattr(a, "requires_grad", False) is True for a in args)   # tensors only
     if not any(needs):
         return
     ctx.needs_input_grad = needs

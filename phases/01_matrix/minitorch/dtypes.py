@@ -67,6 +67,9 @@ def from_numpy_dtype(np_dtype):
     Raises:
         TypeError: for types with no minitorch twin (complex, strings, objects).
     """
+    found = _FROM_NUMPY.get(np_dtype)        # the common case, on every op: one dict lookup
+    if found is not None:
+        return found
     np_dtype = np.dtype(np_dtype)
     found = _FROM_NUMPY.get(np_dtype)
     if found is not None:
