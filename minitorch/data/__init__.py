@@ -1,0 +1,8 @@
+# phase: 04
+"""Data sets of the course.
+
+``load_sales`` reads phase 04's retail sales table (yours at ``data/sales.tsv``, else a synthetic
+stand-in generated and cached on first use: the original is private); ``generate_sales`` makes the
+synthetic one. See :mod:`minitorch.data.sales`.
+"""
+from .sales import generate_sales, load_sales
