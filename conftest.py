@@ -5,6 +5,8 @@ import pytest
 
 # notebooks executed by nbval inherit this: they run their CI-sized (quick) configuration
 os.environ.setdefault("MINITORCH_QUICK", "1")
+# BLAS and OpenMP threads of NumPy and PyTorch spin while waiting and steal each other's cores
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -5,5 +5,5 @@ from .function import Context, Function
 # >>> phase 03
 from .engine import backward
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .gradcheck import gradcheck
+from .gradcheck import GradcheckError, gradcheck
 # <<< phase 03

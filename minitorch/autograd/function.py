@@ -9,7 +9,7 @@ Ops are called through ``Op.apply(*inputs)``, never ``forward`` directly, so tha
 call can be recorded in the graph.
 """
 # >>> phase 03
-from .grad_mode import is_grad_enabled
+from . import grad_mode
 # <<< phase 03
 
 
@@ -42,17 +42,24 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = Context()
-        out = cls.forward(ctx, *args, **kwargs)
         # >>> phase 03
-        _record(cls, ctx, args, out)
+        if grad_mode._enabled:
+            # ops inside forward are not recorded: this call is recorded as one node instead
+            grad_mode._enabled = False
+            try:
+                out = cls.forward(ctx, *args, **kwargs)
+            finally:
+                grad_mode._enabled = True
+            _record(cls, ctx, args, out)
+            return out
         # <<< phase 03
-        return out
+        return cls.forward(ctx, *args, **kwargs)
 # >>> phase 03
 
 
 def _record(fn, ctx, args, out):
     """Attach ``out`` to the graph when grad mode is on and some input requires grad."""
-    if not is_grad_enabled() or not out.dtype.is_floating_point:   # bools and ints carry no gradient
+    if not out.dtype.is_floating_point:        # bools and ints carry no gradient
         return
     needs = tuple(getattr(a, "requires_grad", False) is True for a in args)   # tensors only
     if not any(needs):

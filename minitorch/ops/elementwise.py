@@ -389,7 +389,7 @@ class Cast(Function):
 
 
 # ---- the public functions: checks and promotion, then the op --------------------------------------
-def broadcast_shapes(op, *shapes):
+def check_broadcast(op, *shapes):
     """The shape ``shapes`` broadcast to, by NumPy's and PyTorch's rule (align on the right;
     each dimension pair must be equal or contain a 1).
 
@@ -407,6 +407,15 @@ def broadcast_shapes(op, *shapes):
     return tuple(out)
 
 
+def broadcast_shapes(*shapes):
+    """``torch.broadcast_shapes``: the shape tensors of these shapes broadcast to.
+
+    Raises:
+        RuntimeError: naming the shapes and the first dimension that disagrees.
+    """
+    return check_broadcast("broadcast_shapes", *shapes)
+
+
 def check_same_device(op, *tensors):
     devices = {t.device for t in tensors}
     if len(devices) > 1:
@@ -416,16 +425,23 @@ def check_same_device(op, *tensors):
 
 def _as_tensor_operands(op, a, b):
     """Promote ``a`` and ``b`` (tensor or number) to their result dtype; check device and shape."""
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+    a_is, b_is = isinstance(a, Tensor), isinstance(b, Tensor)
+    if a_is and b_is:
+        if a._device != b._device:
+            check_same_device(op, a, b)
+        if a._data.shape != b._data.shape:
+            check_broadcast(op, a.shape, b.shape)
+        da, db = a.dtype, b.dtype
+        return da if da is db and a.ndim and b.ndim else result_type(a, b)
+    if not (a_is or b_is):
         raise TypeError(f"{op}: expected at least one Tensor, got {type(a).__name__} and {type(b).__name__}")
-    for x in (a, b):
-        if not isinstance(x, (Tensor, numbers.Number)):
-            raise TypeError(f"{op}: unsupported operand type {type(x).__name__}; expected Tensor or a number")
-    dtype = result_type(a, b)
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        check_same_device(op, a, b)
-        broadcast_shapes(op, a.shape, b.shape)
-    return dtype
+    t, x = (a, b) if a_is else (b, a)
+    if not isinstance(x, numbers.Number):
+        raise TypeError(f"{op}: unsupported operand type {type(x).__name__}; expected Tensor or a number")
+    dt = t.dtype
+    if dt.is_floating_point and not isinstance(x, complex):    # a number never widens a float tensor
+        return dt
+    return result_type(a, b)
 
 
 def _cast(x, dtype):
@@ -546,7 +562,7 @@ def where(condition, input, other):
     input = input if isinstance(input, Tensor) else scalar_tensor(like, input)
     other = other if isinstance(other, Tensor) else scalar_tensor(like, other)
     check_same_device("where", condition, input, other)
-    broadcast_shapes("where", condition.shape, input.shape, other.shape)
+    check_broadcast("where", condition.shape, input.shape, other.shape)
     dtype = result_type(input, other)
     return Where.apply(condition, _cast(input, dtype), _cast(other, dtype))
 

@@ -7,7 +7,7 @@ dimension removed again, exactly as ``torch.matmul`` documents.
 """
 from ..autograd.function import Function
 from ..tensor import Tensor
-from .elementwise import _cast, check_same_device
+from .elementwise import _cast, check_broadcast, check_same_device
 from ..dtypes import promote_types
 
 
@@ -53,8 +53,7 @@ def matmul(a, b):
     if a2.shape[-1] != b2.shape[-2]:
         raise RuntimeError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied "
                            f"({a2.shape[-1]} columns vs {b2.shape[-2]} rows)")
-    from .elementwise import broadcast_shapes
-    broadcast_shapes("matmul (batch dimensions)", a2.shape[:-2], b2.shape[:-2])
+    check_broadcast("matmul (batch dimensions)", a2.shape[:-2], b2.shape[:-2])
     dtype = promote_types(a.dtype, b.dtype)
     out = MatMul.apply(_cast(a2, dtype).contiguous(), _cast(b2, dtype).contiguous())
     if b.ndim == 1:
