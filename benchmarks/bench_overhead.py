@@ -64,7 +64,7 @@ def main():
               "rows": rows, "env": environment(dev, torch), "date": time.strftime("%Y-%m-%dT%H:%M:%S")}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    name = f"overhead__{dev}__{(record['env'].get('gpu_name') or 'cpu').replace(' ', '-')}.json"
+    name = f"bench_overhead-{dev}-{(record['env'].get('gpu_name') or 'cpu').replace(' ', '-')}.json"
     (out / name).write_text(json.dumps(record, indent=1))
     print("wrote", out / name)
 

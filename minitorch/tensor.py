@@ -435,6 +435,63 @@ class Tensor:
     def mean(self, dim=None, keepdim=False):
         return ops.mean(self, dim, keepdim)
     # <<< phase 03
+    # >>> phase 04
+
+    # ---- max/min, argmax/argmin, var/std ------------------------------------------------------
+    def max(self, dim=None, keepdim=False):
+        """The maximum, or ``(values, indices)`` along ``dim`` (see :func:`minitorch.ops.reduce.max`)."""
+        return ops.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        """The minimum, or ``(values, indices)`` along ``dim`` (see :func:`minitorch.ops.reduce.min`)."""
+        return ops.min(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        """int64 index of the first maximum along ``dim`` (over all elements when None)."""
+        return ops.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        """int64 index of the first minimum along ``dim`` (over all elements when None)."""
+        return ops.argmin(self, dim, keepdim)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """Variance over ``dim`` (``correction=1``: unbiased); see :func:`minitorch.ops.reduce.var`."""
+        return ops.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """Standard deviation over ``dim``; see :func:`minitorch.ops.reduce.var`."""
+        return ops.std(self, dim, unbiased, keepdim, correction=correction)
+
+    # ---- indexing (see minitorch/ops/indexing.py) -------------------------------------------------
+    def __getitem__(self, key):
+        """``x[key]``: a view for ints, slices, None, ``...``; a gathered copy for index tensors and
+        bool masks (a mask waits for the GPU: the count of true elements sizes the result)."""
+        return ops.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        """``x[key] = value`` in place, for basic keys and bool masks of x's shape."""
+        ops.setitem(self, key, value)
+
+    def index_select(self, dim, index):
+        return ops.index_select(self, dim, index)
+
+    def index_add(self, dim, index, source, alpha=1):
+        return ops.index_add(self, dim, index, source, alpha)
+
+    def nonzero(self, as_tuple=False):
+        return ops.nonzero(self, as_tuple)
+    # <<< phase 04
+    # >>> phase 06
+
+    # ---- softmax ---------------------------------------------------------------------------------
+    def softmax(self, dim, dtype=None):
+        """Softmax along ``dim`` (see :func:`minitorch.ops.softmax.softmax`)."""
+        return ops.softmax(self, dim, dtype)
+
+    def log_softmax(self, dim, dtype=None):
+        """Log-softmax along ``dim``, computed stably (see :func:`minitorch.ops.softmax.log_softmax`)."""
+        return ops.log_softmax(self, dim, dtype)
+    # <<< phase 06
 
 
 def _format(values, indent):

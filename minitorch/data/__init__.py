@@ -6,3 +6,7 @@ stand-in generated and cached on first use: the original is private); ``generate
 synthetic one. See :mod:`minitorch.data.sales`.
 """
 from .sales import generate_sales, load_sales
+# >>> phase 04
+from .dataloader import DataLoader, default_collate
+from .dataset import Dataset, Subset, TensorDataset, random_split, split_first_fraction
+# <<< phase 04

@@ -6,3 +6,11 @@ from .linear import Linear
 from .loss import MSELoss
 from .module import Module
 from .parameter import Parameter
+# >>> phase 04
+from .loss import L1Loss
+# <<< phase 04
+# >>> phase 06
+from .activation import LogSoftmax, Softmax
+from .flatten import Flatten
+from .loss import CrossEntropyLoss, NLLLoss
+# <<< phase 06

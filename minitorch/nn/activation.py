@@ -23,3 +23,33 @@ class Tanh(Module):
 
     def forward(self, input):
         return F.tanh(input)
+# >>> phase 06
+
+
+class Softmax(Module):
+    """Softmax along ``dim``: non-negative values summing to 1 along it; any shape."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """Log-softmax along ``dim`` (stable; pair it with ``nn.NLLLoss``); any shape."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.log_softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+# <<< phase 06

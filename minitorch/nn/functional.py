@@ -49,3 +49,43 @@ def mse_loss(input, target, reduction="mean"):
                          f"{tuple(target.shape)} differ; reshape one so they match")
     diff = input - target
     return _reduce(diff * diff, reduction)
+# >>> phase 06
+
+
+def softmax(input, dim, dtype=None):
+    """Softmax along ``dim``; probabilities summing to 1 (see :func:`minitorch.ops.softmax.softmax`)."""
+    return ops.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    """Log-softmax along ``dim``, computed stably (see :func:`minitorch.ops.softmax.log_softmax`)."""
+    return ops.log_softmax(input, dim, dtype)
+
+
+def cross_entropy(input, target, reduction="mean"):
+    """Cross-entropy of logits ``input`` [N, C] (or [C], [N, C, d1, ...]) and int64 class indices
+    ``target`` [N]: ``nll_loss(log_softmax(input, 1), target)``, fused (see
+    :func:`minitorch.ops.softmax.cross_entropy` for shapes and errors)."""
+    return ops.cross_entropy(input, target, reduction)
+
+
+def nll_loss(input, target, reduction="mean"):
+    """Negative log-likelihood of log-probabilities ``input`` [N, C] and int64 class indices
+    ``target`` [N] (see :func:`minitorch.ops.softmax.nll_loss`)."""
+    return ops.nll_loss(input, target, reduction)
+# <<< phase 06
+# >>> phase 04
+
+
+def l1_loss(input, target, reduction="mean"):
+    """Absolute error ``|input - target|``, reduced ('mean', 'sum' or 'none'). Its gradient is
+    ``sign(input - target)`` (0 where they are equal, as PyTorch), scaled by 1/N for 'mean'.
+
+    Raises:
+        ValueError: if input and target shapes differ, or an unknown reduction.
+    """
+    if input.shape != target.shape:
+        raise ValueError(f"l1_loss: input shape {tuple(input.shape)} and target shape "
+                         f"{tuple(target.shape)} differ; reshape one so they match")
+    return _reduce((input - target).abs(), reduction)
+# <<< phase 04

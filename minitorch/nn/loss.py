@@ -13,3 +13,43 @@ class MSELoss(Module):
 
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
+# >>> phase 06
+
+
+class CrossEntropyLoss(Module):
+    """Cross-entropy of logits [N, C] and int64 class indices [N] (softmax and NLL fused);
+    ``reduction='mean'|'sum'|'none'``. See :func:`minitorch.nn.functional.cross_entropy`."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, reduction=self.reduction)
+
+
+class NLLLoss(Module):
+    """Negative log-likelihood of log-probabilities [N, C] (e.g. after ``nn.LogSoftmax(dim=1)``)
+    and int64 class indices [N]; ``reduction='mean'|'sum'|'none'``."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, reduction=self.reduction)
+# <<< phase 06
+# >>> phase 04
+
+
+class L1Loss(Module):
+    """Mean absolute error, ``mean(|input - target|)`` (``reduction='mean'|'sum'|'none'``): less
+    swayed by a few huge errors than MSELoss. See :func:`minitorch.nn.functional.l1_loss`."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+# <<< phase 04

@@ -55,7 +55,7 @@ def matmul(a, b):
                            f"({a2.shape[-1]} columns vs {b2.shape[-2]} rows)")
     check_broadcast("matmul (batch dimensions)", a2.shape[:-2], b2.shape[:-2])
     dtype = promote_types(a.dtype, b.dtype)
-    out = MatMul.apply(_cast(a2, dtype).contiguous(), _cast(b2, dtype).contiguous())
+    out = MatMul.apply(_cast(a2, dtype), _cast(b2, dtype))   # the kernel reads any strides: W.T is not copied
     if b.ndim == 1:
         out = out.squeeze(-1)
     if a.ndim == 1:

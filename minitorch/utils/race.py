@@ -403,7 +403,8 @@ def load_results(path=None, since=None):
     files = [path] if path.is_file() else sorted(path.glob("*__*__*.json")) if path.is_dir() else []
     if since is not None:
         files = [f for f in files if f.stat().st_mtime >= since]
-    results = [RaceResult.from_json(f) for f in files]
+    # races are named <phase>__<workload>__<device>.json; other benchmark files there are skipped
+    results = [RaceResult.from_json(f) for f in files if "schema" in json.loads(f.read_text())]
     return sorted(results, key=lambda r: (r.phase, r.workload, r.device_slug))
 
 

@@ -37,7 +37,7 @@ def arange(start, step, n, dtype, index=0):
 def from_numpy(array, index=0):
     """Copy host memory to a new device array (cudaMemcpy host-to-device)."""
     with cp.cuda.Device(index):
-        return cp.asarray(np.ascontiguousarray(array))
+        return cp.asarray(np.asarray(array, order="C"))     # (ascontiguousarray would make 0-d 1-d)
 
 
 def to_numpy(x):

@@ -10,7 +10,12 @@
 import os
 import platform
 
-import minitorch
+# NumPy's BLAS threads and PyTorch's OpenMP threads spin while they wait; racing the two on the
+# same cores makes each steal the other's time. Passive waiting keeps CPU races fair. (It must be
+# set before torch is imported, which is why it sits here, at the top of every notebook's setup.)
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import minitorch  # noqa: E402
 
 
 class Session:

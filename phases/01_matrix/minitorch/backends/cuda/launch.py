@@ -21,10 +21,22 @@ def kernel_for(file, op, dtype):
     return kernel(file, f"{op}_{SUFFIX[dtype.name]}")
 
 
+def launch(fn, grid, block, args, shared_mem=0):
+    """Queue the kernel ``fn`` on CuPy's current stream: ``grid`` (a tuple of 1 to 3 block counts,
+    each >= 1) blocks of ``block`` (1 to 3 thread counts) threads, ``shared_mem`` bytes of dynamic
+    shared memory per block, ``args`` a tuple of the kernel's arguments (device arrays, NumPy
+    scalars of the exact C types). Returns at once: the GPU runs the kernel later, in stream order.
+
+    Here CuPy's ``RawKernel.__call__`` converts the arguments and launches; phase 02 replaces this
+    function with one that packs the arguments itself (see "launching" there), same results.
+    """
+    fn(grid, block, args, shared_mem=shared_mem)
+
+
 def launch_1d(fn, n, *args):
     """Run ``fn`` with one thread per element: ceil(n / BLOCK) blocks of BLOCK threads."""
     if n > 0:
-        fn(((n + BLOCK - 1) // BLOCK,), (BLOCK,), args)
+        launch(fn, ((n + BLOCK - 1) // BLOCK,), (BLOCK,), args)
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,0 +1,16 @@
+# GENERATED from minitorch/nn/loss.py by tools/sync_phases.py (phase 03 snapshot): edit the source and re-run, not this file.
+# phase: 03
+"""Loss functions as modules: ``nn.MSELoss()``."""
+from . import functional as F
+from .module import Module
+
+
+class MSELoss(Module):
+    """Mean squared error, ``mean((input - target) ** 2)`` (``reduction='mean'|'sum'|'none'``)."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return F.mse_loss(input, target, reduction=self.reduction)
