@@ -40,6 +40,13 @@ def _sum_to(grad, shape):
     lead = grad.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1)
     return grad.sum(dim=dims, keepdim=True).reshape(shape) if dims else grad.reshape(shape)
+
+
+def _route_to_winner(grad, a, b, a_wins):
+    """Gradient of an elementwise max/min: all of it to the operand that was picked; ties split
+    it evenly, as PyTorch does."""
+    wa = a_wins.to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
+    return _sum_to(grad * wa, a.shape), _sum_to(grad * (1 - wa), b.shape)
 # <<< phase 03
 
 
@@ -127,10 +134,8 @@ class Maximum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # ties split the gradient evenly, as PyTorch does
         a, b = ctx.saved_tensors
-        wa = (a > b).to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
-        return _sum_to(grad * wa, a.shape), _sum_to(grad * (1 - wa), b.shape)
+        return _route_to_winner(grad, a, b, a > b)
     # <<< phase 03
 
 
@@ -144,8 +149,7 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        wa = (a < b).to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
-        return _sum_to(grad * wa, a.shape), _sum_to(grad * (1 - wa), b.shape)
+        return _route_to_winner(grad, a, b, a < b)
     # <<< phase 03
 
 
