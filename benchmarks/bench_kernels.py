@@ -1,4 +1,4 @@
-"""Check and time the phase-02/03 kernels of the cuda backend on a GPU.
+"""Check and time the phase-02/03/04 kernels of the cuda backend on a GPU.
 
     python benchmarks/bench_kernels.py [--out DIR] [--quick]
 
@@ -9,7 +9,9 @@ of sizes that are not multiples of any tile or block. Then, each next to its cei
   copy bandwidth (cudaMemcpyAsync, read + write bytes) and torch.add;
 * transpose, naive vs shared-memory tiled vs torch ``.t().contiguous()`` (GB/s);
 * naive matmul at 256 ... 4096 vs torch.mm with TF32 off (TFLOP/s);
-* sum of 64M float32 vs torch.sum (GB/s);
+* sum of 64M float32 vs torch.sum (GB/s, and as a fraction of the copy bandwidth);
+* phase 04: max, argmax of rows of 4096, var, std of rows over 64M float32 vs torch (GB/s read,
+  fraction of the copy bandwidth);
 * Python overhead per call on tiny inputs (microseconds; host-side, kernels queued).
 
 Times are medians of CUDA-event timings after a warm-up; L2 (50 MB on an H100) is flushed by
@@ -245,6 +247,54 @@ def bench_sum(n, repeats):
     return rows
 
 
+def checks_phase04(rng):
+    """(name, passed, detail) for the phase-04 kernels: max/argmax, var, the vectorised sum, gather."""
+    out = []
+    h = cp.asnumpy
+    x = rng.standard_normal(10_000_019).astype(np.float32)
+    gx = cp.asarray(x)
+    v, i = B.extreme(gx, (0,), False, True)
+    out.append(("max/argmax f32 n=10000019", float(h(v)) == x.max() and int(h(i)) == int(np.argmax(x)), "exact"))
+    var, _ = B.var_mean(gx[3:], (0,), 1, False, False)
+    ref = x[3:].astype(np.float64).var(ddof=1)
+    out.append(("var f32 n=10000016 (misaligned)", bool(abs(float(h(var)) - ref) <= 1e-5 * ref),
+                f"rel err {abs(float(h(var)) - ref) / ref:.1e}"))
+    m = rng.standard_normal((1001, 4099)).astype(np.float32)
+    got = h(B.sum(cp.asarray(m)[:, 1:], (1,)))
+    e = rel_err(got, m[:, 1:].astype(np.float64).sum(axis=1))
+    out.append(("sum f32 rows (1001, 4098) misaligned", bool(e < 1e-6), f"rel err {e:.1e}"))
+    idx = rng.integers(-1001, 1001, 5000)
+    got = h(B.take(cp.asarray(m), 0, cp.asarray(idx)))
+    out.append(("take f32 rows of (1001, 4099)", np.array_equal(got, m[idx]), "exact"))
+    mask = rng.random((333, 517)) < 0.3
+    out.append(("nonzero 333x517", np.array_equal(h(B.nonzero(cp.asarray(mask))), np.argwhere(mask)), "exact"))
+    return out
+
+
+def bench_reductions(n, repeats, copy_gbs):
+    """Phase 04: max, argmax of rows, var and std over n float32 (GB/s read), next to torch."""
+    rows = []
+    x = cp.random.standard_normal(n, dtype=cp.float32)
+    x2 = x.reshape(-1, 4096)
+    cases = (("max f32 all", lambda: B.extreme(x, (0,), False, True)),
+             ("argmax f32 rows of 4096", lambda: B.extreme(x2, (1,), False, True)),
+             ("var f32 all", lambda: B.var_mean(x, (0,), 1, False, False)),
+             ("std f32 rows of 4096", lambda: B.var_mean(x2, (1,), 1, False, True)))
+    for name, fn in cases:
+        t = time_cupy(fn, repeats)
+        gbs = 4 * n / t / 1e6
+        rows.append(dict(name=f"{name} (ours)", size=n, ms=t, gbs=gbs, of_copy=gbs / copy_gbs))
+    if torch is not None:
+        tx = torch.randn(n, device="cuda")
+        tx2 = tx.reshape(-1, 4096)
+        for name, fn in (("max f32 all", lambda: torch.max(tx)), ("argmax f32 rows of 4096", lambda: tx2.argmax(1)),
+                         ("var f32 all", lambda: torch.var(tx)), ("std f32 rows of 4096", lambda: tx2.std(1))):
+            t = time_torch(fn, repeats)
+            gbs = 4 * n / t / 1e6
+            rows.append(dict(name=f"{name} (torch)", size=n, ms=t, gbs=gbs, of_copy=gbs / copy_gbs))
+    return rows
+
+
 def bench_overhead(calls, rounds=5):
     """Host microseconds per call for tiny inputs: the Python cost of one op (kernels queue).
 
@@ -325,7 +375,7 @@ def main():
 
     results = dict(compile=compile_times())
     rng = np.random.default_rng(int(time.time()))
-    results["checks"] = [dict(name=n, passed=ok, detail=d) for n, ok, d in checks(rng)]
+    results["checks"] = [dict(name=n, passed=ok, detail=d) for n, ok, d in checks(rng) + checks_phase04(rng)]
 
     repeats = 10 if args.quick else 30
     n_stream = (16 if args.quick else 64) * MB          # elements: 64M float32 = 256 MB
@@ -333,6 +383,10 @@ def main():
     results["transpose"] = bench_transpose(2048 if args.quick else 8192, repeats)
     results["matmul"] = bench_matmul([256, 512, 1024] if args.quick else [256, 512, 1024, 2048, 4096], repeats)
     results["sum"] = bench_sum(n_stream, repeats)
+    copy_gbs = results["add"][0]["gbs"]                 # the d2d copy: the ceiling to compare with
+    for r in results["sum"]:
+        r["of_copy"] = r["gbs"] / copy_gbs
+    results["reduce"] = bench_reductions(n_stream, repeats, copy_gbs)
     results["overhead"] = bench_overhead(1000 if args.quick else 5000)
 
     # ---- the table ----
@@ -344,7 +398,7 @@ def main():
         print(f"  {r['name']:<28} {r['seconds']:8.2f}")
     print("\ntimings (median of CUDA-event times, L2 flushed)")
     print(f"  {'':<40} {'size':>12} {'ms':>9} {'GB/s':>8} {'TFLOP/s':>8} {'vs copy':>8}")
-    for section in ("add", "transpose", "sum"):
+    for section in ("add", "transpose", "sum", "reduce"):
         for r in results[section]:
             of = f"{r['of_copy']:.0%}" if "of_copy" in r else ""
             print(f"  {r['name']:<40} {str(r['size']):>12} {r['ms']:9.3f} {r['gbs']:8.0f} {'':>8} {of:>8}")

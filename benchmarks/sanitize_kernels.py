@@ -1,4 +1,4 @@
-"""Run every phase-02/03 kernel once on small, awkward inputs, for compute-sanitizer:
+"""Run every phase-02/03/04 kernel once on small, awkward inputs, for compute-sanitizer:
 
     compute-sanitizer --tool memcheck  python benchmarks/sanitize_kernels.py   # out-of-bounds
     compute-sanitizer --tool racecheck python benchmarks/sanitize_kernels.py   # shared-memory races
@@ -6,7 +6,8 @@
 
 Each should end with "0 errors" (racecheck: "0 hazards"). Covers the contiguous and strided
 paths, both transposes, batched/broadcast matmul, both sum strategies (with split rows), the
-backward kernels and SGD with and without momentum.
+backward kernels and SGD with and without momentum; phase 04's max/min, var/std and vectorised
+sum on every axis (views, misaligned rows, split rows), gathers/scatters/strided copies and nonzero.
 """
 import sys
 from pathlib import Path
@@ -58,3 +59,30 @@ B.sgd_step(p, g, buf, 0.1, 0.9, 0.0, 0.01, True, False, True)
 B.sgd_step(p, g, None, 0.1, 0.0, 0.0, 0.0, False, True, False)
 cp.cuda.Device().synchronize()
 print("sanitize script done")
+
+# ---- phase 04: max/min, var/std, the vectorised sum, gather/scatter/copy, nonzero ----------------
+xs = (f(300, 70, 3), f(1001, 33)[:, 1:], f(100_003)[3:], f(1), f(37, 4099))
+for x4 in xs:
+    for dims in [(d,) for d in range(x4.ndim)] + [tuple(range(x4.ndim))]:
+        B.extreme(x4, dims, False, True)
+        B.extreme(x4, dims, True, False)
+        B.var_mean(x4, dims, 1, False, True)
+        B.sum(x4, dims)
+B.extreme(cp.asarray(rng.integers(-5, 5, (513, 77))), (1,), False, True)
+B.var_mean(cp.asarray(rng.standard_normal((129, 2049))), (1,), 0, True, False)
+B.sum(cp.asarray(rng.standard_normal((2, 100_003))), (1,))
+B.sum(cp.asarray(rng.integers(-5, 5, 70_001)), (0,))
+src4 = f(6, 7, 5)
+idx4 = cp.asarray(rng.integers(-7, 7, (4, 3)))
+for dim in range(3):
+    got4 = B.take(src4.transpose(2, 0, 1), dim, idx4.T)
+    B.index_add_(cp.zeros((5, 6, 7), dtype=cp.float32), dim, idx4.T, got4)
+B.take(src4, 0, cp.asarray(np.array([0, 9, -9], dtype=np.int64)))        # out of range: never read
+B.scatter_add_(cp.zeros((6, 7), dtype=cp.float32), 1, cp.asarray(rng.integers(0, 7, (6, 3))), f(6, 3))
+B.copy_(cp.zeros((9, 8), dtype=cp.float32)[1::2, ::3], src4[0, :4, :3])
+B.copy_(cp.zeros((9, 8), dtype=cp.float32)[2:], f(8))                  # broadcast source
+for shape4 in ((1,), (4097,), (3, 10_007), (2, 1, 3, 5)):
+    B.nonzero(cp.asarray(rng.random(shape4) < 0.5))
+B.nonzero(cp.asarray(np.zeros(5000, dtype=bool)))
+cp.cuda.Device().synchronize()
+print("sanitize script (phase 04) done")

@@ -162,7 +162,7 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
     param -= param.dtype.type(lr) * g
 # <<< phase 03
 # >>> phase 06
-# ---- softmax, cross-entropy, argmax ---------------------------------------------------------------
+# ---- softmax, cross-entropy --------------------------------------------------------------------
 # Each works on the last dimension of a C-contiguous 2-D array [rows, n] (the Tensor layer moves the
 # dimension last and flattens the rest) and gives what softmax.cu gives, special values included:
 # a class index outside [0, n) yields a NaN loss and a NaN gradient row (the Tensor layer raises
@@ -260,22 +260,6 @@ def nll_loss_backward(target, grad, n, scale=1.0):
     out[np.arange(rows)[ok], t[ok]] = -_grad_rows(grad, rows, scale, grad.dtype)[ok]
     out[~ok] = np.nan
     return out
-
-
-def argmax(x, dim=-1):
-    """Index (int64) of the first maximum of each row of a contiguous [rows, n]; NaN beats numbers.
-
-    Raises:
-        ValueError: if ``dim`` is not the last dimension, or the rows are empty.
-    """
-    if dim not in (-1, 1):
-        raise ValueError(f"argmax: the backend reduces the last dimension, got dim={dim}")
-    rows, n = x.shape
-    if n == 0:
-        if rows:
-            raise ValueError(f"argmax: cannot reduce rows of length 0 (shape {x.shape})")
-        return np.empty(0, np.int64)
-    return _c(np.argmax(x, axis=1), dtype=np.int64)
 # <<< phase 06
 # >>> phase 04
 import warnings  # noqa: E402 - phase 04 adds it
@@ -286,7 +270,8 @@ def _rows_last(a, dims):
     """``a`` with the reduced ``dims`` moved last and merged: [kept..., R] (a copy only if needed)."""
     kept = [d for d in range(a.ndim) if d not in dims]
     moved = np.transpose(a, kept + list(dims))
-    return moved.reshape(tuple(a.shape[d] for d in kept) + (-1,)), kept
+    r = int(np.prod([a.shape[d] for d in dims], dtype=np.int64))
+    return moved.reshape(tuple(a.shape[d] for d in kept) + (r,)), kept
 
 
 def _reduced_shape(shape, dims, keepdim):

@@ -1,6 +1,6 @@
 // phase: 06
 // softmax.cu - softmax and log-softmax over the last dimension, their gradients, fused
-// cross-entropy, NLL and argmax. Every input is a contiguous [rows, n] matrix: the Tensor layer
+// cross-entropy and NLL. Every input is a contiguous [rows, n] matrix: the Tensor layer
 // moves the reduced dimension last and flattens the others into rows.
 //
 //   softmax(x)_j     = exp(x_j - M) / D          M = max_j x_j,  D = sum_j exp(x_j - M)
@@ -45,9 +45,6 @@
 // Cross-entropy and NLL targets are int64 class indices t_r; a target outside [0, n) is never used
 // as an address: its loss is NaN and its whole gradient row NaN (the Tensor layer checks targets
 // on cpu, where that is cheap; on cuda checking would need a device-to-host copy).
-//
-// argmax returns the FIRST index of the maximum (ties go to the smaller index) and treats NaN as
-// larger than everything (the first NaN wins), like NumPy and PyTorch.
 
 #include "common.cuh"
 
@@ -123,23 +120,6 @@ struct MaxSum {
         return {M, d * exp_below(m, M) + o.d * exp_below(o.m, M)};
     }
     __device__ __forceinline__ MaxSum shfl(int mask) const { return {shfl_xor(m, mask), shfl_xor(d, mask)}; }
-};
-
-// (value, index) for argmax: NaN beats numbers, then larger values, then (on ties) smaller indices.
-template <typename T>
-__device__ __forceinline__ bool is_nan_value(T v) { return v != v; }
-template <typename T>
-struct ArgMax {
-    T v;
-    long long i;
-    static __device__ __forceinline__ ArgMax identity() { return {Num<T>::lowest(), 9223372036854775807ll}; }
-    __device__ __forceinline__ bool beats(ArgMax o) const {     // is *this better than o?
-        if (is_nan_value(v)) return !is_nan_value(o.v) || i < o.i;
-        if (is_nan_value(o.v)) return false;
-        return v > o.v || (v == o.v && i < o.i);
-    }
-    __device__ __forceinline__ ArgMax merge(ArgMax o) const { return o.beats(*this) ? o : *this; }
-    __device__ __forceinline__ ArgMax shfl(int mask) const { return {shfl_xor(v, mask), shfl_xor(i, mask)}; }
 };
 
 // ---- reductions over a group of threads --------------------------------------------------------------
@@ -516,24 +496,6 @@ __device__ __forceinline__ void nll_loss(const T* __restrict__ x, const long lon
     }
 }
 
-// ================================ argmax ==========================================================
-template <typename T>
-__device__ __forceinline__ void argmax(const T* __restrict__ x, long long* __restrict__ out, long long rows,
-                                       long long n, int lanes) {
-    const RowSlot s = row_slot(rows, lanes);
-    ArgMax<T> best = ArgMax<T>::identity();
-    if (s.valid) {
-        const T* xr = x + s.row * n;
-        // each thread walks its indices upward, so a strict "beats" keeps its first maximum
-        scan(xr, n, s.lane, lanes, [&](long long j, T v) {
-            const ArgMax<T> c = {v, j};
-            if (c.beats(best)) best = c;
-        });
-    }
-    best = row_allreduce(best, lanes);
-    if (s.valid && s.lane == 0) out[s.row] = best.i;
-}
-
 }  // namespace smx
 
 // ================================ entry points ====================================================
@@ -581,17 +543,8 @@ __device__ __forceinline__ void argmax(const T* __restrict__ x, long long* __res
                                                        const T* __restrict__ grad, long long gstride, T scale, \
                                                        T* __restrict__ dx, long long rows, long long n, int lanes) { \
         smx::loss_backward<T, false>(nullptr, target, nullptr, grad, gstride, scale, dx, rows, n, lanes); \
-    }                                                                                                \
-    extern "C" __global__ void argmax_##SUF(const T* __restrict__ x, long long* __restrict__ out,    \
-                                            long long rows, long long n, int lanes) {                \
-        smx::argmax<T>(x, out, rows, n, lanes);                                                      \
     }
 
 SOFTMAX_FLOAT(float, f32)
 SOFTMAX_WARP(32, float, f32)
 SOFTMAX_FLOAT(double, f64)
-
-extern "C" __global__ void argmax_i64(const long long* __restrict__ x, long long* __restrict__ out,
-                                      long long rows, long long n, int lanes) {
-    smx::argmax<long long>(x, out, rows, n, lanes);
-}

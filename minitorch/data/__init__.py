@@ -10,3 +10,6 @@ from .sales import generate_sales, load_sales
 from .dataloader import DataLoader, default_collate
 from .dataset import Dataset, Subset, TensorDataset, random_split, split_first_fraction
 # <<< phase 04
+# >>> phase 06
+from .mnist import MNIST
+# <<< phase 06

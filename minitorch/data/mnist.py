@@ -6,13 +6,18 @@ The four IDX files live in ``data/mnist/`` at the repository root::
     train-images-idx3-ubyte.gz   60000×28×28 uint8      train-labels-idx1-ubyte.gz   60000 uint8
     t10k-images-idx3-ubyte.gz    10000×28×28 uint8      t10k-labels-idx1-ubyte.gz    10000 uint8
 
-Uncompressed copies (the same names without ``.gz``) are read too.
+Uncompressed copies (the same names without ``.gz``) are read too. :class:`MNIST` wraps a split
+as a :class:`~minitorch.data.Dataset` (like ``torchvision.datasets.MNIST``).
 """
+import numbers
 from pathlib import Path
 
 import numpy as np
 
+from ..creation import from_numpy, tensor
+from ..device import as_device
 from . import idx
+from .dataset import Dataset, TensorDataset
 
 SPLITS = {
     True: ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
@@ -105,3 +110,98 @@ def load_mnist_arrays(root="data/mnist", train=True, verify=False):
         raise ValueError(f"{labels_path}: labels must be 0..{NUM_CLASSES - 1}, found "
                          f"{int(labels[bad])} at index {bad}")
     return images, labels.astype(np.int64)
+
+
+class MNIST(Dataset):
+    """MNIST as a :class:`~minitorch.data.Dataset`, like ``torchvision.datasets.MNIST`` (no download:
+    the files ship in ``data/mnist/``).
+
+        train = MNIST(train=True)                  # 60,000 examples
+        image, label = train[0]                    # float32 tensor [1, 28, 28] in [0, 1], int 5
+        loader = DataLoader(train.to_tensor_dataset("cuda"), batch_size=64, shuffle=True)
+
+    Args:
+        root: directory of the IDX files (see :func:`mnist_files`: relative paths are also tried
+            against the repository root).
+        train: True for the 60,000 training examples, False for the 10,000 test examples.
+        verify: check the files' md5 sums first (see :func:`load_mnist_arrays`).
+
+    Attributes:
+        data: the images as a NumPy ``uint8`` array ``[N, 28, 28]`` (0 = background, 255 = ink),
+            torchvision's ``.data``. It stays a NumPy array because minitorch has no ``uint8``
+            dtype: an int64 tensor would take 8x the memory (376 MB for the training set).
+        targets: the labels, an int64 cpu tensor ``[N]`` with values 0..9.
+        classes: the class names, ``'0 - zero'`` ... ``'9 - nine'`` (torchvision's).
+
+    Two ways to get examples out:
+
+    * ``ds[i]``: one example ``(image, label)``, image a float32 cpu tensor ``[1, 28, 28]`` equal to
+      ``data[i] / 255`` (torchvision's ``ToTensor()``), label a Python int. A DataLoader over ``ds``
+      itself calls this once per example and stacks the batch: fine for a look, slow for training.
+    * :meth:`to_tensor_dataset`: the whole split as two tensors on a device, one host-to-device copy;
+      a DataLoader then gathers each batch on that device with one kernel per tensor.
+
+    Raises:
+        FileNotFoundError, ValueError: from :func:`load_mnist_arrays` (missing or malformed files).
+    """
+
+    classes = ["0 - zero", "1 - one", "2 - two", "3 - three", "4 - four",
+               "5 - five", "6 - six", "7 - seven", "8 - eight", "9 - nine"]
+
+    def __init__(self, root="data/mnist", train=True, verify=False):
+        images, labels = load_mnist_arrays(root, train, verify)
+        self.root = root
+        self.train = bool(train)
+        self.data = images
+        self._labels = labels                     # int64 NumPy: ds[i] reads its label from here
+        self.targets = from_numpy(labels)         # shares memory with _labels: no copy
+
+    def __len__(self):
+        return len(self.data)
+
+    def __getitem__(self, index):
+        """``(image, label)``: float32 tensor ``[1, 28, 28]`` (``data[index] / 255``), int 0..9.
+
+        Raises:
+            TypeError: ``index`` is not an integer.  IndexError: out of range (negative counts
+                from the end).
+        """
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+            raise TypeError(f"MNIST indices must be integers, got {type(index).__name__}")
+        n = len(self.data)
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of range for MNIST {self._split} with {n} examples")
+        image = self.data[index].astype(np.float32)[None] / np.float32(255)
+        return from_numpy(image), int(self._labels[index])
+
+    def to_tensor_dataset(self, device="cpu", flatten=False):
+        """The whole split as a :class:`~minitorch.data.TensorDataset` ``(images, targets)`` on ``device``.
+
+        The images are scaled on the host exactly as ``ds[i]`` scales them (``uint8 / 255`` in
+        float32) and copied to the device in ONE host-to-device copy (188 MB for the training set);
+        the DataLoader then batches them there without touching the host again.
+
+        Args:
+            device: ``'cpu'``, ``'cuda'``, ``'cuda:N'`` or a ``minitorch.device``.
+            flatten: images as ``[N, 784]`` (ready for a ``Linear``) instead of ``[N, 1, 28, 28]``.
+
+        Returns:
+            ``TensorDataset(images, targets)``: images float32 ``[N, 1, 28, 28]`` (or ``[N, 784]``)
+            in [0, 1], targets int64 ``[N]``, both on ``device``.
+        """
+        images = self.data.astype(np.float32)
+        images /= np.float32(255)
+        images = images.reshape((len(images), -1) if flatten else (len(images), 1) + IMAGE_SHAPE)
+        if as_device(device).type == "cpu":
+            images, targets = from_numpy(images), tensor(self._labels)   # a fresh array: share it
+        else:
+            images, targets = tensor(images, device=device), tensor(self._labels, device=device)
+        return TensorDataset(images, targets)
+
+    @property
+    def _split(self):
+        return "Train" if self.train else "Test"
+
+    def __repr__(self):
+        return (f"Dataset MNIST\n    Number of datapoints: {len(self)}\n    Root location: {self.root}\n"
+                f"    Split: {self._split}")

@@ -1,5 +1,5 @@
 # phase: 06
-"""Softmax, log-softmax, cross-entropy, NLL loss and argmax.
+"""Softmax, log-softmax, cross-entropy and NLL loss.
 
 The backends work on the LAST dimension of a contiguous 2-D ``[rows, n]`` array (on cuda, the
 kernels of ``minitorch/cuda/softmax.cu``); the public functions here bring any tensor to that
@@ -223,35 +223,3 @@ def nll_loss(input, target, reduction="mean"):
     x, t, shape = _loss_rows("nll_loss", input, target, reduction)
     out = NLLLoss.apply(x, t, reduction)
     return out.reshape(shape) if reduction == "none" else out
-
-
-def argmax(input, dim=None, keepdim=False):
-    """Index of the maximum along ``dim`` (the first one on ties; NaN counts as the maximum), as int64.
-
-    ``dim=None`` looks at all elements in row-major order and returns a 0-d tensor (or all-ones
-    shape with ``keepdim``). No gradient flows through indices.
-
-    Raises:
-        IndexError: ``dim`` out of range, or an empty reduction (PyTorch's messages).
-    """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"argmax: expected a Tensor, got {type(input).__name__}")
-    if input.dtype.name == "bool":
-        input = input.to(dtype=int64)
-    b = input._backend
-    data = input._data
-    if dim is None:
-        if input.numel() == 0:
-            raise IndexError("argmax(): Expected reduction dim to be specified for input.numel() == 0.")
-        idx = b.argmax(_contiguous_raw(b, data).reshape(1, data.size))
-        return Tensor(idx.reshape((1,) * input.ndim if keepdim else ()), input.device)
-    d = input._dim(dim)
-    if input.ndim == 0:                             # one element: index 0
-        return Tensor(b.full((), 0, int64, input.device.index), input.device)
-    if data.shape[d] == 0:
-        raise IndexError(f"argmax(): Expected reduction dim {d} to have non-zero size.")
-    if d != data.ndim - 1:                          # dim last, the others in order: rows = the output
-        data = data.transpose(tuple(i for i in range(data.ndim) if i != d) + (d,))
-    idx = b.argmax(_rows_raw(b, data))
-    out_shape = input.shape[:d] + ((1,) if keepdim else ()) + input.shape[d + 1:]
-    return Tensor(idx.reshape(tuple(out_shape)), input.device)

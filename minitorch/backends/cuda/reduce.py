@@ -119,7 +119,8 @@ def _partials_layouts(n_out, splits):
 
 # ---- phase 04: the bandwidth-bound sum of contiguous rows, max/min with indices, var/std ----------
 # The kernels are in reduce.cu's phase-04 section. Every function plans with _plan above (the same
-# [n_out, R] picture, the same "threads" / "blocks" strategies and row slicing).
+# [n_out, R] picture, the same "threads" / "blocks" strategies), but cuts rows into slices by the
+# blocks the GPU really holds at once (_resident: these kernels use more registers than sum_blocks).
 from .launch import launch_2d  # noqa: E402 - phase 04 adds it
 
 _VEC_UNROLL = 4             # reduce.cu's r4::UNROLL: 16-byte vectors in flight per thread
@@ -154,6 +155,13 @@ def _resident(fn, block, index):
     return found
 
 
+def _splits(fn, block, n_out, r, per_thread, index):
+    """Slices per row so that the (n_out, splits) grid is at most one wave of resident blocks
+    (none left over for a half-empty second wave), each thread keeping >= per_thread elements."""
+    resident = _resident(fn, block, index)
+    return 1 if n_out >= resident else max(1, min(cdiv(resident, n_out), cdiv(r, block * per_thread), 65535))
+
+
 def _sum_rows(a, out, n_out, r, kept, scale, idx):
     """Sum contiguous rows with 16-byte loads (reduce.cu, sum_rows): threads per block so that each
     gets about two rounds of UNROLL vectors, and, for few rows, slices so that one wave of resident
@@ -162,8 +170,7 @@ def _sum_rows(a, out, n_out, r, kept, scale, idx):
     per_round = vec * _VEC_UNROLL
     block = min(_MAX_BLOCK, max(32, 1 << (cdiv(r, 2 * per_round) - 1).bit_length()))
     fn = get_kernel("reduce.cu", _SUM_ROWS[a.dtype], idx)
-    resident = _resident(fn, block, idx)
-    splits = 1 if n_out >= resident else max(1, min(cdiv(resident, n_out), cdiv(r, block * per_round), 65535))
+    splits = _splits(fn, block, n_out, r, per_round, idx)
     if splits == 1:
         launch_2d(fn, (n_out,), (block,), (a, out, np.int64(r), kept, scale))
         return out
@@ -217,6 +224,7 @@ def extreme(a, dims, keepdim=False, largest=True):
                           (a, vals, inds, np.int64(n_out), np.int64(r), kept, red, big))
             return vals, inds
         fn = get_kernel("reduce.cu", f"extreme_blocks_{suf}", idx)
+        splits = _splits(fn, block, n_out, r, 8, idx)
         if splits == 1:          # `part` is unused when final: any pointer will do
             launch_2d(fn, (n_out,), (block,), (a, vals, inds, vals, np.int64(r), kept, red, big, np.bool_(True)))
             return vals, inds
@@ -261,6 +269,7 @@ def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
                           (a, out, mean, np.int64(n_out), np.int64(r), kept, red, dof, root))
             return out, mean
         fn = get_kernel("reduce.cu", f"welford_blocks_{suf}", idx)
+        splits = _splits(fn, block, n_out, r, 8, idx)
         if splits == 1:          # `part` is unused when final: any pointer will do
             launch_2d(fn, (n_out,), (block,), (a, out, mean, out, np.int64(r), kept, red, dof, root, np.bool_(True)))
             return out, mean

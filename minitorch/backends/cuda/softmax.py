@@ -1,9 +1,9 @@
 # phase: 06
-"""Softmax, log-softmax, their gradients, fused cross-entropy, NLL and argmax on ``cupy.ndarray``s,
+"""Softmax, log-softmax, their gradients, fused cross-entropy and NLL on ``cupy.ndarray``s,
 with ``minitorch/cuda/softmax.cu``: the cuda twins of the phase-06 functions of ``cpu.py``.
 
 Every function works on the LAST dimension of a C-contiguous 2-D array ``[rows, n]`` (float32 or
-float64; argmax also int64): the Tensor layer moves the dimension last and flattens the others.
+float64): the Tensor layer moves the dimension last and flattens the others.
 Outputs are new contiguous arrays. Nothing here waits for the GPU.
 
 How a row is shared among threads (details in softmax.cu):
@@ -67,7 +67,7 @@ def _block_threads(n, vec):
 
 
 def _row_launch(rows, n, vec):
-    """(grid, block, lanes) of the row kernels (cross-entropy, NLL backward, argmax)."""
+    """(grid, block, lanes) of the row kernels (cross-entropy, NLL backward)."""
     if n <= _LANES_MAX:
         lanes = min(32, _pow2ceil(n))
         return (cdiv(rows, GROUP // lanes),), (GROUP,), lanes
@@ -247,28 +247,3 @@ def nll_loss_backward(target, grad, n, scale=1.0):
                 grid, block, (target, grad, np.int64(gstride), grad.dtype.type(scale), dx,
                               np.int64(rows), np.int64(n), np.int32(lanes)))
     return dx
-
-
-# ---- argmax ---------------------------------------------------------------------------------------
-def argmax(x, dim=-1):
-    """Index of the first maximum along the last dimension of a contiguous [rows, n]: int64 [rows].
-
-    NaN counts as larger than every number (the first NaN wins), as in NumPy and PyTorch.
-
-    Raises:
-        ValueError: if ``dim`` is not the last dimension, or the rows are empty.
-    """
-    _check_2d(x, "argmax")
-    if dim not in (-1, 1):
-        raise ValueError(f"argmax: the cuda kernel reduces the last dimension, got dim={dim}")
-    suf = _suffix(x, ("float32", "float64", "int64"))
-    rows, n = x.shape
-    if n == 0 and rows:
-        raise ValueError(f"argmax: cannot reduce rows of length 0 (shape {x.shape})")
-    dev = x.device
-    with dev:
-        out = cp.empty((rows,), dtype=np.int64)
-        if rows:
-            grid, block, lanes = _row_launch(rows, n, 1)
-            launch(_kernel(dev, f"argmax_{suf}"), grid, block, (x, out, np.int64(rows), np.int64(n), np.int32(lanes)))
-    return out

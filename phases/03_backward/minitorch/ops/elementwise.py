@@ -42,6 +42,13 @@ def _sum_to(grad, shape):
     return grad.sum(dim=dims, keepdim=True).reshape(shape) if dims else grad.reshape(shape)
 
 
+def _route_to_winner(grad, a, b, a_wins):
+    """Gradient of an elementwise max/min: all of it to the operand that was picked; ties split
+    it evenly, as PyTorch does."""
+    wa = a_wins.to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
+    return _sum_to(grad * wa, a.shape), _sum_to(grad * (1 - wa), b.shape)
+
+
 class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
@@ -115,10 +122,8 @@ class Maximum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # ties split the gradient evenly, as PyTorch does
         a, b = ctx.saved_tensors
-        wa = (a > b).to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
-        return _sum_to(grad * wa, a.shape), _sum_to(grad * (1 - wa), b.shape)
+        return _route_to_winner(grad, a, b, a > b)
 
 
 class Minimum(Function):
@@ -130,8 +135,7 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        wa = (a < b).to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
-        return _sum_to(grad * wa, a.shape), _sum_to(grad * (1 - wa), b.shape)
+        return _route_to_winner(grad, a, b, a < b)
 
 
 class Compare(Function):
