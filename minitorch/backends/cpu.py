@@ -125,8 +125,12 @@ def matmul(a, b):
 # ---- reductions and what backward needs ---------------------------------------------------------
 def sum(a, dims, keepdim=False, scale=1.0):
     """``scale * a.sum(dims)``; ``dims`` a tuple of non-negative axes (all when empty is not meant:
-    pass every axis). ``scale`` turns a sum into a mean without a second pass."""
-    out = np.sum(a, axis=tuple(dims), keepdims=keepdim)
+    pass every axis). ``scale`` turns a sum into a mean without a second pass.
+
+    float32 is added in float64: NumPy sums pairwise only along the contiguous axis, and a plain
+    running float32 sum down 300K rows loses ~1e-4 relative (our GPU tree sum does not)."""
+    wide = np.float64 if a.dtype == np.float32 else None
+    out = np.sum(a, axis=tuple(dims), keepdims=keepdim, dtype=wide)
     if scale != 1.0:
         out = out * a.dtype.type(scale)
     return _c(out, dtype=a.dtype)
@@ -307,9 +311,10 @@ def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
     dims = tuple(sorted(set(dims)))
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        mean = np.mean(a, axis=dims, keepdims=True)
+        wide = np.float64 if a.dtype == np.float32 else a.dtype    # see sum(): accuracy over long axes
+        mean = np.mean(a, axis=dims, keepdims=True, dtype=wide)
         r = int(np.prod([a.shape[d] for d in dims], dtype=np.int64))
-        m2 = np.sum((a - mean) ** 2, axis=dims, keepdims=keepdim)
+        m2 = np.sum((a - mean) ** 2, axis=dims, keepdims=keepdim, dtype=wide)
         out = m2 / a.dtype.type(max(r - correction, 0))
         if take_sqrt:
             out = np.sqrt(out)

@@ -1,0 +1,18 @@
+# GENERATED from minitorch/nn/parameter.py by tools/sync_phases.py (phase 04 snapshot): edit the source and re-run, not this file.
+# phase: 03
+"""``Parameter``: a tensor that a :class:`Module` owns and an optimizer updates."""
+from ..tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A leaf tensor with ``requires_grad=True`` that registers itself when assigned to a module.
+
+    ``Parameter(t)`` shares ``t``'s memory (no copy).
+    """
+
+    def __init__(self, data, requires_grad=True):
+        super().__init__(data._data, data.device)
+        self.requires_grad_(requires_grad)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
