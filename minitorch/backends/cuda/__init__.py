@@ -15,11 +15,11 @@ from .elementwise import unary_backward
 from .optim import sgd_step
 from .reduce import sum
 # <<< phase 03
-# >>> phase 06
-from .softmax import (cross_entropy, cross_entropy_backward, log_softmax, log_softmax_backward, nll_loss,
-                      nll_loss_backward, softmax, softmax_backward)
-# <<< phase 06
 # >>> phase 04
 from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
 # <<< phase 04
+# >>> phase 06
+from .softmax import (cross_entropy, cross_entropy_backward, log_softmax, log_softmax_backward, nll_loss,
+                      nll_loss_backward, softmax, softmax_backward)
+# <<< phase 06

@@ -12,7 +12,7 @@ from .matrix import matmul, transpose2d, transpose2d_naive
 from .elementwise import unary_backward
 from .optim import sgd_step
 from .reduce import sum
-from .softmax import (cross_entropy, cross_entropy_backward, log_softmax, log_softmax_backward, nll_loss,
-                      nll_loss_backward, softmax, softmax_backward)
 from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
+from .softmax import (cross_entropy, cross_entropy_backward, log_softmax, log_softmax_backward, nll_loss,
+                      nll_loss_backward, softmax, softmax_backward)
