@@ -11,7 +11,7 @@ scatters skip it). Only :func:`nonzero` waits for the GPU (it must know how many
 """
 import numpy as np
 
-from .launch import LAYOUT, MAX_DIMS, StructArg, cdiv, cp, get_kernel, launch_2d, launch_stride, pack_layout
+from .launch import LAYOUT, MAX_DIMS, StructArg, cdiv, cp, kernel, launch_2d, launch_stride, pack_layout
 
 FILE = "index.cu"
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.int64): "i64",
@@ -59,7 +59,7 @@ def take(a, dim, index):
     with dev:
         out = cp.empty(shape, dtype=a.dtype)
         n = out.size
-        launch_stride(get_kernel(FILE, f"gather_{suf}", idx), n, 1, idx,
+        launch_stride(kernel(FILE, f"gather_{suf}", idx), n, 1, idx,
                       (a, index, out, np.int64(n), np.int64(a.shape[dim]), np.int64(sa[dim]), layout))
     return out
 
@@ -73,7 +73,7 @@ def _scatter(dst, index, src, dim, shape, dst_strides, index_strides, what):
     idx = dev.id
     n = int(np.prod(shape, dtype=np.int64))
     with dev:
-        launch_stride(get_kernel(FILE, f"scatter_add_{suf}", idx), n, 1, idx,
+        launch_stride(kernel(FILE, f"scatter_add_{suf}", idx), n, 1, idx,
                       (dst, index, src, np.int64(n), np.int64(dst.shape[dim]),
                        np.int64(dst.strides[dim] // dst.itemsize), layout))
     return dst
@@ -137,7 +137,7 @@ def copy_(dst, src):
     dev = dst.device
     idx = dev.id
     with dev:
-        launch_stride(get_kernel(FILE, f"copy_into_{suf}", idx), n, 1, idx, (dst, src, np.int64(n), layout))
+        launch_stride(kernel(FILE, f"copy_into_{suf}", idx), n, 1, idx, (dst, src, np.int64(n), layout))
     return dst
 
 
@@ -172,11 +172,11 @@ def nonzero(mask):
             return cp.empty((0, mask.ndim), dtype=np.int64)
         groups = cdiv(n, _CHUNK)
         counts = cp.empty((groups + 1,), dtype=np.int64)
-        launch_2d(get_kernel(FILE, "nonzero_count", idx), (groups,), (_BLOCK,), (mask, np.int64(n), counts))
-        launch_2d(get_kernel(FILE, "nonzero_scan", idx), (1,), (_SCAN_BLOCK,), (counts, np.int64(groups)))
+        launch_2d(kernel(FILE, "nonzero_count", idx), (groups,), (_BLOCK,), (mask, np.int64(n), counts))
+        launch_2d(kernel(FILE, "nonzero_scan", idx), (1,), (_SCAN_BLOCK,), (counts, np.int64(groups)))
         total = int(counts[groups:].get()[0])          # the synchronisation: the host needs the count
         out = cp.empty((total, mask.ndim), dtype=np.int64)
         if total and mask.ndim:
-            launch_2d(get_kernel(FILE, "nonzero_write", idx), (groups,), (_BLOCK,),
+            launch_2d(kernel(FILE, "nonzero_write", idx), (groups,), (_BLOCK,),
                       (mask, np.int64(n), counts, out, _shape_arg(mask.shape)))
     return out

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .launch import cdiv, coalesce, cp, get_kernel, launch, launch_stride, pack_layout, sm_count
+from .launch import cdiv, coalesce, cp, kernel, launch, launch_stride, pack_layout, sm_count
 
 _NAMES = {np.dtype(t): (f"sum_threads_{s}", f"sum_blocks_{s}")
           for t, s in ((np.float32, "f32"), (np.float64, "f64"), (np.int64, "i64"))}
@@ -90,14 +90,14 @@ def sum(a, dims, keepdim=False, scale=1.0):
         if n_out == 0:
             return out
         if strategy == "threads":
-            launch_stride(get_kernel("reduce.cu", names[0], idx), n_out, 1, idx,
+            launch_stride(kernel("reduce.cu", names[0], idx), n_out, 1, idx,
                           (a, out, np.int64(n_out), np.int64(r), kept, red, T(scale)))
             return out
         # >>> phase 04
         if _rows_contiguous(a.shape, a.strides, a.itemsize, tuple(sorted(set(dims)))):
             return _sum_rows(a, out, n_out, r, kept, T(scale), idx)
         # <<< phase 04
-        fn = get_kernel("reduce.cu", names[1], idx)
+        fn = kernel("reduce.cu", names[1], idx)
         if splits == 1:
             launch(fn, (n_out,), (block,), (a, out, np.int64(r), kept, red, T(scale)), index=idx)
             return out
@@ -169,7 +169,7 @@ def _sum_rows(a, out, n_out, r, kept, scale, idx):
     vec = 16 // a.itemsize
     per_round = vec * _VEC_UNROLL
     block = min(_MAX_BLOCK, max(32, 1 << (cdiv(r, 2 * per_round) - 1).bit_length()))
-    fn = get_kernel("reduce.cu", _SUM_ROWS[a.dtype], idx)
+    fn = kernel("reduce.cu", _SUM_ROWS[a.dtype], idx)
     splits = _splits(fn, block, n_out, r, per_round, idx)
     if splits == 1:
         launch_2d(fn, (n_out,), (block,), (a, out, np.int64(r), kept, scale))
@@ -177,7 +177,7 @@ def _sum_rows(a, out, n_out, r, kept, scale, idx):
     partial = cp.empty((n_out * splits,), dtype=a.dtype)
     launch_2d(fn, (n_out, splits), (block,), (a, partial, np.int64(r), kept, a.dtype.type(1)))
     kept2, red2 = _partials_layouts(n_out, splits)
-    launch_2d(get_kernel("reduce.cu", _NAMES[a.dtype][1], idx), (n_out,), (_block_for(splits),),
+    launch_2d(kernel("reduce.cu", _NAMES[a.dtype][1], idx), (n_out,), (_block_for(splits),),
               (partial, out, np.int64(splits), kept2, red2, scale))
     return out
 
@@ -220,17 +220,17 @@ def extreme(a, dims, keepdim=False, largest=True):
             return vals, inds
         big = np.bool_(largest)
         if strategy == "threads":
-            launch_stride(get_kernel("reduce.cu", f"extreme_threads_{suf}", idx), n_out, 1, idx,
+            launch_stride(kernel("reduce.cu", f"extreme_threads_{suf}", idx), n_out, 1, idx,
                           (a, vals, inds, np.int64(n_out), np.int64(r), kept, red, big))
             return vals, inds
-        fn = get_kernel("reduce.cu", f"extreme_blocks_{suf}", idx)
+        fn = kernel("reduce.cu", f"extreme_blocks_{suf}", idx)
         splits = _splits(fn, block, n_out, r, 8, idx)
         if splits == 1:          # `part` is unused when final: any pointer will do
             launch_2d(fn, (n_out,), (block,), (a, vals, inds, vals, np.int64(r), kept, red, big, np.bool_(True)))
             return vals, inds
         part = cp.empty((n_out * splits * _BEST_BYTES,), dtype=np.uint8)
         launch_2d(fn, (n_out, splits), (block,), (a, vals, inds, part, np.int64(r), kept, red, big, np.bool_(False)))
-        launch_2d(get_kernel("reduce.cu", f"extreme_combine_{suf}", idx), (n_out,), (_block_for(splits),),
+        launch_2d(kernel("reduce.cu", f"extreme_combine_{suf}", idx), (n_out,), (_block_for(splits),),
                   (part, vals, inds, np.int64(splits), big))
     return vals, inds
 
@@ -265,17 +265,17 @@ def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
         dof = T(max(r - correction, 0))
         root = np.bool_(take_sqrt)
         if strategy == "threads":        # also R == 0: no element read, NaN results
-            launch_stride(get_kernel("reduce.cu", f"welford_threads_{suf}", idx), n_out, 1, idx,
+            launch_stride(kernel("reduce.cu", f"welford_threads_{suf}", idx), n_out, 1, idx,
                           (a, out, mean, np.int64(n_out), np.int64(r), kept, red, dof, root))
             return out, mean
-        fn = get_kernel("reduce.cu", f"welford_blocks_{suf}", idx)
+        fn = kernel("reduce.cu", f"welford_blocks_{suf}", idx)
         splits = _splits(fn, block, n_out, r, 8, idx)
         if splits == 1:          # `part` is unused when final: any pointer will do
             launch_2d(fn, (n_out,), (block,), (a, out, mean, out, np.int64(r), kept, red, dof, root, np.bool_(True)))
             return out, mean
         part = cp.empty((n_out * splits * _MOMENTS_BYTES[a.dtype],), dtype=np.uint8)
         launch_2d(fn, (n_out, splits), (block,), (a, out, mean, part, np.int64(r), kept, red, dof, root, np.bool_(False)))
-        launch_2d(get_kernel("reduce.cu", f"welford_combine_{suf}", idx), (n_out,), (_block_for(splits),),
+        launch_2d(kernel("reduce.cu", f"welford_combine_{suf}", idx), (n_out,), (_block_for(splits),),
                   (part, out, mean, np.int64(splits), dof, root))
     return out, mean
 # <<< phase 04

@@ -51,18 +51,8 @@ import threading     # noqa: E402
 
 import numpy as np   # noqa: E402
 
-from ...cuda import compiler  # noqa: E402
 
-_compiled = compiler._kernels   # compiler.kernel's own cache; forget_edited() clears it in place
 _resident = {}       # kernel -> blocks of BLOCK threads that run at once on the whole GPU
-
-
-def get_kernel(file, name, index):
-    """``compiler.kernel(file, name)`` for GPU ``index`` (the current device). A hit is one
-    dictionary lookup (~0.1 us) instead of kernel()'s checks (~1.3 us): ops call this on every
-    launch. Misses, and modules dropped by forget_edited(), go through kernel() as usual."""
-    fn = _compiled.get((file, name, index))
-    return fn if fn is not None else kernel(file, name)
 
 
 def cdiv(a, b):
@@ -146,7 +136,7 @@ def _slot(kind):
 class Launcher:
     """Launches one kernel with one list of argument types (see the comment above).
 
-    ``fn``: a cupy.RawKernel of the current device (get_kernel gives one per device); ``kinds``:
+    ``fn``: a cupy.RawKernel of the current device (``kernel(file, name, device)`` gives one per device); ``kinds``:
     the type of each argument. Raises TypeError for a type that has no slot (see ``_slot``).
     """
 

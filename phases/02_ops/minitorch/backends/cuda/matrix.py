@@ -4,7 +4,7 @@
 matrix product (``minitorch/cuda/matmul.cu``), twins of cpu.py's ``transpose2d`` and ``matmul``."""
 import numpy as np
 
-from .launch import broadcast_layout, cdiv, cp, get_kernel, launch_2d
+from .launch import broadcast_layout, cdiv, cp, kernel, launch_2d
 
 _SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
            np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
@@ -25,7 +25,7 @@ def _transpose(a, name, rows_per_block):
     dev = a.device
     with dev:
         out = cp.empty((n, m), dtype=a.dtype)
-        launch_2d(get_kernel("transpose.cu", f"{name}_{suffix}", dev.id), (cdiv(n, _TILE), cdiv(m, rows_per_block)),
+        launch_2d(kernel("transpose.cu", f"{name}_{suffix}", dev.id), (cdiv(n, _TILE), cdiv(m, rows_per_block)),
                   (_TILE, _ROWS), (a, out, np.int64(m), np.int64(n), np.int64(s0), np.int64(s1)))
     return out
 
@@ -90,7 +90,7 @@ def matmul(a, b):
     with dev:
         out = cp.empty(out_shape, dtype=a.dtype)
         if batch and m and n:
-            launch_2d(get_kernel("matmul.cu", f"matmul_naive_{suffix}", dev.id),
+            launch_2d(kernel("matmul.cu", f"matmul_naive_{suffix}", dev.id),
                       (cdiv(n, _MM_BLOCK), cdiv(m, _MM_BLOCK), batch), (_MM_BLOCK, _MM_BLOCK),
                       (a, b, out, np.int64(m), np.int64(n), np.int64(k),
                        np.int64(sam // isz), np.int64(sak // isz), np.int64(sbk // isz), np.int64(sbn // isz),

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .launch import cdiv, coalesce, cp, get_kernel, launch, launch_stride, pack_layout, sm_count
+from .launch import cdiv, coalesce, cp, kernel, launch, launch_stride, pack_layout, sm_count
 
 _NAMES = {np.dtype(t): (f"sum_threads_{s}", f"sum_blocks_{s}")
           for t, s in ((np.float32, "f32"), (np.float64, "f64"), (np.int64, "i64"))}
@@ -91,10 +91,10 @@ def sum(a, dims, keepdim=False, scale=1.0):
         if n_out == 0:
             return out
         if strategy == "threads":
-            launch_stride(get_kernel("reduce.cu", names[0], idx), n_out, 1, idx,
+            launch_stride(kernel("reduce.cu", names[0], idx), n_out, 1, idx,
                           (a, out, np.int64(n_out), np.int64(r), kept, red, T(scale)))
             return out
-        fn = get_kernel("reduce.cu", names[1], idx)
+        fn = kernel("reduce.cu", names[1], idx)
         if splits == 1:
             launch(fn, (n_out,), (block,), (a, out, np.int64(r), kept, red, T(scale)), index=idx)
             return out

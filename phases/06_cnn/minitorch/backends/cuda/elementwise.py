@@ -14,7 +14,7 @@ Every function returns a new contiguous array. Two paths each:
 """
 import numpy as np
 
-from .launch import broadcast_layout, cp, get_kernel, launch_stride
+from .launch import broadcast_layout, cp, kernel, launch_stride
 
 FILE = "elementwise.cu"
 
@@ -74,7 +74,7 @@ def _same_dtype(a, b, what):
 
 # The functions below are written for a short fast path: on every training step they run once per
 # op, and their Python time adds to the kernel's. Table lookups replace string formatting, and the
-# kernel comes from launch.get_kernel (one dictionary lookup).
+# kernel comes from compiler.kernel with the device given (one dictionary lookup).
 
 
 def binary(op, a, b):
@@ -98,12 +98,12 @@ def binary(op, a, b):
         if a.shape == b.shape and a.flags.c_contiguous and b.flags.c_contiguous:
             n = a.size
             out = cp.empty(a.shape, dtype=out_dtype)
-            launch_stride(get_kernel(FILE, names[0], idx), n, vec, idx, (a, b, out, np.int64(n)))
+            launch_stride(kernel(FILE, names[0], idx), n, vec, idx, (a, b, out, np.int64(n)))
         else:
             shape, n, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),
                                                  (b.shape, b.strides, b.itemsize)))
             out = cp.empty(shape, dtype=out_dtype)
-            launch_stride(get_kernel(FILE, names[1], idx), n, 1, idx, (a, b, out, np.int64(n), layout))
+            launch_stride(kernel(FILE, names[1], idx), n, 1, idx, (a, b, out, np.int64(n), layout))
     return out
 
 
@@ -128,10 +128,10 @@ def binary_scalar(op, a, scalar, reflected=False):
         n = a.size
         out = cp.empty(a.shape, dtype=out_dtype)
         if a.flags.c_contiguous:
-            launch_stride(get_kernel(FILE, names[2], idx), n, vec, idx, (a, s, out, np.int64(n), flip))
+            launch_stride(kernel(FILE, names[2], idx), n, vec, idx, (a, s, out, np.int64(n), flip))
         else:
             _, _, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),))
-            launch_stride(get_kernel(FILE, names[3], idx), n, 1, idx, (a, s, out, np.int64(n), flip, layout))
+            launch_stride(kernel(FILE, names[3], idx), n, 1, idx, (a, s, out, np.int64(n), flip, layout))
     return out
 
 
@@ -154,10 +154,10 @@ def unary(op, a):
         n = a.size
         out = cp.empty(a.shape, dtype=out_dtype)
         if a.flags.c_contiguous:
-            launch_stride(get_kernel(FILE, names[0], idx), n, vec, idx, (a, out, np.int64(n)))
+            launch_stride(kernel(FILE, names[0], idx), n, vec, idx, (a, out, np.int64(n)))
         else:
             _, _, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),))
-            launch_stride(get_kernel(FILE, names[1], idx), n, 1, idx, (a, out, np.int64(n), layout))
+            launch_stride(kernel(FILE, names[1], idx), n, 1, idx, (a, out, np.int64(n), layout))
     return out
 
 
@@ -181,13 +181,13 @@ def where(cond, a, b):
                 and a.flags.c_contiguous and b.flags.c_contiguous):
             n = a.size
             out = cp.empty(a.shape, dtype=a.dtype)
-            launch_stride(get_kernel(FILE, names[0], idx), n, 1, idx, (cond, a, b, out, np.int64(n)))
+            launch_stride(kernel(FILE, names[0], idx), n, 1, idx, (cond, a, b, out, np.int64(n)))
         else:
             shape, n, layout = broadcast_layout(((cond.shape, cond.strides, cond.itemsize),
                                                  (a.shape, a.strides, a.itemsize),
                                                  (b.shape, b.strides, b.itemsize)))
             out = cp.empty(shape, dtype=a.dtype)
-            launch_stride(get_kernel(FILE, names[1], idx), n, 1, idx, (cond, a, b, out, np.int64(n), layout))
+            launch_stride(kernel(FILE, names[1], idx), n, 1, idx, (cond, a, b, out, np.int64(n), layout))
     return out
 
 
@@ -203,10 +203,10 @@ def cast(a, dtype):
         out = cp.empty(a.shape, dtype=dst)
         if a.flags.c_contiguous:
             per_thread = 16 // max(a.itemsize, dst.itemsize)
-            launch_stride(get_kernel("copy.cu", names[0], idx), n, per_thread, idx, (a, out, np.int64(n)))
+            launch_stride(kernel("copy.cu", names[0], idx), n, per_thread, idx, (a, out, np.int64(n)))
         else:
             _, _, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),))
-            launch_stride(get_kernel("copy.cu", names[1], idx), n, 1, idx, (a, out, np.int64(n), layout))
+            launch_stride(kernel("copy.cu", names[1], idx), n, 1, idx, (a, out, np.int64(n), layout))
     return out
 
 
@@ -246,5 +246,5 @@ def unary_backward(op, grad, saved):
     with dev:
         n = grad.size
         out = cp.empty(grad.shape, dtype=grad.dtype)
-        launch_stride(get_kernel(FILE, name, idx), n, 16 // grad.itemsize, idx, (grad, saved, out, np.int64(n)))
+        launch_stride(kernel(FILE, name, idx), n, 16 // grad.itemsize, idx, (grad, saved, out, np.int64(n)))
     return out

@@ -5,7 +5,7 @@ cpu.py's ``sgd_step``, fused into one kernel that reads and writes each paramete
 import numpy as np
 
 from .elementwise import contiguous
-from .launch import get_kernel, launch_stride
+from .launch import kernel, launch_stride
 
 _NAMES = {np.dtype(np.float32): "sgd_step_f32", np.dtype(np.float64): "sgd_step_f64"}
 
@@ -41,7 +41,7 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
     dev = param.device
     with dev:
         n = param.size
-        launch_stride(get_kernel("sgd.cu", name, dev.id), n, 1, dev.id,
+        launch_stride(kernel("sgd.cu", name, dev.id), n, 1, dev.id,
                       (param, grad, buf if use_momentum else None, np.int64(n),
                        T(lr), T(momentum), T(1 - dampening), T(weight_decay),
                        np.bool_(bool(weight_decay)), np.bool_(use_momentum), np.bool_(bool(nesterov)),

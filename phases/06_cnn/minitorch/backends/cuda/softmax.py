@@ -22,7 +22,7 @@ Targets are int64 class indices; one outside ``[0, n)`` gives a NaN loss and a N
 """
 import numpy as np
 
-from .launch import SUFFIX, cdiv, cp, get_kernel, launch
+from .launch import SUFFIX, cdiv, cp, kernel, launch
 
 FILE = "softmax.cu"
 GROUP = 128                  # threads per block when a row takes one group of <= 32 lanes
@@ -34,7 +34,7 @@ _LANES_MAX = 1024            # rows up to this long take one group of lanes in t
 
 
 def _kernel(dev, name):
-    return get_kernel(FILE, name, dev.id)
+    return kernel(FILE, name, dev.id)
 
 
 def _pow2ceil(n):
