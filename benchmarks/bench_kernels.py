@@ -47,7 +47,10 @@ except ImportError:
 from minitorch import dtypes  # noqa: E402
 from minitorch.backends import cuda as B  # noqa: E402
 from minitorch.cuda import compiler  # noqa: E402
+from minitorch.cuda.array import from_cuda_array as D  # noqa: E402
 
+# The cuda backend takes and returns DeviceArrays: inputs are built with CuPy and wrapped with D()
+# (zero-copy, done before any timing); results are read through cp.asarray(result), a zero-copy view.
 MB = 1 << 20
 _flush_buf = None
 
@@ -99,6 +102,11 @@ def time_torch(fn, repeats, warmup=3, flush=True):
 
 
 # ---- correctness --------------------------------------------------------------------------------
+def host(result):
+    """A backend result (a DeviceArray, or a CuPy array) copied to a NumPy array."""
+    return cp.asnumpy(cp.asarray(result))
+
+
 def rel_err(got, ref):
     got, ref = np.asarray(got, np.float64), np.asarray(ref, np.float64)
     return float(np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-300))
@@ -111,53 +119,54 @@ def checks(rng):
     def record(name, ok, detail):
         out.append((name, bool(ok), detail))
 
-    h = cp.asnumpy
+    h = host
     a32 = rng.standard_normal(1_000_003).astype(np.float32)
     b32 = rng.standard_normal(1_000_003).astype(np.float32)
     ga, gb = cp.asarray(a32), cp.asarray(b32)
+    da, db = D(ga), D(gb)
     for op, ref in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("maximum", np.maximum)):
-        e = rel_err(h(B.binary(op, ga, gb)), ref(a32.astype(np.float64), b32.astype(np.float64)))
+        e = rel_err(h(B.binary(op, da, db)), ref(a32.astype(np.float64), b32.astype(np.float64)))
         record(f"binary {op} f32 n=1000003", e < 1e-7, f"rel err {e:.1e}")
     x = rng.standard_normal((37, 1, 53)).astype(np.float32)
     y = rng.standard_normal((29, 1)).astype(np.float32)
-    e = rel_err(h(B.binary("div", cp.asarray(x), cp.asarray(y))), x.astype(np.float64) / y)
+    e = rel_err(h(B.binary("div", D(cp.asarray(x)), D(cp.asarray(y)))), x.astype(np.float64) / y)
     record("binary div broadcast (37,1,53)/(29,1)", e < 1e-6, f"rel err {e:.1e}")
-    got = h(B.binary("lt", ga, gb))
+    got = h(B.binary("lt", da, db))
     record("binary lt -> bool", np.array_equal(got, a32 < b32), "exact")
-    e = rel_err(h(B.binary_scalar("sub", ga[::3], 2.5, True)), 2.5 - a32[::3].astype(np.float64))
+    e = rel_err(h(B.binary_scalar("sub", D(ga[::3]), 2.5, True)), 2.5 - a32[::3].astype(np.float64))
     record("binary_scalar 2.5 - a[::3]", e < 1e-7, f"rel err {e:.1e}")
     for op, ref in (("exp", np.exp), ("tanh", np.tanh), ("sigmoid", lambda v: 1 / (1 + np.exp(-v)))):
-        e = rel_err(h(B.unary(op, ga)), ref(a32.astype(np.float64)))
+        e = rel_err(h(B.unary(op, da)), ref(a32.astype(np.float64)))
         record(f"unary {op} f32", e < 1e-6, f"rel err {e:.1e}")
     c = rng.random((41, 1)) < 0.5
-    got = h(B.where(cp.asarray(c), ga[:41 * 7].reshape(41, 7), gb[:7]))
+    got = h(B.where(D(cp.asarray(c)), D(ga[:41 * 7].reshape(41, 7)), D(gb[:7])))
     record("where broadcast", np.array_equal(got, np.where(c, a32[:287].reshape(41, 7), b32[:7])), "exact")
     m = rng.standard_normal((333, 517))
-    got = h(B.cast(cp.asarray(m).T, dtypes.float32))
+    got = h(B.cast(D(cp.asarray(m).T), dtypes.float32))
     record("cast f64 view -> f32", np.array_equal(got, m.T.astype(np.float32)), "exact")
     for fn in ("transpose2d", "transpose2d_naive"):
-        got = h(getattr(B, fn)(cp.asarray(m)))
+        got = h(getattr(B, fn)(D(cp.asarray(m))))
         record(f"{fn} 333x517", np.array_equal(got, m.T), "exact")
     for dt, tol in ((np.float32, 1e-5), (np.float64, 1e-13)):
         p, q = rng.standard_normal((257, 263)).astype(dt), rng.standard_normal((263, 255)).astype(dt)
-        e = rel_err(h(B.matmul(cp.asarray(p), cp.asarray(q))), p.astype(np.float64) @ q.astype(np.float64))
+        e = rel_err(h(B.matmul(D(cp.asarray(p)), D(cp.asarray(q)))), p.astype(np.float64) @ q.astype(np.float64))
         record(f"matmul {np.dtype(dt).name} 257x263x255", e < tol, f"rel err {e:.1e}")
     big = rng.standard_normal(10_000_019).astype(np.float32)
-    got = float(h(B.sum(cp.asarray(big), (0,))))
+    got = float(h(B.sum(D(cp.asarray(big)), (0,))))
     ref, mag = float(np.sum(big, dtype=np.float64)), float(np.sum(np.abs(big), dtype=np.float64))
     record("sum f32 n=10000019", abs(got - ref) <= 1e-6 * mag, f"err/sum|x| {abs(got - ref) / mag:.1e}")
     t = rng.standard_normal((513, 3, 259))
-    got = h(B.sum(cp.asarray(t), (0, 2), True, 0.5))
+    got = h(B.sum(D(cp.asarray(t)), (0, 2), True, 0.5))
     e = rel_err(got, 0.5 * t.sum(axis=(0, 2), keepdims=True))
     record("sum f64 dims (0,2) keepdim scale", e < 1e-13, f"rel err {e:.1e}")
     g, yv = rng.standard_normal(100_003), np.tanh(rng.standard_normal(100_003))
-    e = rel_err(h(B.unary_backward("tanh", cp.asarray(g), cp.asarray(yv))), g * (1 - yv * yv))
+    e = rel_err(h(B.unary_backward("tanh", D(cp.asarray(g)), D(cp.asarray(yv)))), g * (1 - yv * yv))
     record("unary_backward tanh f64", e < 1e-14, f"rel err {e:.1e}")
     pr = rng.standard_normal(100_003).astype(np.float32)
     gr = rng.standard_normal(100_003).astype(np.float32)
     bf = rng.standard_normal(100_003).astype(np.float32)
     gp, gbuf = cp.asarray(pr), cp.asarray(bf)
-    B.sgd_step(gp, cp.asarray(gr), gbuf, 0.1, 0.9, 0.0, 0.01, True, False, False)
+    B.sgd_step(D(gp), D(cp.asarray(gr)), D(gbuf), 0.1, 0.9, 0.0, 0.01, True, False, False)
     g2 = gr + np.float32(0.01) * pr
     bf2 = bf * np.float32(0.9) + np.float32(1.0) * g2
     pr2 = pr - np.float32(0.1) * (g2 + np.float32(0.9) * bf2)
@@ -180,10 +189,12 @@ def bench_add(n, repeats):
     rows.append(dict(name="d2d copy (memcpyAsync)", size=n, ms=t_copy, gbs=copy_gbs))
 
     a, b = cp.random.standard_normal(n, dtype=cp.float32), cp.random.standard_normal(n, dtype=cp.float32)
-    t_ours = time_cupy(lambda: B.binary("add", a, b), repeats)
+    da, db = D(a), D(b)
+    da_rows, db_row = D(a.reshape(-1, 1024)), D(b[:1024])
+    t_ours = time_cupy(lambda: B.binary("add", da, db), repeats)
     rows.append(dict(name="add f32 (ours)", size=n, ms=t_ours, gbs=12 * n / t_ours / 1e6,
                      of_copy=(12 * n / t_ours / 1e6) / copy_gbs))
-    t_bc = time_cupy(lambda: B.binary("add", a.reshape(-1, 1024), b[:1024]), repeats)
+    t_bc = time_cupy(lambda: B.binary("add", da_rows, db_row), repeats)
     rows.append(dict(name="add f32 broadcast row (ours)", size=n, ms=t_bc, gbs=8 * n / t_bc / 1e6))
     if torch is not None:
         ta, tb = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
@@ -198,8 +209,9 @@ def bench_transpose(n, repeats):
     rows = []
     x = cp.random.standard_normal((n, n + 1), dtype=cp.float32)    # not square, not a tile multiple
     nbytes = 2 * x.nbytes
+    dx = D(x)
     for name, fn in (("transpose naive (ours)", B.transpose2d_naive), ("transpose tiled (ours)", B.transpose2d)):
-        t = time_cupy(lambda: fn(x), repeats)
+        t = time_cupy(lambda: fn(dx), repeats)
         rows.append(dict(name=name, size=f"{n}x{n + 1}", ms=t, gbs=nbytes / t / 1e6))
     if torch is not None:
         tx = torch.randn(n, n + 1, device="cuda")
@@ -218,8 +230,9 @@ def bench_matmul(sizes, repeats):
     for n in sizes:
         a = cp.random.standard_normal((n, n), dtype=cp.float32)
         b = cp.random.standard_normal((n, n), dtype=cp.float32)
+        da, db = D(a), D(b)
         reps = max(3, repeats // (1 + n // 1024))
-        t = time_cupy(lambda: B.matmul(a, b), reps, warmup=1, flush=False)
+        t = time_cupy(lambda: B.matmul(da, db), reps, warmup=1, flush=False)
         row = dict(name="matmul naive f32 (ours)", size=n, ms=t, tflops=2 * n ** 3 / t / 1e9)
         if torch is not None:
             ta, tb = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
@@ -232,10 +245,11 @@ def bench_matmul(sizes, repeats):
 def bench_sum(n, repeats):
     rows = []
     x = cp.random.standard_normal(n, dtype=cp.float32)
-    t = time_cupy(lambda: B.sum(x, (0,)), repeats)
+    dx = D(x)
+    t = time_cupy(lambda: B.sum(dx, (0,)), repeats)
     rows.append(dict(name="sum f32 all (ours)", size=n, ms=t, gbs=4 * n / t / 1e6))
-    x2 = x.reshape(-1, 4096)
-    t = time_cupy(lambda: B.sum(x2, (1,)), repeats)
+    dx2 = D(x.reshape(-1, 4096))
+    t = time_cupy(lambda: B.sum(dx2, (1,)), repeats)
     rows.append(dict(name="sum f32 rows of 4096 (ours)", size=n, ms=t, gbs=4 * n / t / 1e6))
     if torch is not None:
         tx = torch.randn(n, device="cuda")
@@ -250,24 +264,24 @@ def bench_sum(n, repeats):
 def checks_phase04(rng):
     """(name, passed, detail) for the phase-04 kernels: max/argmax, var, the vectorised sum, gather."""
     out = []
-    h = cp.asnumpy
+    h = host
     x = rng.standard_normal(10_000_019).astype(np.float32)
     gx = cp.asarray(x)
-    v, i = B.extreme(gx, (0,), False, True)
+    v, i = B.extreme(D(gx), (0,), False, True)
     out.append(("max/argmax f32 n=10000019", float(h(v)) == x.max() and int(h(i)) == int(np.argmax(x)), "exact"))
-    var, _ = B.var_mean(gx[3:], (0,), 1, False, False)
+    var, _ = B.var_mean(D(gx[3:]), (0,), 1, False, False)
     ref = x[3:].astype(np.float64).var(ddof=1)
     out.append(("var f32 n=10000016 (misaligned)", bool(abs(float(h(var)) - ref) <= 1e-5 * ref),
                 f"rel err {abs(float(h(var)) - ref) / ref:.1e}"))
     m = rng.standard_normal((1001, 4099)).astype(np.float32)
-    got = h(B.sum(cp.asarray(m)[:, 1:], (1,)))
+    got = h(B.sum(D(cp.asarray(m)[:, 1:]), (1,)))
     e = rel_err(got, m[:, 1:].astype(np.float64).sum(axis=1))
     out.append(("sum f32 rows (1001, 4098) misaligned", bool(e < 1e-6), f"rel err {e:.1e}"))
     idx = rng.integers(-1001, 1001, 5000)
-    got = h(B.take(cp.asarray(m), 0, cp.asarray(idx)))
+    got = h(B.take(D(cp.asarray(m)), 0, D(cp.asarray(idx))))
     out.append(("take f32 rows of (1001, 4099)", np.array_equal(got, m[idx]), "exact"))
     mask = rng.random((333, 517)) < 0.3
-    out.append(("nonzero 333x517", np.array_equal(h(B.nonzero(cp.asarray(mask))), np.argwhere(mask)), "exact"))
+    out.append(("nonzero 333x517", np.array_equal(h(B.nonzero(D(cp.asarray(mask)))), np.argwhere(mask)), "exact"))
     return out
 
 
@@ -275,11 +289,11 @@ def bench_reductions(n, repeats, copy_gbs):
     """Phase 04: max, argmax of rows, var and std over n float32 (GB/s read), next to torch."""
     rows = []
     x = cp.random.standard_normal(n, dtype=cp.float32)
-    x2 = x.reshape(-1, 4096)
-    cases = (("max f32 all", lambda: B.extreme(x, (0,), False, True)),
-             ("argmax f32 rows of 4096", lambda: B.extreme(x2, (1,), False, True)),
-             ("var f32 all", lambda: B.var_mean(x, (0,), 1, False, False)),
-             ("std f32 rows of 4096", lambda: B.var_mean(x2, (1,), 1, False, True)))
+    dx, dx2 = D(x), D(x.reshape(-1, 4096))
+    cases = (("max f32 all", lambda: B.extreme(dx, (0,), False, True)),
+             ("argmax f32 rows of 4096", lambda: B.extreme(dx2, (1,), False, True)),
+             ("var f32 all", lambda: B.var_mean(dx, (0,), 1, False, False)),
+             ("std f32 rows of 4096", lambda: B.var_mean(dx2, (1,), 1, False, True)))
     for name, fn in cases:
         t = time_cupy(fn, repeats)
         gbs = 4 * n / t / 1e6
@@ -301,8 +315,8 @@ def bench_overhead(calls, rounds=5):
     Ours and torch's alternate, round after round, and each gets the median of its rounds: the
     host is a shared virtual machine whose speed drifts, and alternating keeps the comparison fair.
     """
-    a, b = cp.ones(1000, dtype=cp.float32), cp.ones(1000, dtype=cp.float32)
-    m, v = cp.ones((100, 10), dtype=cp.float32), cp.ones(10, dtype=cp.float32)
+    a, b = D(cp.ones(1000, dtype=cp.float32)), D(cp.ones(1000, dtype=cp.float32))     # wrapped once, untimed
+    m, v = D(cp.ones((100, 10), dtype=cp.float32)), D(cp.ones(10, dtype=cp.float32))
     ours = {"add 1K contiguous": lambda: B.binary("add", a, b),
             "add (100,10)+(10,) broadcast": lambda: B.binary("add", m, v),
             "mul scalar 1K": lambda: B.binary_scalar("mul", a, 2.0),

@@ -3,8 +3,8 @@
 Inputs are random, of odd sizes (1, 7, 33, 1000x3), broadcast ((4,1,5) with (3,1)) and
 non-contiguous (transposed, sliced with steps, shifted by one element so 16-byte vector loads
 are impossible). Views are built the same way on both devices from a contiguous base, so the
-GPU really sees the strides. Before each call the memory pool is poisoned with 0xFF bytes (NaN for
-floats), so an output element a kernel forgot to write fails the comparison.
+GPU really sees the strides. Every allocation is poisoned with 0xFF bytes (NaN for floats), so an
+output element a kernel forgot to write fails the comparison.
 The ``rng`` fixture (tests/conftest.py) gives fresh random data, reproducible per test.
 """
 import itertools
@@ -21,8 +21,9 @@ if not minitorch.cuda.is_available():
     pytest.skip("needs CuPy and a CUDA GPU", allow_module_level=True)
 
 import cupy as cp  # noqa: E402
+import cupy_backend as gpu  # noqa: E402 - the cuda backend, CuPy arrays in and out
 
-from minitorch.backends import cuda as gpu  # noqa: E402
+from minitorch.cuda import memory  # noqa: E402
 
 F32, F64, I64, BOOL = (np.dtype(t) for t in (np.float32, np.float64, np.int64, np.bool_))
 FLOATS = (F32, F64)
@@ -30,13 +31,17 @@ RTOL = {F32: 2e-6, F64: 1e-13}
 
 
 # ---- helpers ------------------------------------------------------------------------------------
-def poison(nbytes_list=(1 << 12, 1 << 16, 1 << 20, 1 << 24)):
-    """Fill freed pool blocks with 0xFF so that cp.empty hands out garbage, not zeros."""
-    blocks = [cp.empty(n, dtype=cp.uint8) for n in nbytes_list]
-    for b in blocks:
-        b.fill(0xFF)
-    cp.cuda.get_current_stream().synchronize()
-    del blocks
+@pytest.fixture(autouse=True)
+def poison(monkeypatch):
+    """Every block our allocator hands out is first filled with 0xFF bytes (NaN for floats, -1 for
+    int64, an invalid 0xFF for bool), so an output element a kernel forgot to write fails."""
+    real = memory.DevicePool.malloc
+
+    def malloc(self, nbytes, stream):
+        block = real(self, nbytes, stream)
+        cp.cuda.runtime.memsetAsync(block.ptr, 0xFF, block.size, stream)
+        return block
+    monkeypatch.setattr(memory.DevicePool, "malloc", malloc)
 
 
 def check(got, want, rtol=None, atol=0.0):
@@ -136,7 +141,6 @@ def test_binary_same_shape(op, dtype, view, rng):
     ka, kb = binary_kinds(op)
     a, ga = pair(rng, view, dtype, ka)
     b, gb = pair(rng, view, dtype, kb)
-    poison()
     check(gpu.binary(op, ga, gb), cpu.binary(op, a, b))
 
 
@@ -149,7 +153,6 @@ BROADCASTS = [((4, 1, 5), (3, 1)), ((5,), (2, 3, 5)), ((), (3, 4)), ((2, 1), (1,
 def test_binary_broadcast(op, dtype, shapes, rng):
     ka, kb = binary_kinds(op)
     a, b = draw(rng, shapes[0], dtype, ka), draw(rng, shapes[1], dtype, kb)
-    poison()
     check(gpu.binary(op, cp.asarray(a), cp.asarray(b)), cpu.binary(op, a, b))
     if not (op == "pow" and dtype == I64):       # b ** a: NumPy refuses negative integer powers
         check(gpu.binary(op, cp.asarray(b), cp.asarray(a)), cpu.binary(op, b, a))
@@ -211,7 +214,6 @@ def test_binary_scalar(op, dtype, view, reflected, rng):
             s = 2 if dtype == I64 else 1.5              # s ** a, a within the exponent range
         if op == "div" and not reflected and s == 0:
             continue
-        poison()
         check(gpu.binary_scalar(op, ga, s, reflected), cpu.binary_scalar(op, a, s, reflected))
 
 
@@ -228,7 +230,6 @@ def unary_cases():
 def test_unary(op, dtype, view, rng):
     kind = "positive" if op in ("log", "sqrt") else ("wide" if op in ("sigmoid", "tanh") else "normal")
     a, ga = pair(rng, view, dtype, kind)
-    poison()
     # exp/tanh/sigmoid are within 2 ulp of the correctly rounded value; tiny results need atol
     check(gpu.unary(op, ga), cpu.unary(op, a), atol=1e-30)
 
@@ -254,7 +255,6 @@ def test_unary_errors():
 def test_where(dtype, shapes, rng):
     c = rng.random(shapes[0]) < 0.5
     a, b = draw(rng, shapes[1], dtype), draw(rng, shapes[2], dtype)
-    poison()
     check(gpu.where(cp.asarray(c), cp.asarray(a), cp.asarray(b)), cpu.where(c, a, b))
 
 
@@ -277,7 +277,6 @@ def test_cast(src, dst, view, rng):
     if src in FLOATS:
         base = (base + np.asarray(rng.uniform(-0.9, 0.9, shape), dtype=src)).astype(src)  # truncation
     a, ga = fn(base), fn(cp.asarray(base))
-    poison()
     check(gpu.cast(ga, dtypes.as_dtype(dst.name)), cpu.cast(a, dtypes.as_dtype(dst.name)), rtol=0)
 
 
@@ -285,7 +284,6 @@ def test_cast(src, dst, view, rng):
 @pytest.mark.parametrize("dtype", (F32, F64, I64, BOOL), ids=str)
 def test_contiguous(dtype, view, rng):
     a, ga = pair(rng, view, dtype)
-    poison()
     out = gpu.contiguous(ga)
     check(out, cpu.contiguous(a), rtol=0)
     if ga.size:
@@ -301,7 +299,6 @@ TRANSPOSE_SHAPES = [(33, 65), (1, 1), (127, 1), (1, 127), (64, 32), (1000, 3), (
 @pytest.mark.parametrize("dtype", (F32, F64, I64, BOOL), ids=str)
 def test_transpose2d(fn, shape, dtype, rng):
     a = draw(rng, shape, dtype)
-    poison()
     check(getattr(gpu, fn)(cp.asarray(a)), cpu.transpose2d(a), rtol=0)
 
 
@@ -341,7 +338,6 @@ def matmul_check(got, a, b):
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 def test_matmul(shapes, dtype, rng):
     a, b = draw(rng, shapes[0], dtype), draw(rng, shapes[1], dtype)
-    poison()
     matmul_check(gpu.matmul(cp.asarray(a), cp.asarray(b)), a, b)
 
 
@@ -394,7 +390,6 @@ def all_axis_sets(ndim):
 def test_sum_every_axis_set(view, dtype, keepdim, rng):
     a, ga = pair(rng, view, dtype)
     for dims in all_axis_sets(a.ndim):
-        poison()
         sum_check(gpu.sum(ga, dims, keepdim, 1.0), a, dims, keepdim, 1.0)
         if dtype != I64:
             sum_check(gpu.sum(ga, dims, keepdim, 0.25), a, dims, keepdim, 0.25)
@@ -406,7 +401,6 @@ def test_sum_every_axis_set(view, dtype, keepdim, rng):
 @pytest.mark.parametrize("dtype", (F32, F64, I64), ids=str)
 def test_sum_sizes(shape, dims, dtype, rng):
     a = draw(rng, shape, dtype)
-    poison()
     sum_check(gpu.sum(cp.asarray(a), dims, False, 1.0), a, dims, False, 1.0)
     if dtype != I64:
         n = int(np.prod([shape[d] for d in dims]))
@@ -433,7 +427,6 @@ def test_unary_backward(op, dtype, view, rng):
     x = draw(rng, shape, dtype)
     base = x if op == "relu" else cpu.unary(op, x)
     saved, gsaved = fn(base), fn(cp.asarray(base))
-    poison()
     check(gpu.unary_backward(op, gg, gsaved), cpu.unary_backward(op, g, saved), rtol=0)
 
 

@@ -36,10 +36,10 @@ class FakeDriverError(RuntimeError):
 
 
 class FakeArray:
-    """Stands for cupy.ndarray: the launcher reads only ``.data.ptr``."""
+    """Stands for minitorch.cuda.array.DeviceArray: the launcher reads only ``.ptr``."""
 
     def __init__(self, ptr):
-        self.data = types.SimpleNamespace(ptr=ptr)
+        self.ptr = ptr
 
 
 class FakeKernel:
@@ -79,17 +79,30 @@ class FakeDriver:
 
 def fake_cupy(driver):
     cupy = types.ModuleType("cupy")
-    cupy.ndarray = FakeArray
     cupy.stream_requests = []
     cupy.context_calls = []
+    cupy.current_device = [0]        # what cudaGetDevice answers
+    cupy.device_switches = []        # every `with cupy.cuda.Device(i)` entered
 
     def get_current_stream(device_id=-1):
         cupy.stream_requests.append(device_id)
         return types.SimpleNamespace(ptr=STREAM)
 
+    class Device:
+        def __init__(self, index):
+            self.index = index
+
+        def __enter__(self):
+            cupy.device_switches.append(self.index)
+            self.before, cupy.current_device[0] = cupy.current_device[0], self.index
+
+        def __exit__(self, *exc):
+            cupy.current_device[0] = self.before
+
     cupy.cuda = types.SimpleNamespace(
-        driver=driver, get_current_stream=get_current_stream,
+        driver=driver, get_current_stream=get_current_stream, Device=Device,
         runtime=types.SimpleNamespace(memGetInfo=lambda: cupy.context_calls.append("memGetInfo") or (1, 2),
+                                      getDevice=lambda: cupy.current_device[0], getDeviceCount=lambda: 2,
                                       getDeviceProperties=lambda i: {"multiProcessorCount": 132}))
     return cupy
 
@@ -105,6 +118,9 @@ def load_launch(monkeypatch, driver, env=None, cpointer=True):
     """A private copy of launch.py bound to the fake CuPy (the real module is left alone)."""
     cupy = fake_cupy(driver)
     monkeypatch.setattr(minitorch.cuda, "cupy_or_raise", lambda: cupy)
+    array = types.ModuleType("minitorch.cuda.array")      # what launch.py imports DeviceArray from
+    array.DeviceArray = FakeArray
+    monkeypatch.setitem(sys.modules, "minitorch.cuda.array", array)
     function = types.ModuleType("cupy.cuda.function")
     function.CPointer = FakeCPointer
     monkeypatch.setitem(sys.modules, "cupy.cuda.function", function if cpointer else None)
@@ -245,6 +261,9 @@ def test_grid_block_shared_memory_and_stream(lm):
     assert a["grid"] == (4, 5, 1) and a["block"] == (16, 16, 1) and a["shared_mem"] == 4096
     assert b["grid"] == (4, 5, 6) and b["block"] == (8, 4, 2) and b["shared_mem"] == 0
     assert mod.fake_cupy.stream_requests == [-1, 1]      # the current stream, of the device given
+    assert mod.fake_cupy.device_switches == [1]          # GPU 1 was made current for the launch
+    mod.launch(k, (1,), (1,), (np.int64(0),), index=0)    # GPU 0 is current already: no switch
+    assert mod.fake_cupy.device_switches == [1]
 
 
 def test_launch_stride_1d_and_2d_go_through_the_launcher(lm):
@@ -255,9 +274,9 @@ def test_launch_stride_1d_and_2d_go_through_the_launcher(lm):
     mod.launch_stride(k, 1000, 4, 0, (out, np.int64(1000)))           # ceil(1000 / 1024) = 1 block
     mod.launch_stride(k, 10**9, 1, 0, (out, np.int64(10**9)))         # capped at what fits
     mod.launch_stride(k, 0, 1, 0, (out, np.int64(0)))                 # nothing to do: no launch
-    mod.launch_1d(k, 513, out, np.int64(513))
-    mod.launch_2d(k, (3, 70000, 2), (32, 8), (out, np.int64(1)))
-    mod.launch_2d(k, (0, 4), (32, 8), (out, np.int64(1)))              # empty: no launch
+    mod.launch_1d(k, 513, 0, (out, np.int64(513)))
+    mod.launch_2d(k, (3, 70000, 2), (32, 8), (out, np.int64(1)), 0)
+    mod.launch_2d(k, (0, 4), (32, 8), (out, np.int64(1)), 0)           # empty: no launch
     grids = [r["grid"] for r in driver.launches]
     assert grids == [(1, 1, 1), (264, 1, 1), (3, 1, 1), (3, 65535, 2)]
     assert [r["block"] for r in driver.launches] == [(256, 1, 1)] * 3 + [(32, 8, 1)]
@@ -304,7 +323,8 @@ def test_env_cupy_launches_through_rawkernel(monkeypatch, cpointer):
     assert driver.launches == []
     ((grid, block, passed, shared),) = k.calls
     assert (grid, block, shared) == ((2,), (128,), 64)
-    assert passed[:2] == args[:2]
+    assert passed[0] == np.uint64(0x10) and type(passed[0]) is np.uint64    # an array goes as its address
+    assert passed[1] == args[1]
     # RawKernel gets the StructArg (a CPointer) or, without CPointer, the NumPy struct array
     assert passed[2] is (lay if cpointer else lay.array)
     if cpointer:
@@ -385,8 +405,8 @@ def _ops_on_gpu(gpu, cp, rng):
 @pytest.mark.cuda
 def test_fast_and_cupy_launches_give_identical_bytes():
     import cupy as cp
+    import cupy_backend as gpu          # the cuda backend, CuPy arrays in and out
 
-    from minitorch.backends import cuda as gpu
     from minitorch.backends.cuda import launch
 
     previous = launch.launch_mode()
@@ -410,8 +430,8 @@ def test_fast_and_cupy_launches_give_identical_bytes():
 def test_fast_launch_from_a_new_thread():
     """A thread that made no CUDA runtime call yet: the launcher makes the context current."""
     import cupy as cp
+    import cupy_backend as gpu          # the cuda backend, CuPy arrays in and out
 
-    from minitorch.backends import cuda as gpu
     from minitorch.backends.cuda import launch
 
     previous = launch.set_launch_mode("fast")

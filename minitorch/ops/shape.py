@@ -58,7 +58,7 @@ class Expand(Function):
         lead = len(shape) - a.ndim
         strides = [0] * lead + [0 if (s == 1 and n != 1) else st
                                 for s, n, st in zip(a.shape, shape[lead:], a._data.strides)]
-        return _view(a, _as_strided(a._data, shape, strides))
+        return _view(a, a._backend.as_strided(a._data, shape, strides))
     # >>> phase 03
 
     @staticmethod
@@ -80,16 +80,6 @@ class Contiguous(Function):
     def backward(ctx, grad):
         return grad
     # <<< phase 03
-
-
-def _as_strided(data, shape, strides_bytes):
-    """A view of ``data``'s memory with the given shape and byte strides (NumPy or CuPy)."""
-    module = type(data).__module__.split(".")[0]
-    if module == "numpy":
-        from numpy.lib.stride_tricks import as_strided
-    else:
-        from cupy.lib.stride_tricks import as_strided
-    return as_strided(data, shape=tuple(shape), strides=tuple(strides_bytes))
 
 
 def _dims(a, dims):

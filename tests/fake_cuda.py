@@ -1,0 +1,87 @@
+"""A fake of the few CuPy calls our memory layer makes, with "device memory" in host RAM.
+
+``cuda.Memory(size)`` hands out a real host buffer (its address is the "device" pointer), and
+``runtime.memcpyAsync`` is ``ctypes.memmove``, so arrays made through ``minitorch/cuda/array.py``
+really hold and return their bytes. Used by the CPU tests of array.py and memory.py; it knows
+nothing about kernels.
+"""
+import ctypes
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+import minitorch
+from minitorch.cuda import memory
+
+ARRAY_PY = Path(minitorch.__file__).resolve().parent / "cuda" / "array.py"
+
+
+class OutOfMemoryError(MemoryError):
+    """Stands for cupy.cuda.memory.OutOfMemoryError."""
+
+
+class FakeCuda:
+    """``cupy`` as minitorch/cuda/array.py and memory.py see it.
+
+    Attributes:
+        limit: bytes of "device memory"; a Memory beyond it raises OutOfMemoryError.
+        live: {ptr: size} of Memory objects not yet freed (freeing = the object dying).
+        stream: the current stream's handle (0: the legacy default stream).
+    """
+
+    def __init__(self, limit=1 << 30):
+        self.limit = limit
+        self.live = {}
+        self.mallocs = 0
+        self.stream = 0
+        self.device = 0
+        fake = self
+
+        class Memory:
+            def __init__(self, size):
+                if sum(fake.live.values()) + size > fake.limit:
+                    raise OutOfMemoryError(f"out of memory allocating {size} bytes")
+                self._buffer = ctypes.create_string_buffer(max(size, 1))
+                self.ptr, self.size = ctypes.addressof(self._buffer), size
+                fake.live[self.ptr] = size
+                fake.mallocs += 1
+
+            def __del__(self):
+                if hasattr(self, "ptr"):            # not when __init__ raised
+                    fake.live.pop(self.ptr, None)
+
+        class Device:
+            def __init__(self, index):
+                self.index = index
+
+            def __enter__(self):
+                self.before, fake.device = fake.device, self.index
+
+            def __exit__(self, *exc):
+                fake.device = self.before
+
+        def memcpy_async(dst, src, nbytes, kind, stream):
+            ctypes.memmove(dst, src, nbytes)
+
+        self.cuda = types.SimpleNamespace(
+            Memory=Memory, Device=Device,
+            memory=types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError),
+            get_current_stream=lambda device_id=-1: types.SimpleNamespace(ptr=fake.stream),
+            runtime=types.SimpleNamespace(
+                memcpyAsync=memcpy_async, memcpyHostToDevice=1, memcpyDeviceToHost=2,
+                streamSynchronize=lambda stream: None, getDevice=lambda: fake.device,
+                pointerGetAttributes=lambda ptr: types.SimpleNamespace(device=fake.device)))
+
+
+def install(monkeypatch, limit=1 << 30):
+    """Point minitorch.cuda at a fresh FakeCuda with fresh pools; returns (fake, private copy of
+    array.py bound to it). The real modules are restored by monkeypatch afterwards."""
+    fake = FakeCuda(limit)
+    monkeypatch.setattr(minitorch.cuda, "cupy_or_raise", lambda: fake)
+    monkeypatch.setattr(memory, "_pools", {})
+    spec = importlib.util.spec_from_file_location("minitorch.cuda._array_under_test", ARRAY_PY)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    return fake, module
