@@ -2,7 +2,8 @@
 
 For tiny tensors the GPU finishes each kernel in a few microseconds, so the host's cost of
 launching (Python dispatch, argument packing, the CUDA launch call) decides the speed. We time a
-loop of N ops with a host clock, after a synchronize, and divide by N: microseconds per op.
+loop of N ops with a host clock, after a synchronize, and divide by N: microseconds per op. Rounds
+of ours and PyTorch's alternate, and each side's median over the rounds is reported.
 
     python benchmarks/bench_overhead.py [--device cuda] [--out DIR]
 """
@@ -19,18 +20,28 @@ import torch  # noqa: E402
 from minitorch.utils.race import environment  # noqa: E402
 
 
-def per_op_us(fn, sync, n=2000, trials=7):
-    for _ in range(50):
+def loop_us(fn, sync, n):
+    """Microseconds per call of ``fn`` over a loop of ``n`` calls, waiting for the GPU at the end."""
+    sync()
+    t0 = time.perf_counter()
+    for _ in range(n):
         fn()
     sync()
-    samples = []
-    for _ in range(trials):
-        t0 = time.perf_counter()
-        for _ in range(n):
+    return (time.perf_counter() - t0) / n * 1e6
+
+
+def per_op_us(ours, theirs, sync_ours, sync_theirs, n=2000, rounds=15):
+    """(median, min) microseconds per op for each side. Rounds alternate ours, theirs, ours...
+    so that a slow stretch of the host (clock changes, another process) hits both sides alike."""
+    for fn, sync in ((ours, sync_ours), (theirs, sync_theirs)):
+        for _ in range(50):
             fn()
         sync()
-        samples.append((time.perf_counter() - t0) / n * 1e6)
-    return statistics.median(samples), min(samples)
+    mine, other = [], []
+    for _ in range(rounds):
+        mine.append(loop_us(ours, sync_ours, n))
+        other.append(loop_us(theirs, sync_theirs, n))
+    return (statistics.median(mine), min(mine)), (statistics.median(other), min(other))
 
 
 def main():
@@ -52,15 +63,14 @@ def main():
     rows = []
     for name, (ours, theirs) in cases.items():
         try:
-            o = per_op_us(ours, sync_ours)
+            o, t = per_op_us(ours, theirs, sync_ours, sync_theirs)
         except AttributeError as e:          # an op this snapshot does not have yet
             print(f"{name}: skipped ({e})")
             continue
-        t = per_op_us(theirs, sync_theirs)
         rows.append({"op": name, "ours_us": o[0], "ours_min_us": o[1], "theirs_us": t[0], "theirs_min_us": t[1],
                      "ratio": o[0] / t[0]})
         print(f"{name:24s} ours {o[0]:7.2f} us/op   PyTorch {t[0]:7.2f} us/op   ours/theirs {o[0] / t[0]:.2f}")
-    record = {"benchmark": "per-op overhead", "device": dev, "unit": "microseconds per op (host loop, median of 7)",
+    record = {"benchmark": "per-op overhead", "device": dev, "unit": "microseconds per op (host loop of 2000, median of 15 alternating rounds)",
               "rows": rows, "env": environment(dev, torch), "date": time.strftime("%Y-%m-%dT%H:%M:%S")}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -30,10 +30,7 @@ class dtype:
         self.c_type = c_type          # the type a .cu kernel uses for this dtype
         self.category = category      # 0 bool, 1 integer, 2 floating
         self.itemsize = self.numpy.itemsize
-
-    @property
-    def is_floating_point(self):
-        return self.category == 2
+        self.is_floating_point = category == 2   # a plain attribute: read on every op
 
     def __repr__(self):
         return f"minitorch.{self.name}"
@@ -53,7 +50,29 @@ float = float32
 double = float64
 
 _ALL = (bool, int64, float32, float64)
-_FROM_NUMPY = {d.numpy: d for d in _ALL}
+
+
+class _NumpyToMinitorch(dict):
+    """NumPy (or CuPy) dtype -> minitorch dtype, read on every op (``Tensor.dtype``).
+
+    The four exact twins are the keys, so the common case is one dict lookup with no Python call;
+    a miss goes to ``__missing__``, which maps other NumPy types to their nearest twin.
+    """
+
+    def __missing__(self, np_dtype):
+        np_dtype = np.dtype(np_dtype)
+        found = self.get(np_dtype)
+        if found is not None:
+            return found
+        if np_dtype.kind == "f":
+            return float32 if np_dtype.itemsize <= 4 else float64
+        if np_dtype.kind in "iu":
+            return int64
+        raise TypeError(f"numpy dtype {np_dtype} has no minitorch twin; "
+                        f"expected one of bool, integer or floating types")
+
+
+FROM_NUMPY = _NumpyToMinitorch((d.numpy, d) for d in _ALL)
 
 
 def _by_name(name):
@@ -66,19 +85,7 @@ def from_numpy_dtype(np_dtype):
     Raises:
         TypeError: for types with no minitorch twin (complex, strings, objects).
     """
-    found = _FROM_NUMPY.get(np_dtype)        # the common case, on every op: one dict lookup
-    if found is not None:
-        return found
-    np_dtype = np.dtype(np_dtype)
-    found = _FROM_NUMPY.get(np_dtype)
-    if found is not None:
-        return found
-    if np_dtype.kind == "f":
-        return float32 if np_dtype.itemsize <= 4 else float64
-    if np_dtype.kind in "iu":
-        return int64
-    raise TypeError(f"numpy dtype {np_dtype} has no minitorch twin; "
-                    f"expected one of bool, integer or floating types")
+    return FROM_NUMPY[np_dtype]
 
 
 def as_dtype(d):

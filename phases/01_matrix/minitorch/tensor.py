@@ -2,16 +2,17 @@
 # phase: 01
 """``minitorch.Tensor``: an N-dimensional array of one dtype on one device.
 
-A tensor is a thin handle around a raw array, ``_data``: a ``numpy.ndarray`` on ``cpu`` or a
-``cupy.ndarray`` (a pointer into device memory plus shape and strides) on ``cuda``. The raw array
-owns the memory; when the last tensor using it dies, the memory goes back to the allocator.
+A tensor is a thin handle around a raw array, ``_data``: a ``numpy.ndarray`` on ``cpu`` or our
+``DeviceArray`` (minitorch/cuda/array.py: a pointer into device memory plus shape and strides) on
+``cuda``. The raw array owns the memory; when the last tensor using it dies, the memory goes back
+to the allocator (on ``cuda``, our caching allocator, minitorch/cuda/memory.py).
 Everything a tensor computes goes through its device's backend (``minitorch/backends``).
 """
 import numpy as np
 
 from . import backends
 from .device import CPU, as_device, device as Device
-from .dtypes import as_dtype, from_numpy_dtype
+from .dtypes import FROM_NUMPY, as_dtype
 
 
 class Size(tuple):
@@ -53,7 +54,8 @@ class Tensor:
 
     @property
     def dtype(self):
-        return from_numpy_dtype(self._data.dtype)
+        # derived from the raw array, so it is never stale; one dict lookup (it is read on every op)
+        return FROM_NUMPY[self._data.dtype]
 
     @property
     def device(self):
@@ -89,7 +91,7 @@ class Tensor:
 
     def data_ptr(self):
         """Address of the first element: a host address on cpu, a device address on cuda."""
-        return self._data.ctypes.data if self._device.type == "cpu" else self._data.data.ptr
+        return self._data.ctypes.data if self._device.type == "cpu" else self._data.ptr
 
     def __len__(self):
         if self.ndim == 0:

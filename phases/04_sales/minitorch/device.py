@@ -19,8 +19,11 @@ class device:
     """
 
     __slots__ = ("type", "index")
+    _interned = {}          # (type, index) -> the one device object for it
 
-    def __init__(self, type, index=None):
+    # Devices are interned: device('cuda') twice gives the same object. Every op checks that its
+    # tensors share a device, and `a is b` is much cheaper than calling __eq__ (a Python method).
+    def __new__(cls, type, index=None):
         if isinstance(type, device):
             type, index = type.type, type.index
         elif isinstance(type, str) and ":" in type:
@@ -36,8 +39,16 @@ class device:
             index = 0
         elif index < 0:
             raise ValueError(f"device index must be non-negative, got {index}")
-        self.type = type
-        self.index = index
+        self = cls._interned.get((type, index))
+        if self is None:
+            self = super().__new__(cls)
+            self.type = type
+            self.index = index
+            cls._interned[(type, index)] = self
+        return self
+
+    def __reduce__(self):             # pickle and copy by value, so devices stay interned
+        return (device, (self.type, self.index))
 
     def __eq__(self, other):
         if isinstance(other, str):

@@ -14,10 +14,7 @@ call can be recorded in the graph.
 class Context:
     """What one call of an op remembers for its backward pass."""
 
-    __slots__ = ("saved_tensors", "needs_input_grad", "__dict__")
-
-    def __init__(self):
-        self.saved_tensors = ()
+    saved_tensors = ()      # a class default rather than an __init__: every op makes a Context
 
     def save_for_backward(self, *tensors):
         """Keep tensors for backward (``None`` allowed); read them back as ``ctx.saved_tensors``."""

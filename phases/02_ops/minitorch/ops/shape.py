@@ -44,7 +44,7 @@ class Expand(Function):
         lead = len(shape) - a.ndim
         strides = [0] * lead + [0 if (s == 1 and n != 1) else st
                                 for s, n, st in zip(a.shape, shape[lead:], a._data.strides)]
-        return _view(a, _as_strided(a._data, shape, strides))
+        return _view(a, a._backend.as_strided(a._data, shape, strides))
 
 
 class Contiguous(Function):
@@ -53,16 +53,6 @@ class Contiguous(Function):
     @staticmethod
     def forward(ctx, a):
         return _view(a, a._backend.contiguous(a._data))
-
-
-def _as_strided(data, shape, strides_bytes):
-    """A view of ``data``'s memory with the given shape and byte strides (NumPy or CuPy)."""
-    module = type(data).__module__.split(".")[0]
-    if module == "numpy":
-        from numpy.lib.stride_tricks import as_strided
-    else:
-        from cupy.lib.stride_tricks import as_strided
-    return as_strided(data, shape=tuple(shape), strides=tuple(strides_bytes))
 
 
 def _dims(a, dims):

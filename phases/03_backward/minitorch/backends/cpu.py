@@ -107,6 +107,11 @@ def contiguous(a):
     return np.array(a, order="C", copy=True)
 
 
+def as_strided(a, shape, strides):
+    """A view of ``a``'s memory with ``shape`` and byte ``strides`` (no copy, nothing checked)."""
+    return np.lib.stride_tricks.as_strided(a, shape=tuple(shape), strides=tuple(strides))
+
+
 # ---- matrices ---------------------------------------------------------------------------------
 def transpose2d(a):
     """The transpose of a 2-D array, materialised: ``out[j, i] = a[i, j]``, contiguous."""

@@ -15,10 +15,7 @@ from . import grad_mode
 class Context:
     """What one call of an op remembers for its backward pass."""
 
-    __slots__ = ("saved_tensors", "needs_input_grad", "__dict__")
-
-    def __init__(self):
-        self.saved_tensors = ()
+    saved_tensors = ()      # a class default rather than an __init__: every op makes a Context
 
     def save_for_backward(self, *tensors):
         """Keep tensors for backward (``None`` allowed); read them back as ``ctx.saved_tensors``."""
@@ -40,24 +37,31 @@ class Function:
     def apply(cls, *args, **kwargs):
         ctx = Context()
         if grad_mode._enabled:
-            # ops inside forward are not recorded: this call is recorded as one node instead
-            grad_mode._enabled = False
-            try:
-                out = cls.forward(ctx, *args, **kwargs)
-            finally:
-                grad_mode._enabled = True
-            _record(cls, ctx, args, out)
-            return out
+            # Most calls have no input that requires grad: they run forward as it is, nothing to
+            # record (every op passes here, so the check is a plain loop, kept cheap).
+            for a in args:
+                if getattr(a, "requires_grad", False) is True:       # tensors only
+                    return _forward_and_record(cls, ctx, args, kwargs)
         return cls.forward(ctx, *args, **kwargs)
 
 
+def _forward_and_record(fn, ctx, args, kwargs):
+    """Run ``fn.forward`` and record the call as one node of the graph (grad mode is on and some
+    input requires grad). The ops forward runs inside are not recorded: this node stands for them."""
+    grad_mode._enabled = False
+    try:
+        out = fn.forward(ctx, *args, **kwargs)
+    finally:
+        grad_mode._enabled = True
+    _record(fn, ctx, args, out)
+    return out
+
+
 def _record(fn, ctx, args, out):
-    """Attach ``out`` to the graph when grad mode is on and some input requires grad."""
+    """Attach ``out`` to the graph (grad mode is on and some input requires grad)."""
     if not out.dtype.is_floating_point:        # bools and ints carry no gradient
         return
-    needs = tuple(getattr(a, "requires_grad", False) is True for a in args)   # tensors only
-    if not any(needs):
-        return
+    needs = tuple(getattr(a, "requires_grad", False) is True for a in args)
     ctx.needs_input_grad = needs
     inputs = tuple(a if n else None for a, n in zip(args, needs))
     out.requires_grad = True

@@ -33,7 +33,7 @@ def _probe():
 
 
 def cupy_or_raise():
-    """Return the ``cupy`` module, installing our memory hooks on first use.
+    """Return the ``cupy`` module.
 
     Raises:
         CudaUnavailableError: naming what is missing (CuPy, or a GPU) and how to get it.
@@ -41,8 +41,6 @@ def cupy_or_raise():
     cupy, reason = _probe()
     if cupy is None:
         raise CudaUnavailableError(f"cuda was asked for, but {reason}")
-    from . import memory
-    memory.install(cupy)
     return cupy
 
 
@@ -90,34 +88,37 @@ def current_stream(device=None):
         return cupy.cuda.get_current_stream()
 
 
-def memory_allocated(device=None):
-    """Bytes of device memory held by live tensors (what the caching pool has handed out)."""
+def _pool(device):
     from . import memory
-    return memory.allocated(cupy_or_raise(), _index(device))
+    return memory.pool(_index(device), cupy_or_raise())
+
+
+def memory_allocated(device=None):
+    """Bytes of device memory held by live tensors (blocks our caching allocator has on loan)."""
+    return _pool(device).allocated
 
 
 def max_memory_allocated(device=None):
     """Peak of :func:`memory_allocated` since start or the last :func:`reset_peak_memory_stats`."""
-    from . import memory
-    cupy_or_raise()
-    return memory.peak(_index(device))
+    return _pool(device).peak
 
 
 def reset_peak_memory_stats(device=None):
     """Start peak tracking afresh from the bytes held now."""
-    from . import memory
-    memory.reset_peak(cupy_or_raise(), _index(device))
+    _pool(device).reset_peak()
 
 
 def memory_reserved(device=None):
-    """Bytes the caching pool holds from the driver: allocated plus cached free blocks."""
-    from . import memory
-    return memory.reserved(cupy_or_raise(), _index(device))
+    """Bytes the caching allocator holds from the driver: allocated plus cached free blocks."""
+    pool = _pool(device)
+    return pool.allocated + pool.cached
 
 
 def empty_cache():
-    """Give cached free blocks back to the driver (live tensors keep theirs)."""
-    cupy_or_raise().get_default_memory_pool().free_all_blocks()
+    """Give cached free blocks back to the driver (cudaFree; live tensors keep theirs)."""
+    from . import memory
+    for pool in memory.pools():
+        pool.empty_cache()
 
 
 def mem_get_info(device=None):

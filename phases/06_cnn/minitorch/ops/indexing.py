@@ -36,7 +36,6 @@ from ..dtypes import bool as _bool
 from ..dtypes import int64, result_type
 from ..tensor import Tensor
 from .elementwise import check_broadcast, check_same_device, where
-from .shape import _as_strided
 
 _INVALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
             "indices (got {})")
@@ -64,8 +63,9 @@ class BasicIndex(Function):
         return Tensor(g, grad.device), None
 
 
-def _fused(data, shape, first, indices):
-    """For k >= 2 index tensors on dimensions first .. first+k-1 of the raw array ``data``:
+def _fused(backend, data, shape, first, indices):
+    """For k >= 2 index tensors on dimensions first .. first+k-1 of the raw array ``data`` (of
+    ``backend``):
     (a view of data in which those k dimensions are ONE dimension of stride 1 element, the index
     into it). Index j moves by stride s_j along its dimension, so the element at (w_1, .., w_k)
     is at offset sum_j w_j s_j: the linear index. The view's size along the merged dimension,
@@ -83,8 +83,8 @@ def _fused(data, shape, first, indices):
         lin = w * s if lin is None else lin + w * s
         ok = good if ok is None else where(ok, good, False)
     lin = where(ok, lin, span)
-    view = _as_strided(data, shape[:first] + (span,) + shape[first + k:],
-                       data.strides[:first] + (isz,) + data.strides[first + k:])
+    view = backend.as_strided(data, shape[:first] + (span,) + shape[first + k:],
+                              data.strides[:first] + (isz,) + data.strides[first + k:])
     return view, lin
 
 
@@ -98,7 +98,7 @@ class Take(Function):
         b = v._backend
         if len(indices) == 1:
             return Tensor(b.take(v._data, first, indices[0]._data), v.device)
-        view, lin = _fused(v._data, v.shape, first, indices)
+        view, lin = _fused(b, v._data, v.shape, first, indices)
         return Tensor(b.take(view, first, lin._data), v.device)
 
     @staticmethod
@@ -108,7 +108,7 @@ class Take(Function):
         if len(ctx.indices) == 1:
             b.index_add_(g, ctx.first, ctx.indices[0]._data, grad._data)
         else:
-            view, lin = _fused(g, ctx.shape, ctx.first, ctx.indices)
+            view, lin = _fused(b, g, ctx.shape, ctx.first, ctx.indices)
             b.index_add_(view, ctx.first, lin._data, grad._data)
         return Tensor(g, grad.device), None, None
 
@@ -309,7 +309,7 @@ def getitem(input, key):
 
 def _extent(data):
     """(first byte, one past the last byte) that the raw array's elements occupy."""
-    start = data.ctypes.data if isinstance(data, np.ndarray) else data.data.ptr
+    start = data.ctypes.data if isinstance(data, np.ndarray) else data.ptr
     if data.size == 0:
         return start, start
     return start, start + sum((n - 1) * s for n, s in zip(data.shape, data.strides)) + data.itemsize

@@ -1,6 +1,6 @@
 # GENERATED from minitorch/backends/cuda/__init__.py by tools/sync_phases.py (phase 01 snapshot): edit the source and re-run, not this file.
 # phase: 01
-"""The cuda backend: each function takes and returns ``cupy.ndarray``s, computed by our kernels.
+"""The cuda backend: each function takes and returns ``DeviceArray``s, computed by our kernels.
 
 One module per concept; this file gathers their functions so ``backends.get(device)`` gives one
 namespace with the same names as ``backends/cpu.py``.

@@ -2,25 +2,26 @@
 # phase: 01
 """Creating device arrays: allocate, fill, copy between host and device, draw random numbers.
 
-Only :func:`to_numpy` waits for the GPU: a device-to-host copy must.
+Arrays are our ``DeviceArray``s with memory from our caching allocator (minitorch/cuda/array.py,
+memory.py). Only :func:`to_numpy` waits for the GPU: a device-to-host copy must.
 """
 import numpy as np
 
 from ... import random
-from ...dtypes import from_numpy_dtype
+from ...cuda import array
 from .launch import cp, kernel_for, launch_1d
 
 
 def empty(shape, dtype, index=0):
-    with cp.cuda.Device(index):
-        return cp.empty(shape, dtype=dtype.numpy)
+    """An uninitialised contiguous array of ``shape`` and minitorch ``dtype`` on GPU ``index``."""
+    return array.empty(tuple(shape), dtype.numpy, index)
 
 
 def fill_(x, value):
     """Set every element of a contiguous array to ``value`` with the fill kernel."""
-    dtype = from_numpy_dtype(x.dtype)
-    with x.device:
-        launch_1d(kernel_for("fill.cu", "fill", dtype), x.size, x, dtype.numpy.type(value), np.int64(x.size))
+    n = x.size
+    launch_1d(kernel_for("fill.cu", "fill", x.dtype, x.device_id), n, x.device_id,
+              (x, x.dtype.type(value), n))
     return x
 
 
@@ -30,20 +31,19 @@ def full(shape, value, dtype, index=0):
 
 def arange(start, step, n, dtype, index=0):
     out = empty((n,), dtype, index)
-    with out.device:
-        launch_1d(kernel_for("fill.cu", "arange", dtype), n, out, np.float64(start), np.float64(step), np.int64(n))
+    launch_1d(kernel_for("fill.cu", "arange", out.dtype, index), n, index,
+              (out, np.float64(start), np.float64(step), n))
     return out
 
 
-def from_numpy(array, index=0):
-    """Copy host memory to a new device array (cudaMemcpy host-to-device)."""
-    with cp.cuda.Device(index):
-        return cp.asarray(np.asarray(array, order="C"))     # (ascontiguousarray would make 0-d 1-d)
+def from_numpy(host, index=0):
+    """Copy a host array to a new device array (cudaMemcpy host-to-device)."""
+    return array.from_numpy(np.asarray(host), index)
 
 
 def to_numpy(x):
-    """Copy device memory to a new host array (cudaMemcpy device-to-host; waits for the GPU)."""
-    return x.get()
+    """Copy a contiguous device array to a new host array (cudaMemcpy device-to-host; waits for the GPU)."""
+    return array.to_numpy(x)
 
 
 # cuRAND draws the random numbers; one generator per GPU, created on first use.
@@ -51,6 +51,8 @@ _generators = {}
 
 
 def _curand(index):
+    """This GPU's cuRAND generator, reseeded after ``manual_seed``, set to the current stream.
+    Call with GPU ``index`` current (cuRAND works on the current device)."""
     gen = _generators.get(index)
     if gen is None or gen[1] != random.seed_epoch():
         curand = cp.cuda.curand
@@ -64,12 +66,12 @@ def _curand(index):
 def rand(shape, dtype, generator=None, index=0):
     """Uniform on [0, 1): cuRAND's (0, 1] flipped by the one_minus kernel."""
     out = empty(shape, dtype, index)
-    with out.device:
+    with cp.cuda.Device(index):
         handle = _curand(index)
         draw = cp.cuda.curand.generateUniform if dtype.name == "float32" else cp.cuda.curand.generateUniformDouble
         if out.size:
-            draw(handle, out.data.ptr, out.size)
-        launch_1d(kernel_for("fill.cu", "one_minus", dtype), out.size, out, np.int64(out.size))
+            draw(handle, out.ptr, out.size)
+    launch_1d(kernel_for("fill.cu", "one_minus", out.dtype, index), out.size, index, (out, out.size))
     return out
 
 
@@ -77,9 +79,9 @@ def randn(shape, dtype, generator=None, index=0):
     """Standard normal from cuRAND (which fills an even count: we draw one spare if needed)."""
     n = int(np.prod(shape, dtype=np.int64))
     buf = empty((n + n % 2,), dtype, index)
-    with buf.device:
+    with cp.cuda.Device(index):
         handle = _curand(index)
         draw = cp.cuda.curand.generateNormal if dtype.name == "float32" else cp.cuda.curand.generateNormalDouble
         if buf.size:
-            draw(handle, buf.data.ptr, buf.size, 0.0, 1.0)
-    return buf[:n].reshape(shape)
+            draw(handle, buf.ptr, buf.size, 0.0, 1.0)
+    return buf[:n].reshape(tuple(shape))

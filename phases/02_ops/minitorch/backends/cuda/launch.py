@@ -3,40 +3,54 @@
 """Launching our kernels: names per dtype, grid sizes, the device's shape.
 
 CuPy is used for memory (allocation, host<->device copies), module loading, streams and cuRAND
-only. Every launch goes to CuPy's current stream and nothing here waits for the GPU.
+only. Every launch goes to CuPy's current stream and nothing here waits for the GPU. Arrays are
+our ``DeviceArray``s (minitorch/cuda/array.py): a kernel receives each one as its device address.
 """
 import functools
 
+import numpy as np
+
 from ...cuda import cupy_or_raise
+from ...cuda.array import DeviceArray
 from ...cuda.compiler import kernel
 
 cp = cupy_or_raise()     # importing the cuda backend means cuda was asked for: fail early and clearly
 
-SUFFIX = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "bool"}
+SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",      # kernel names end in these
+          np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
 BLOCK = 256              # threads per block for 1-D kernels: a multiple of the 32-thread warp
 
 
-def kernel_for(file, op, dtype):
-    """``op`` specialised for ``dtype``: ``kernel_for('fill.cu', 'fill', float32)`` -> fill_f32."""
-    return kernel(file, f"{op}_{SUFFIX[dtype.name]}")
+def kernel_for(file, op, dtype, index):
+    """``op`` specialised for NumPy ``dtype`` on GPU ``index``:
+    ``kernel_for('fill.cu', 'fill', np.dtype('float32'), 0)`` is fill_f32."""
+    return kernel(file, f"{op}_{SUFFIX[dtype]}", index)
 
 
-def launch(fn, grid, block, args, shared_mem=0):
+def launch(fn, grid, block, args, shared_mem=0, index=-1):
     """Queue the kernel ``fn`` on CuPy's current stream: ``grid`` (a tuple of 1 to 3 block counts,
     each >= 1) blocks of ``block`` (1 to 3 thread counts) threads, ``shared_mem`` bytes of dynamic
-    shared memory per block, ``args`` a tuple of the kernel's arguments (device arrays, NumPy
-    scalars of the exact C types). Returns at once: the GPU runs the kernel later, in stream order.
+    shared memory per block, ``args`` a tuple of the kernel's arguments (DeviceArrays, NumPy
+    scalars of the exact C types). ``index``: the GPU that ``fn`` and the arrays belong to (-1:
+    the current one). Returns at once: the GPU runs the kernel later, in stream order.
 
-    Here CuPy's ``RawKernel.__call__`` converts the arguments and launches; phase 02 replaces this
-    function with one that packs the arguments itself (see "launching" there), same results.
+    Here CuPy's ``RawKernel.__call__`` packs the arguments and launches; phase 02 replaces this
+    function with one that packs them itself (see "launching" there), same results.
     """
-    fn(grid, block, args, shared_mem=shared_mem)
+    with cp.cuda.Device(index if index >= 0 else cp.cuda.runtime.getDevice()):
+        fn(grid, block, _as_cupy_args(args), shared_mem=shared_mem)
 
 
-def launch_1d(fn, n, *args):
-    """Run ``fn`` with one thread per element: ceil(n / BLOCK) blocks of BLOCK threads."""
+def _as_cupy_args(args):
+    """RawKernel's arguments: a kernel's ``float* x`` parameter is 8 bytes holding an address, so a
+    DeviceArray is passed as its address, a 64-bit unsigned NumPy scalar."""
+    return tuple(np.uint64(a.ptr) if type(a) is DeviceArray else a for a in args)
+
+
+def launch_1d(fn, n, index, args):
+    """Run ``fn`` on GPU ``index`` with one thread per element: ceil(n / BLOCK) blocks of BLOCK threads."""
     if n > 0:
-        launch(fn, ((n + BLOCK - 1) // BLOCK,), (BLOCK,), args)
+        launch(fn, ((n + BLOCK - 1) // BLOCK,), (BLOCK,), args, 0, index)
 
 
 @functools.lru_cache(maxsize=None)
@@ -48,8 +62,6 @@ def sm_count(index):
 import os            # noqa: E402 - phase 02 adds these
 import struct        # noqa: E402
 import threading     # noqa: E402
-
-import numpy as np   # noqa: E402
 
 
 _resident = {}       # kernel -> blocks of BLOCK threads that run at once on the whole GPU
@@ -110,8 +122,9 @@ def resident_blocks(fn, index):
 # The buffers are reused, so each thread has its own Launchers.
 
 # struct codes of one 8-byte slot per argument type ('x' pads: a slot is always 8 bytes).
-# Bare Python numbers are converted as CuPy converts them (int -> int64, float -> double), but
-# ops pass NumPy scalars of the exact C type (docs/CONTRIBUTING.md).
+# Bare Python numbers are converted as CuPy converts them (int -> int64, float -> double): ops pass
+# a `long long` as a Python int, every other C type as a NumPy scalar of that exact type
+# (docs/CONTRIBUTING.md).
 _SCALAR_SLOTS = {
     np.float64: "d", np.float32: "f4x", np.int64: "q", np.int32: "i4x", np.bool_: "?7x",
     float: "d", int: "q", bool: "?7x",
@@ -123,14 +136,14 @@ def _slot(kind):
     """(what the argument is, its struct code) for an argument of type ``kind``."""
     if kind in _SCALAR_SLOTS:
         return _VALUE, _SCALAR_SLOTS[kind]
-    if issubclass(kind, _ndarray):
-        return _ARRAY, "Q"                   # its .data.ptr: the address of its first element
+    if issubclass(kind, DeviceArray):
+        return _ARRAY, "Q"                   # its .ptr: the address of its first element
     if kind is type(None):
         return _NULL, "Q"                    # 0: a null pointer (an unused optional array)
     if issubclass(kind, StructArg):
         return _STRUCT, "Q"                  # slot unused (written 0): pointers[i] -> the struct
     raise TypeError(f"cannot pass a {kind.__module__}.{kind.__qualname__} to a kernel: use a "
-                    f"cupy.ndarray, a NumPy scalar of the exact C type, None or a StructArg")
+                    f"DeviceArray, a NumPy scalar of the exact C type, None or a StructArg")
 
 
 class Launcher:
@@ -161,7 +174,7 @@ class Launcher:
         """Pack ``args`` and launch on ``stream`` (a CUstream handle; 0: the legacy default)."""
         values = list(args)
         for i in self.arrays:
-            values[i] = values[i].data.ptr
+            values[i] = values[i].ptr
         if self.others:
             for i in self.nulls:
                 values[i] = 0
@@ -176,10 +189,11 @@ class Launcher:
 
 
 _ONES = ((), (1, 1), (1,), ())       # pads a grid or block of 1, 2, 3 dimensions to 3
-_ndarray = cp.ndarray
 _driver = cp.cuda.driver
 _launch_kernel = getattr(_driver, "launchKernel", None)
 _current_stream = cp.cuda.get_current_stream
+_get_device = cp.cuda.runtime.getDevice
+_several_gpus = cp.cuda.runtime.getDeviceCount() > 1   # with one GPU every array is on the current one
 _CUDA_ERROR_INVALID_CONTEXT = 201    # no CUDA context current in this thread (a new thread)
 _local = threading.local()           # .launchers: {fn: {argument types: Launcher}}, per thread
 
@@ -222,6 +236,9 @@ def launcher_for(fn, args):
 
 def _launch_fast(fn, gx, gy, gz, bx, by, bz, shared_mem, index, args):
     """launch() in 'fast' mode, the grid and block already padded to three dimensions."""
+    if _several_gpus and index >= 0 and _get_device() != index:   # fn belongs to GPU `index`: launch there
+        with cp.cuda.Device(index):
+            return _launch_fast(fn, gx, gy, gz, bx, by, bz, shared_mem, index, args)
     try:
         launcher = _local.launchers[fn][tuple(map(type, args))]
     except (AttributeError, KeyError):   # first launch of fn with these types (in this thread)
@@ -242,15 +259,16 @@ def _launch_cupy(fn, grid, block, args, shared_mem):
     """launch() in 'cupy' mode: RawKernel.__call__ converts the arguments and launches."""
     if _StructPointer is None:           # this CuPy takes a struct as its NumPy array
         args = tuple(a.array if type(a) is StructArg else a for a in args)
-    fn(grid, block, args, shared_mem=shared_mem)
+    fn(grid, block, _as_cupy_args(args), shared_mem=shared_mem)
 
 
 def launch(fn, grid, block, args, shared_mem=0, index=-1):  # noqa: F811 - replaces phase 01's
     """Queue the kernel ``fn`` on CuPy's current stream: ``grid`` (a tuple of 1 to 3 block counts,
     each >= 1) blocks of ``block`` (1 to 3 thread counts) threads, ``shared_mem`` bytes of dynamic
-    shared memory per block. ``args``: a tuple of cupy.ndarray (passed as device addresses), NumPy
+    shared memory per block. ``args``: a tuple of DeviceArrays (passed as device addresses), NumPy
     scalars of the exact C types, None (a null pointer) and StructArg (by-value structs).
-    ``index``: the current device if the caller knows it (saves a cudaGetDevice), else -1.
+    ``index``: the GPU that ``fn`` and the arrays belong to (made current for the launch if it
+    is not), or -1 for the current one.
 
     Returns at once; the GPU runs the kernel later, in stream order.
 
@@ -273,7 +291,7 @@ _BLOCK = (BLOCK,)
 def launch_stride(fn, n, per_thread, index, args):
     """Run a grid-stride kernel over ``n`` items: enough blocks for every thread to get about
     ``per_thread`` items, but never more than fill the GPU once (then each thread loops).
-    ``index`` is the current device."""
+    ``index``: the GPU that ``fn`` and the arrays belong to."""
     if n > 0:
         cap = _resident.get(fn) or resident_blocks(fn, index)
         blocks = (n + per_thread * BLOCK - 1) // (per_thread * BLOCK)
@@ -285,12 +303,12 @@ def launch_stride(fn, n, per_thread, index, args):
             _launch_cupy(fn, (blocks,), _BLOCK, args, 0)
 
 
-def launch_2d(fn, grid, block, args):
-    """Run ``fn`` on a 2-D/3-D ``grid`` of ``block``-shaped blocks (y and z capped at 65535:
-    our 2-D kernels loop over what does not fit)."""
+def launch_2d(fn, grid, block, args, index):
+    """Run ``fn`` on a 2-D/3-D ``grid`` of ``block``-shaped blocks on GPU ``index`` (y and z capped
+    at 65535: our 2-D kernels loop over what does not fit)."""
     grid = tuple(min(g, 65535) if i else g for i, g in enumerate(grid))
     if all(g > 0 for g in grid):
-        launch(fn, grid, block, args)
+        launch(fn, grid, block, args, index=index)
 
 
 # ---- describing strided operands to a kernel ----------------------------------------------------

@@ -30,19 +30,18 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
                         f"got {param.dtype}, {grad.dtype}, {None if buf is None else buf.dtype}")
     if grad.shape != param.shape or (buf is not None and buf.shape != param.shape):
         raise ValueError("sgd_step: param, grad and buf must have one shape")
-    if not param.flags.c_contiguous or (buf is not None and not buf.flags.c_contiguous):
+    if not param.c_contiguous or (buf is not None and not buf.c_contiguous):
         raise ValueError("sgd_step updates param and buf in place: they must be contiguous")
     use_momentum = bool(momentum)
     if use_momentum and buf is None:
         raise ValueError("sgd_step: momentum != 0 needs a momentum buffer")
-    if not grad.flags.c_contiguous:
+    if not grad.c_contiguous:
         grad = contiguous(grad)
     T = param.dtype.type
-    dev = param.device
-    with dev:
-        n = param.size
-        launch_stride(kernel("sgd.cu", name, dev.id), n, 1, dev.id,
-                      (param, grad, buf if use_momentum else None, np.int64(n),
-                       T(lr), T(momentum), T(1 - dampening), T(weight_decay),
-                       np.bool_(bool(weight_decay)), np.bool_(use_momentum), np.bool_(bool(nesterov)),
-                       np.bool_(bool(maximize)), np.bool_(bool(first_step))))
+    idx = param.device_id
+    n = param.size
+    launch_stride(kernel("sgd.cu", name, idx), n, 1, idx,
+                  (param, grad, buf if use_momentum else None, n,
+                   T(lr), T(momentum), T(1 - dampening), T(weight_decay),
+                   np.bool_(bool(weight_decay)), np.bool_(use_momentum), np.bool_(bool(nesterov)),
+                   np.bool_(bool(maximize)), np.bool_(bool(first_step))))

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ...cuda.array import empty
 from .launch import cdiv, coalesce, cp, kernel, launch, launch_stride, pack_layout, sm_count
 
 _NAMES = {np.dtype(t): (f"sum_threads_{s}", f"sum_blocks_{s}")
@@ -25,6 +26,12 @@ def _block_for(r):
 def _inner_stride(shape, strides):
     sizes, per_operand = coalesce(shape, strides)
     return per_operand[0][0] if sizes else 1
+
+
+# Fewest elements worth a slice of their own. Slicing a row spreads it over more SMs, but the
+# partial sums then need a second launch (~3 us of host time, ~2 us on the GPU): about what one
+# block takes to sum 32K elements alone. Below that, one block per row is faster.
+MIN_SLICE = 1 << 15
 
 
 @functools.lru_cache(maxsize=1024)
@@ -63,7 +70,7 @@ def _plan(shape, strides, itemsize, dims, keepdim, sms):
     # few outputs, long rows: cut each row into `splits` slices so that about one full GPU of
     # blocks works at once, each thread still adding at least 8 elements
     target = sms * (2048 // block)
-    splits = 1 if n_out >= target else max(1, min(cdiv(target, n_out), cdiv(r, block * 8), 65535))
+    splits = 1 if n_out >= target else max(1, min(cdiv(target, n_out), cdiv(r, max(block * 8, MIN_SLICE)), 65535))
     return out_shape, n_out, r, kept, red, "blocks", block, splits
 
 
@@ -82,28 +89,26 @@ def sum(a, dims, keepdim=False, scale=1.0):
     if names is None:
         raise TypeError(f"cuda sum has no kernel for {a.dtype}; float32, float64 and int64 only")
     T = a.dtype.type
-    dev = a.device
-    idx = dev.id
-    with dev:
-        out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
-            a.shape, a.strides, a.itemsize, tuple(sorted(set(dims))), bool(keepdim), sm_count(idx))
-        out = cp.empty(out_shape, dtype=a.dtype)
-        if n_out == 0:
-            return out
-        if strategy == "threads":
-            launch_stride(kernel("reduce.cu", names[0], idx), n_out, 1, idx,
-                          (a, out, np.int64(n_out), np.int64(r), kept, red, T(scale)))
-            return out
-        fn = kernel("reduce.cu", names[1], idx)
-        if splits == 1:
-            launch(fn, (n_out,), (block,), (a, out, np.int64(r), kept, red, T(scale)), index=idx)
-            return out
-        # pass 1: partial sums, n_out rows of `splits`; pass 2: add each row's partials, scale
-        partial = cp.empty((n_out * splits,), dtype=a.dtype)
-        launch(fn, (n_out, splits), (block,), (a, partial, np.int64(r), kept, red, T(1)), index=idx)
-        kept2, red2 = _partials_layouts(n_out, splits)
-        launch(fn, (n_out,), (_block_for(splits),), (partial, out, np.int64(splits), kept2, red2, T(scale)),
-               index=idx)
+    idx = a.device_id
+    out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
+        a.shape, a.strides, a.itemsize, tuple(sorted(set(dims))), bool(keepdim), sm_count(idx))
+    out = empty(out_shape, a.dtype, idx)
+    if n_out == 0:
+        return out
+    if strategy == "threads":
+        launch_stride(kernel("reduce.cu", names[0], idx), n_out, 1, idx,
+                      (a, out, n_out, r, kept, red, T(scale)))
+        return out
+    fn = kernel("reduce.cu", names[1], idx)
+    if splits == 1:
+        launch(fn, (n_out,), (block,), (a, out, r, kept, red, T(scale)), index=idx)
+        return out
+    # pass 1: partial sums, n_out rows of `splits`; pass 2: add each row's partials, scale
+    partial = empty((n_out * splits,), a.dtype, idx)
+    launch(fn, (n_out, splits), (block,), (a, partial, r, kept, red, T(1)), index=idx)
+    kept2, red2 = _partials_layouts(n_out, splits)
+    launch(fn, (n_out,), (_block_for(splits),), (partial, out, splits, kept2, red2, T(scale)),
+           index=idx)
     return out
 
 

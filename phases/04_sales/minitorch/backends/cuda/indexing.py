@@ -12,11 +12,10 @@ scatters skip it). Only :func:`nonzero` waits for the GPU (it must know how many
 """
 import numpy as np
 
-from .launch import LAYOUT, MAX_DIMS, StructArg, cdiv, cp, kernel, launch_2d, launch_stride, pack_layout
+from ...cuda.array import empty
+from .launch import LAYOUT, MAX_DIMS, SUFFIX, StructArg, cdiv, kernel, launch_2d, launch_stride, pack_layout
 
 FILE = "index.cu"
-_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.int64): "i64",
-           np.dtype(np.bool_): "bool"}
 _SCATTER_DTYPES = ("f32", "f64", "i64")
 _I64 = np.dtype(np.int64)
 _CHUNK = 4096                # index.cu's ix::CHUNK: mask elements per block in nonzero
@@ -29,7 +28,7 @@ def _elem_strides(x):
 
 
 def _suffix(x, what, allowed=("f32", "f64", "i64", "bool")):
-    suf = _SUFFIX.get(x.dtype)
+    suf = SUFFIX.get(x.dtype)
     if suf not in allowed:
         raise TypeError(f"cuda {what} has no kernel for {x.dtype}")
     return suf
@@ -55,13 +54,11 @@ def take(a, dim, index):
     sa, si = _elem_strides(a), _elem_strides(index)
     zeros_b, rest = (0,) * index.ndim, (0,) * (a.ndim - dim - 1)
     layout = pack_layout(shape, (sa[:dim] + zeros_b + sa[dim + 1:], (0,) * dim + si + rest))
-    dev = a.device
-    idx = dev.id
-    with dev:
-        out = cp.empty(shape, dtype=a.dtype)
-        n = out.size
-        launch_stride(kernel(FILE, f"gather_{suf}", idx), n, 1, idx,
-                      (a, index, out, np.int64(n), np.int64(a.shape[dim]), np.int64(sa[dim]), layout))
+    idx = a.device_id
+    out = empty(shape, a.dtype, idx)
+    n = out.size
+    launch_stride(kernel(FILE, f"gather_{suf}", idx), n, 1, idx,
+                  (a, index, out, n, a.shape[dim], sa[dim], layout))
     return out
 
 
@@ -70,13 +67,11 @@ def _scatter(dst, index, src, dim, shape, dst_strides, index_strides, what):
     if src.dtype != dst.dtype:
         raise TypeError(f"cuda {what}: src {src.dtype} and dst {dst.dtype} differ")
     layout = pack_layout(shape, (dst_strides, index_strides, _elem_strides(src)))
-    dev = dst.device
-    idx = dev.id
+    idx = dst.device_id
     n = int(np.prod(shape, dtype=np.int64))
-    with dev:
-        launch_stride(kernel(FILE, f"scatter_add_{suf}", idx), n, 1, idx,
-                      (dst, index, src, np.int64(n), np.int64(dst.shape[dim]),
-                       np.int64(dst.strides[dim] // dst.itemsize), layout))
+    launch_stride(kernel(FILE, f"scatter_add_{suf}", idx), n, 1, idx,
+                  (dst, index, src, n, dst.shape[dim],
+                   dst.strides[dim] // dst.itemsize, layout))
     return dst
 
 
@@ -135,10 +130,8 @@ def copy_(dst, src):
     if n == 0:
         return dst
     layout = pack_layout(dst.shape, (_elem_strides(dst), ss))
-    dev = dst.device
-    idx = dev.id
-    with dev:
-        launch_stride(kernel(FILE, f"copy_into_{suf}", idx), n, 1, idx, (dst, src, np.int64(n), layout))
+    idx = dst.device_id
+    launch_stride(kernel(FILE, f"copy_into_{suf}", idx), n, 1, idx, (dst, src, n, layout))
     return dst
 
 
@@ -162,22 +155,20 @@ def nonzero(mask):
     """
     if mask.ndim > MAX_DIMS:
         raise ValueError(f"nonzero: at most {MAX_DIMS} dimensions, got shape {mask.shape}")
-    if mask.dtype != np.bool_ or not mask.flags.c_contiguous:
+    if mask.dtype != np.bool_ or not mask.c_contiguous:
         from .elementwise import cast
         mask = cast(mask, np.bool_)
     n = mask.size
-    dev = mask.device
-    idx = dev.id
-    with dev:
-        if n == 0:
-            return cp.empty((0, mask.ndim), dtype=np.int64)
-        groups = cdiv(n, _CHUNK)
-        counts = cp.empty((groups + 1,), dtype=np.int64)
-        launch_2d(kernel(FILE, "nonzero_count", idx), (groups,), (_BLOCK,), (mask, np.int64(n), counts))
-        launch_2d(kernel(FILE, "nonzero_scan", idx), (1,), (_SCAN_BLOCK,), (counts, np.int64(groups)))
-        total = int(counts[groups:].get()[0])          # the synchronisation: the host needs the count
-        out = cp.empty((total, mask.ndim), dtype=np.int64)
-        if total and mask.ndim:
-            launch_2d(kernel(FILE, "nonzero_write", idx), (groups,), (_BLOCK,),
-                      (mask, np.int64(n), counts, out, _shape_arg(mask.shape)))
+    idx = mask.device_id
+    if n == 0:
+        return empty((0, mask.ndim), _I64, idx)
+    groups = cdiv(n, _CHUNK)
+    counts = empty((groups + 1,), _I64, idx)
+    launch_2d(kernel(FILE, "nonzero_count", idx), (groups,), (_BLOCK,), (mask, n, counts), idx)
+    launch_2d(kernel(FILE, "nonzero_scan", idx), (1,), (_SCAN_BLOCK,), (counts, groups), idx)
+    total = int(counts[groups:].get()[0])          # the synchronisation: the host needs the count
+    out = empty((total, mask.ndim), _I64, idx)
+    if total and mask.ndim:
+        launch_2d(kernel(FILE, "nonzero_write", idx), (groups,), (_BLOCK,),
+                  (mask, n, counts, out, _shape_arg(mask.shape)), idx)
     return out

@@ -4,10 +4,9 @@
 matrix product (``minitorch/cuda/matmul.cu``), twins of cpu.py's ``transpose2d`` and ``matmul``."""
 import numpy as np
 
-from .launch import broadcast_layout, cdiv, cp, kernel, launch_2d
+from ...cuda.array import empty
+from .launch import SUFFIX, broadcast_layout, cdiv, kernel, launch_2d
 
-_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
-           np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
 _TILE, _ROWS = 32, 8          # transpose.cu: 32 x 32 tiles, blocks of 32 x 8 threads
 _MM_BLOCK = 16                # matmul.cu: 16 x 16 threads, one per element of C
 
@@ -17,16 +16,15 @@ def _transpose(a, name, rows_per_block):
     ``rows_per_block`` rows (32 for the tiled kernel, 8 for the naive one)."""
     if a.ndim != 2:
         raise ValueError(f"transpose2d expects a 2-D array, got shape {a.shape}")
-    suffix = _SUFFIX.get(a.dtype)
+    suffix = SUFFIX.get(a.dtype)
     if suffix is None:
         raise TypeError(f"cuda transpose2d has no kernel for {a.dtype}")
     m, n = a.shape
     s0, s1 = (s // a.itemsize for s in a.strides)
-    dev = a.device
-    with dev:
-        out = cp.empty((n, m), dtype=a.dtype)
-        launch_2d(kernel("transpose.cu", f"{name}_{suffix}", dev.id), (cdiv(n, _TILE), cdiv(m, rows_per_block)),
-                  (_TILE, _ROWS), (a, out, np.int64(m), np.int64(n), np.int64(s0), np.int64(s1)))
+    idx = a.device_id
+    out = empty((n, m), a.dtype, idx)
+    launch_2d(kernel("transpose.cu", f"{name}_{suffix}", idx), (cdiv(n, _TILE), cdiv(m, rows_per_block)),
+              (_TILE, _ROWS), (a, out, m, n, s0, s1), idx)
     return out
 
 
@@ -85,14 +83,13 @@ def matmul(a, b):
     # batch dimensions: one Layout, two operands (stride 0 where one operand is broadcast)
     batch_shape, batch, layout = broadcast_layout(((a_batch, a_bstr, isz), (b_batch, b_bstr, isz)))
     out_shape = batch_shape + ((m,) if a.ndim > 1 else ()) + ((n,) if b.ndim > 1 else ())
-    suffix = _SUFFIX[a.dtype]
-    dev = a.device
-    with dev:
-        out = cp.empty(out_shape, dtype=a.dtype)
-        if batch and m and n:
-            launch_2d(kernel("matmul.cu", f"matmul_naive_{suffix}", dev.id),
-                      (cdiv(n, _MM_BLOCK), cdiv(m, _MM_BLOCK), batch), (_MM_BLOCK, _MM_BLOCK),
-                      (a, b, out, np.int64(m), np.int64(n), np.int64(k),
-                       np.int64(sam // isz), np.int64(sak // isz), np.int64(sbk // isz), np.int64(sbn // isz),
-                       np.int64(batch), layout))
+    suffix = SUFFIX[a.dtype]
+    idx = a.device_id
+    out = empty(out_shape, a.dtype, idx)
+    if batch and m and n:
+        launch_2d(kernel("matmul.cu", f"matmul_naive_{suffix}", idx),
+                  (cdiv(n, _MM_BLOCK), cdiv(m, _MM_BLOCK), batch), (_MM_BLOCK, _MM_BLOCK),
+                  (a, b, out, m, n, k,
+                   sam // isz, sak // isz, sbk // isz, sbn // isz,
+                   batch, layout), idx)
     return out

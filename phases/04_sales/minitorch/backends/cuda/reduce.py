@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ...cuda.array import empty
 from .launch import cdiv, coalesce, cp, kernel, launch, launch_stride, pack_layout, sm_count
 
 _NAMES = {np.dtype(t): (f"sum_threads_{s}", f"sum_blocks_{s}")
@@ -25,6 +26,12 @@ def _block_for(r):
 def _inner_stride(shape, strides):
     sizes, per_operand = coalesce(shape, strides)
     return per_operand[0][0] if sizes else 1
+
+
+# Fewest elements worth a slice of their own. Slicing a row spreads it over more SMs, but the
+# partial sums then need a second launch (~3 us of host time, ~2 us on the GPU): about what one
+# block takes to sum 32K elements alone. Below that, one block per row is faster.
+MIN_SLICE = 1 << 15
 
 
 @functools.lru_cache(maxsize=1024)
@@ -63,7 +70,7 @@ def _plan(shape, strides, itemsize, dims, keepdim, sms):
     # few outputs, long rows: cut each row into `splits` slices so that about one full GPU of
     # blocks works at once, each thread still adding at least 8 elements
     target = sms * (2048 // block)
-    splits = 1 if n_out >= target else max(1, min(cdiv(target, n_out), cdiv(r, block * 8), 65535))
+    splits = 1 if n_out >= target else max(1, min(cdiv(target, n_out), cdiv(r, max(block * 8, MIN_SLICE)), 65535))
     return out_shape, n_out, r, kept, red, "blocks", block, splits
 
 
@@ -82,30 +89,28 @@ def sum(a, dims, keepdim=False, scale=1.0):
     if names is None:
         raise TypeError(f"cuda sum has no kernel for {a.dtype}; float32, float64 and int64 only")
     T = a.dtype.type
-    dev = a.device
-    idx = dev.id
-    with dev:
-        out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
-            a.shape, a.strides, a.itemsize, tuple(sorted(set(dims))), bool(keepdim), sm_count(idx))
-        out = cp.empty(out_shape, dtype=a.dtype)
-        if n_out == 0:
-            return out
-        if strategy == "threads":
-            launch_stride(kernel("reduce.cu", names[0], idx), n_out, 1, idx,
-                          (a, out, np.int64(n_out), np.int64(r), kept, red, T(scale)))
-            return out
-        if _rows_contiguous(a.shape, a.strides, a.itemsize, tuple(sorted(set(dims)))):
-            return _sum_rows(a, out, n_out, r, kept, T(scale), idx)
-        fn = kernel("reduce.cu", names[1], idx)
-        if splits == 1:
-            launch(fn, (n_out,), (block,), (a, out, np.int64(r), kept, red, T(scale)), index=idx)
-            return out
-        # pass 1: partial sums, n_out rows of `splits`; pass 2: add each row's partials, scale
-        partial = cp.empty((n_out * splits,), dtype=a.dtype)
-        launch(fn, (n_out, splits), (block,), (a, partial, np.int64(r), kept, red, T(1)), index=idx)
-        kept2, red2 = _partials_layouts(n_out, splits)
-        launch(fn, (n_out,), (_block_for(splits),), (partial, out, np.int64(splits), kept2, red2, T(scale)),
-               index=idx)
+    idx = a.device_id
+    out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
+        a.shape, a.strides, a.itemsize, tuple(sorted(set(dims))), bool(keepdim), sm_count(idx))
+    out = empty(out_shape, a.dtype, idx)
+    if n_out == 0:
+        return out
+    if strategy == "threads":
+        launch_stride(kernel("reduce.cu", names[0], idx), n_out, 1, idx,
+                      (a, out, n_out, r, kept, red, T(scale)))
+        return out
+    if _rows_contiguous(a.shape, a.strides, a.itemsize, tuple(sorted(set(dims)))):
+        return _sum_rows(a, out, n_out, r, kept, T(scale), idx)
+    fn = kernel("reduce.cu", names[1], idx)
+    if splits == 1:
+        launch(fn, (n_out,), (block,), (a, out, r, kept, red, T(scale)), index=idx)
+        return out
+    # pass 1: partial sums, n_out rows of `splits`; pass 2: add each row's partials, scale
+    partial = empty((n_out * splits,), a.dtype, idx)
+    launch(fn, (n_out, splits), (block,), (a, partial, r, kept, red, T(1)), index=idx)
+    kept2, red2 = _partials_layouts(n_out, splits)
+    launch(fn, (n_out,), (_block_for(splits),), (partial, out, splits, kept2, red2, T(scale)),
+           index=idx)
     return out
 
 
@@ -123,6 +128,7 @@ from .launch import launch_2d  # noqa: E402 - phase 04 adds it
 
 _VEC_UNROLL = 4             # reduce.cu's r4::UNROLL: 16-byte vectors in flight per thread
 _SUM_ROWS = {np.dtype(t): f"sum_rows_{s}" for t, s in ((np.float32, "f32"), (np.float64, "f64"), (np.int64, "i64"))}
+_I64, _BYTES = np.dtype(np.int64), np.dtype(np.uint8)   # index outputs; raw scratch bytes
 _EXTREME = {np.dtype(t): s for t, s in ((np.float32, "f32"), (np.float64, "f64"), (np.int64, "i64"))}
 _WELFORD = {np.dtype(t): s for t, s in ((np.float32, "f32"), (np.float64, "f64"))}
 # bytes of one partial result between the two launches: r4::Best<T> and r4::Moments<T> in reduce.cu
@@ -157,7 +163,8 @@ def _splits(fn, block, n_out, r, per_thread, index):
     """Slices per row so that the (n_out, splits) grid is at most one wave of resident blocks
     (none left over for a half-empty second wave), each thread keeping >= per_thread elements."""
     resident = _resident(fn, block, index)
-    return 1 if n_out >= resident else max(1, min(cdiv(resident, n_out), cdiv(r, block * per_thread), 65535))
+    return 1 if n_out >= resident else max(1, min(cdiv(resident, n_out), cdiv(r, max(block * per_thread, MIN_SLICE)),
+                                                  65535))
 
 
 def _sum_rows(a, out, n_out, r, kept, scale, idx):
@@ -170,13 +177,13 @@ def _sum_rows(a, out, n_out, r, kept, scale, idx):
     fn = kernel("reduce.cu", _SUM_ROWS[a.dtype], idx)
     splits = _splits(fn, block, n_out, r, per_round, idx)
     if splits == 1:
-        launch_2d(fn, (n_out,), (block,), (a, out, np.int64(r), kept, scale))
+        launch_2d(fn, (n_out,), (block,), (a, out, r, kept, scale), idx)
         return out
-    partial = cp.empty((n_out * splits,), dtype=a.dtype)
-    launch_2d(fn, (n_out, splits), (block,), (a, partial, np.int64(r), kept, a.dtype.type(1)))
+    partial = empty((n_out * splits,), a.dtype, idx)
+    launch_2d(fn, (n_out, splits), (block,), (a, partial, r, kept, a.dtype.type(1)), idx)
     kept2, red2 = _partials_layouts(n_out, splits)
     launch_2d(kernel("reduce.cu", _NAMES[a.dtype][1], idx), (n_out,), (_block_for(splits),),
-              (partial, out, np.int64(splits), kept2, red2, scale))
+              (partial, out, splits, kept2, red2, scale), idx)
     return out
 
 
@@ -207,29 +214,27 @@ def extreme(a, dims, keepdim=False, largest=True):
         raise ValueError("max/min: at least one dimension must be reduced")
     if any(a.shape[d] == 0 for d in dims):
         raise ValueError(f"max/min: cannot reduce a dimension of size 0 (shape {a.shape}, dims {dims})")
-    dev = a.device
-    idx = dev.id
-    with dev:
-        out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
-            a.shape, a.strides, a.itemsize, dims, bool(keepdim), sm_count(idx))
-        vals = cp.empty(out_shape, dtype=a.dtype)
-        inds = cp.empty(out_shape, dtype=np.int64)
-        if n_out == 0:
-            return vals, inds
-        big = np.bool_(largest)
-        if strategy == "threads":
-            launch_stride(kernel("reduce.cu", f"extreme_threads_{suf}", idx), n_out, 1, idx,
-                          (a, vals, inds, np.int64(n_out), np.int64(r), kept, red, big))
-            return vals, inds
-        fn = kernel("reduce.cu", f"extreme_blocks_{suf}", idx)
-        splits = _splits(fn, block, n_out, r, 8, idx)
-        if splits == 1:          # `part` is unused when final: any pointer will do
-            launch_2d(fn, (n_out,), (block,), (a, vals, inds, vals, np.int64(r), kept, red, big, np.bool_(True)))
-            return vals, inds
-        part = cp.empty((n_out * splits * _BEST_BYTES,), dtype=np.uint8)
-        launch_2d(fn, (n_out, splits), (block,), (a, vals, inds, part, np.int64(r), kept, red, big, np.bool_(False)))
-        launch_2d(kernel("reduce.cu", f"extreme_combine_{suf}", idx), (n_out,), (_block_for(splits),),
-                  (part, vals, inds, np.int64(splits), big))
+    idx = a.device_id
+    out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
+        a.shape, a.strides, a.itemsize, dims, bool(keepdim), sm_count(idx))
+    vals = empty(out_shape, a.dtype, idx)
+    inds = empty(out_shape, _I64, idx)
+    if n_out == 0:
+        return vals, inds
+    big = np.bool_(largest)
+    if strategy == "threads":
+        launch_stride(kernel("reduce.cu", f"extreme_threads_{suf}", idx), n_out, 1, idx,
+                      (a, vals, inds, n_out, r, kept, red, big))
+        return vals, inds
+    fn = kernel("reduce.cu", f"extreme_blocks_{suf}", idx)
+    splits = _splits(fn, block, n_out, r, 8, idx)
+    if splits == 1:          # `part` is unused when final: any pointer will do
+        launch_2d(fn, (n_out,), (block,), (a, vals, inds, vals, r, kept, red, big, np.bool_(True)), idx)
+        return vals, inds
+    part = empty((n_out * splits * _BEST_BYTES,), _BYTES, idx)
+    launch_2d(fn, (n_out, splits), (block,), (a, vals, inds, part, r, kept, red, big, np.bool_(False)), idx)
+    launch_2d(kernel("reduce.cu", f"extreme_combine_{suf}", idx), (n_out,), (_block_for(splits),),
+              (part, vals, inds, splits, big), idx)
     return vals, inds
 
 
@@ -251,28 +256,26 @@ def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
     dims = tuple(sorted(set(dims)))
     _check_dims("var/std", a, dims)
     T = a.dtype.type
-    dev = a.device
-    idx = dev.id
-    with dev:
-        out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
-            a.shape, a.strides, a.itemsize, dims, bool(keepdim), sm_count(idx))
-        out = cp.empty(out_shape, dtype=a.dtype)
-        mean = cp.empty(out_shape, dtype=a.dtype)
-        if n_out == 0:
-            return out, mean
-        dof = T(max(r - correction, 0))
-        root = np.bool_(take_sqrt)
-        if strategy == "threads":        # also R == 0: no element read, NaN results
-            launch_stride(kernel("reduce.cu", f"welford_threads_{suf}", idx), n_out, 1, idx,
-                          (a, out, mean, np.int64(n_out), np.int64(r), kept, red, dof, root))
-            return out, mean
-        fn = kernel("reduce.cu", f"welford_blocks_{suf}", idx)
-        splits = _splits(fn, block, n_out, r, 8, idx)
-        if splits == 1:          # `part` is unused when final: any pointer will do
-            launch_2d(fn, (n_out,), (block,), (a, out, mean, out, np.int64(r), kept, red, dof, root, np.bool_(True)))
-            return out, mean
-        part = cp.empty((n_out * splits * _MOMENTS_BYTES[a.dtype],), dtype=np.uint8)
-        launch_2d(fn, (n_out, splits), (block,), (a, out, mean, part, np.int64(r), kept, red, dof, root, np.bool_(False)))
-        launch_2d(kernel("reduce.cu", f"welford_combine_{suf}", idx), (n_out,), (_block_for(splits),),
-                  (part, out, mean, np.int64(splits), dof, root))
+    idx = a.device_id
+    out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
+        a.shape, a.strides, a.itemsize, dims, bool(keepdim), sm_count(idx))
+    out = empty(out_shape, a.dtype, idx)
+    mean = empty(out_shape, a.dtype, idx)
+    if n_out == 0:
+        return out, mean
+    dof = T(max(r - correction, 0))
+    root = np.bool_(take_sqrt)
+    if strategy == "threads":        # also R == 0: no element read, NaN results
+        launch_stride(kernel("reduce.cu", f"welford_threads_{suf}", idx), n_out, 1, idx,
+                      (a, out, mean, n_out, r, kept, red, dof, root))
+        return out, mean
+    fn = kernel("reduce.cu", f"welford_blocks_{suf}", idx)
+    splits = _splits(fn, block, n_out, r, 8, idx)
+    if splits == 1:          # `part` is unused when final: any pointer will do
+        launch_2d(fn, (n_out,), (block,), (a, out, mean, out, r, kept, red, dof, root, np.bool_(True)), idx)
+        return out, mean
+    part = empty((n_out * splits * _MOMENTS_BYTES[a.dtype],), _BYTES, idx)
+    launch_2d(fn, (n_out, splits), (block,), (a, out, mean, part, r, kept, red, dof, root, np.bool_(False)), idx)
+    launch_2d(kernel("reduce.cu", f"welford_combine_{suf}", idx), (n_out,), (_block_for(splits),),
+              (part, out, mean, splits, dof, root), idx)
     return out, mean

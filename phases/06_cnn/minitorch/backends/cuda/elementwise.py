@@ -14,13 +14,13 @@ Every function returns a new contiguous array. Two paths each:
 """
 import numpy as np
 
-from .launch import broadcast_layout, cp, kernel, launch_stride
+from ...cuda.array import empty
+from .launch import SUFFIX, broadcast_layout, kernel, launch_stride
 
 FILE = "elementwise.cu"
 
-_SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
-           np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
 _BOOL = np.dtype(np.bool_)
+_TRUE, _FALSE = np.bool_(True), np.bool_(False)   # made once: a NumPy scalar costs ~0.3 us to build
 _FLOATS = ("f32", "f64")
 
 # Which dtypes each op has kernels for (see the end of elementwise.cu). Keys match cpu.py's.
@@ -42,7 +42,7 @@ def _table(ops, variants, out_dtype):
     built once so a call looks up one tuple instead of formatting names."""
     table = {}
     for op, suffixes in ops.items():
-        for dtype, suf in _SUFFIX.items():
+        for dtype, suf in SUFFIX.items():
             if suf in suffixes:
                 names = tuple(f"{op}{variant}_{suf}" for variant in variants)
                 table[op, dtype] = (out_dtype(op, dtype), 16 // dtype.itemsize, names)
@@ -52,9 +52,9 @@ def _table(ops, variants, out_dtype):
 _BINARY = _table(BINARY_OPS, ("", "_strided", "_scalar", "_scalar_strided"),
                  lambda op, dt: _BOOL if op in COMPARISONS else dt)
 _UNARY = _table(UNARY_OPS, ("", "_strided"), lambda op, dt: dt)
-_WHERE = {dt: (f"where_{suf}", f"where_strided_{suf}") for dt, suf in _SUFFIX.items()}
+_WHERE = {dt: (f"where_{suf}", f"where_strided_{suf}") for dt, suf in SUFFIX.items()}
 _CAST = {(src, dst): (f"cast_{s}_{d}", f"cast_strided_{s}_{d}")
-         for src, s in _SUFFIX.items() for dst, d in _SUFFIX.items()}
+         for src, s in SUFFIX.items() for dst, d in SUFFIX.items()}
 
 
 def _unsupported(ops, kind, op, a, b=None):
@@ -89,21 +89,19 @@ def binary(op, a, b):
         ValueError: shapes that do not broadcast.
     """
     entry = _BINARY.get((op, a.dtype))
-    if entry is None or b.dtype != a.dtype:
+    if entry is None or (b.dtype is not a.dtype and b.dtype != a.dtype):   # `is`: the cheap common case
         _unsupported(BINARY_OPS, "binary", op, a, b)
     out_dtype, vec, names = entry
-    dev = a.device
-    idx = dev.id
-    with dev:
-        if a.shape == b.shape and a.flags.c_contiguous and b.flags.c_contiguous:
-            n = a.size
-            out = cp.empty(a.shape, dtype=out_dtype)
-            launch_stride(kernel(FILE, names[0], idx), n, vec, idx, (a, b, out, np.int64(n)))
-        else:
-            shape, n, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),
-                                                 (b.shape, b.strides, b.itemsize)))
-            out = cp.empty(shape, dtype=out_dtype)
-            launch_stride(kernel(FILE, names[1], idx), n, 1, idx, (a, b, out, np.int64(n), layout))
+    idx = a.device_id
+    if a.shape == b.shape and a.c_contiguous and b.c_contiguous:
+        n = a.size
+        out = empty(a.shape, out_dtype, idx)
+        launch_stride(kernel(FILE, names[0], idx), n, vec, idx, (a, b, out, n))
+    else:
+        shape, n, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),
+                                             (b.shape, b.strides, b.itemsize)))
+        out = empty(shape, out_dtype, idx)
+        launch_stride(kernel(FILE, names[1], idx), n, 1, idx, (a, b, out, n, layout))
     return out
 
 
@@ -121,17 +119,15 @@ def binary_scalar(op, a, scalar, reflected=False):
         _unsupported(BINARY_OPS, "binary", op, a)
     out_dtype, vec, names = entry
     s = a.dtype.type(scalar)                 # the exact C type the kernel takes
-    flip = np.bool_(reflected)
-    dev = a.device
-    idx = dev.id
-    with dev:
-        n = a.size
-        out = cp.empty(a.shape, dtype=out_dtype)
-        if a.flags.c_contiguous:
-            launch_stride(kernel(FILE, names[2], idx), n, vec, idx, (a, s, out, np.int64(n), flip))
-        else:
-            _, _, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),))
-            launch_stride(kernel(FILE, names[3], idx), n, 1, idx, (a, s, out, np.int64(n), flip, layout))
+    flip = _TRUE if reflected else _FALSE
+    idx = a.device_id
+    n = a.size
+    out = empty(a.shape, out_dtype, idx)
+    if a.c_contiguous:
+        launch_stride(kernel(FILE, names[2], idx), n, vec, idx, (a, s, out, n, flip))
+    else:
+        _, _, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),))
+        launch_stride(kernel(FILE, names[3], idx), n, 1, idx, (a, s, out, n, flip, layout))
     return out
 
 
@@ -148,16 +144,14 @@ def unary(op, a):
     if entry is None:
         _unsupported(UNARY_OPS, "unary", op, a)
     out_dtype, vec, names = entry
-    dev = a.device
-    idx = dev.id
-    with dev:
-        n = a.size
-        out = cp.empty(a.shape, dtype=out_dtype)
-        if a.flags.c_contiguous:
-            launch_stride(kernel(FILE, names[0], idx), n, vec, idx, (a, out, np.int64(n)))
-        else:
-            _, _, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),))
-            launch_stride(kernel(FILE, names[1], idx), n, 1, idx, (a, out, np.int64(n), layout))
+    idx = a.device_id
+    n = a.size
+    out = empty(a.shape, out_dtype, idx)
+    if a.c_contiguous:
+        launch_stride(kernel(FILE, names[0], idx), n, vec, idx, (a, out, n))
+    else:
+        _, _, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),))
+        launch_stride(kernel(FILE, names[1], idx), n, 1, idx, (a, out, n, layout))
     return out
 
 
@@ -174,20 +168,18 @@ def where(cond, a, b):
     if cond.dtype != _BOOL:
         cond = cast(cond, _BOOL)
     names = _WHERE[a.dtype]
-    dev = a.device
-    idx = dev.id
-    with dev:
-        if (cond.shape == a.shape == b.shape and cond.flags.c_contiguous
-                and a.flags.c_contiguous and b.flags.c_contiguous):
-            n = a.size
-            out = cp.empty(a.shape, dtype=a.dtype)
-            launch_stride(kernel(FILE, names[0], idx), n, 1, idx, (cond, a, b, out, np.int64(n)))
-        else:
-            shape, n, layout = broadcast_layout(((cond.shape, cond.strides, cond.itemsize),
-                                                 (a.shape, a.strides, a.itemsize),
-                                                 (b.shape, b.strides, b.itemsize)))
-            out = cp.empty(shape, dtype=a.dtype)
-            launch_stride(kernel(FILE, names[1], idx), n, 1, idx, (cond, a, b, out, np.int64(n), layout))
+    idx = a.device_id
+    if (cond.shape == a.shape == b.shape and cond.c_contiguous
+            and a.c_contiguous and b.c_contiguous):
+        n = a.size
+        out = empty(a.shape, a.dtype, idx)
+        launch_stride(kernel(FILE, names[0], idx), n, 1, idx, (cond, a, b, out, n))
+    else:
+        shape, n, layout = broadcast_layout(((cond.shape, cond.strides, cond.itemsize),
+                                             (a.shape, a.strides, a.itemsize),
+                                             (b.shape, b.strides, b.itemsize)))
+        out = empty(shape, a.dtype, idx)
+        launch_stride(kernel(FILE, names[1], idx), n, 1, idx, (cond, a, b, out, n, layout))
     return out
 
 
@@ -196,17 +188,15 @@ def cast(a, dtype):
     a NumPy dtype). To bool is ``x != 0``; float to int64 truncates toward zero."""
     dst = np.dtype(getattr(dtype, "numpy", dtype))
     names = _CAST[a.dtype, dst]
-    dev = a.device
-    idx = dev.id
-    with dev:
-        n = a.size
-        out = cp.empty(a.shape, dtype=dst)
-        if a.flags.c_contiguous:
-            per_thread = 16 // max(a.itemsize, dst.itemsize)
-            launch_stride(kernel("copy.cu", names[0], idx), n, per_thread, idx, (a, out, np.int64(n)))
-        else:
-            _, _, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),))
-            launch_stride(kernel("copy.cu", names[1], idx), n, 1, idx, (a, out, np.int64(n), layout))
+    idx = a.device_id
+    n = a.size
+    out = empty(a.shape, dst, idx)
+    if a.c_contiguous:
+        per_thread = 16 // max(a.itemsize, dst.itemsize)
+        launch_stride(kernel("copy.cu", names[0], idx), n, per_thread, idx, (a, out, n))
+    else:
+        _, _, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),))
+        launch_stride(kernel("copy.cu", names[1], idx), n, 1, idx, (a, out, n, layout))
     return out
 
 
@@ -216,7 +206,7 @@ def contiguous(a):
 
 
 _BACKWARD = {(op, dt): f"{op}_backward_{suf}"
-             for op in ("relu", "sigmoid", "tanh") for dt, suf in _SUFFIX.items() if suf in _FLOATS}
+             for op in ("relu", "sigmoid", "tanh") for dt, suf in SUFFIX.items() if suf in _FLOATS}
 
 
 def unary_backward(op, grad, saved):
@@ -237,14 +227,12 @@ def unary_backward(op, grad, saved):
     _same_dtype(grad, saved, "unary_backward")
     if grad.shape != saved.shape:
         raise ValueError(f"unary_backward: grad {grad.shape} and saved {saved.shape} differ in shape")
-    if not grad.flags.c_contiguous:
+    if not grad.c_contiguous:
         grad = contiguous(grad)
-    if not saved.flags.c_contiguous:
+    if not saved.c_contiguous:
         saved = contiguous(saved)
-    dev = grad.device
-    idx = dev.id
-    with dev:
-        n = grad.size
-        out = cp.empty(grad.shape, dtype=grad.dtype)
-        launch_stride(kernel(FILE, name, idx), n, 16 // grad.itemsize, idx, (grad, saved, out, np.int64(n)))
+    idx = grad.device_id
+    n = grad.size
+    out = empty(grad.shape, grad.dtype, idx)
+    launch_stride(kernel(FILE, name, idx), n, 16 // grad.itemsize, idx, (grad, saved, out, n))
     return out

@@ -22,7 +22,8 @@ Targets are int64 class indices; one outside ``[0, n)`` gives a NaN loss and a N
 """
 import numpy as np
 
-from .launch import SUFFIX, cdiv, cp, kernel, launch
+from ...cuda.array import empty
+from .launch import SUFFIX, cdiv, kernel, launch
 
 FILE = "softmax.cu"
 GROUP = 128                  # threads per block when a row takes one group of <= 32 lanes
@@ -33,8 +34,8 @@ CACHE_BYTES = 44 * 1024      # dynamic shared memory for a cached row: under the
 _LANES_MAX = 1024            # rows up to this long take one group of lanes in the row kernels
 
 
-def _kernel(dev, name):
-    return kernel(FILE, name, dev.id)
+def _kernel(idx, name):
+    return kernel(FILE, name, idx)
 
 
 def _pow2ceil(n):
@@ -46,11 +47,11 @@ def _suffix(x, allowed=("float32", "float64")):
     name = x.dtype.name
     if name not in allowed:
         raise TypeError(f"softmax.cu kernels take {' or '.join(allowed)} arrays, got {name}")
-    return SUFFIX[name]
+    return SUFFIX[x.dtype]
 
 
 def _check_2d(x, what):
-    if x.ndim != 2 or not x.flags.c_contiguous:
+    if x.ndim != 2 or not x.c_contiguous:
         raise ValueError(f"{what}: expected a C-contiguous 2-D [rows, n] array, got shape {x.shape} "
                          f"and strides {x.strides}")
 
@@ -59,7 +60,7 @@ def _vector_width(n, itemsize, *arrays):
     """Elements per 16-byte vector the kernels will use: 16 / itemsize when every row starts on a
     16-byte boundary (the kernels test the same), else 1."""
     v = 16 // itemsize
-    return v if n % v == 0 and all(a.data.ptr % 16 == 0 for a in arrays) else 1
+    return v if n % v == 0 and all(a.ptr % 16 == 0 for a in arrays) else 1
 
 
 def _block_threads(n, vec):
@@ -81,26 +82,25 @@ def _softmax(x, log):
     _check_2d(x, "log_softmax" if log else "softmax")
     suf = _suffix(x)
     rows, n = x.shape
-    dev = x.device
-    with dev:
-        y = cp.empty((rows, n), dtype=x.dtype)
-        if rows == 0 or n == 0:
-            return y
-        if n <= WARP_MAX[x.dtype.name]:
-            lanes = min(32, _pow2ceil(n))
-            elems = _pow2ceil(cdiv(n, lanes))
-            launch(
-                _kernel(dev, f"softmax_warp{elems}_{suf}"),
-                (cdiv(rows, GROUP // lanes),), (GROUP,),
-                (x, y, np.int64(rows), np.int64(n), np.int32(lanes), np.bool_(log)))
-        else:
-            nbytes = n * x.itemsize
-            cache = nbytes <= CACHE_BYTES
-            threads = _block_threads(n, _vector_width(n, x.itemsize, x, y))
-            launch(
-                _kernel(dev, f"softmax_block_{suf}"),
-                (rows,), (threads,), (x, y, np.int64(n), np.bool_(log), np.bool_(cache)),
-                shared_mem=nbytes if cache else 0)
+    idx = x.device_id
+    y = empty((rows, n), x.dtype, idx)
+    if rows == 0 or n == 0:
+        return y
+    if n <= WARP_MAX[x.dtype.name]:
+        lanes = min(32, _pow2ceil(n))
+        elems = _pow2ceil(cdiv(n, lanes))
+        launch(
+            _kernel(idx, f"softmax_warp{elems}_{suf}"),
+            (cdiv(rows, GROUP // lanes),), (GROUP,),
+            (x, y, rows, n, np.int32(lanes), np.bool_(log)), index=idx)
+    else:
+        nbytes = n * x.itemsize
+        cache = nbytes <= CACHE_BYTES
+        threads = _block_threads(n, _vector_width(n, x.itemsize, x, y))
+        launch(
+            _kernel(idx, f"softmax_block_{suf}"),
+            (rows,), (threads,), (x, y, n, np.bool_(log), np.bool_(cache)),
+            shared_mem=nbytes if cache else 0, index=idx)
     return y
 
 
@@ -122,27 +122,26 @@ def _softmax_backward(y, grad, log):
         raise ValueError(f"{what}: grad {grad.shape} {grad.dtype} does not match output {y.shape} {y.dtype}")
     suf = _suffix(y)
     rows, n = y.shape
-    dev = y.device
-    with dev:
-        dx = cp.empty((rows, n), dtype=y.dtype)
-        if rows == 0 or n == 0:
-            return dx
-        args = (y, grad, dx)
-        if n <= WARP_MAX[y.dtype.name]:
-            lanes = min(32, _pow2ceil(n))
-            elems = _pow2ceil(cdiv(n, lanes))
-            launch(
-                _kernel(dev, f"softmax_backward_warp{elems}_{suf}"),
-                (cdiv(rows, GROUP // lanes),), (GROUP,),
-                args + (np.int64(rows), np.int64(n), np.int32(lanes), np.bool_(log)))
-        else:
-            nbytes = 2 * n * y.itemsize                 # y and grad
-            cache = nbytes <= CACHE_BYTES
-            threads = _block_threads(n, _vector_width(n, y.itemsize, *args))
-            launch(
-                _kernel(dev, f"softmax_backward_block_{suf}"),
-                (rows,), (threads,), args + (np.int64(n), np.bool_(log), np.bool_(cache)),
-                shared_mem=nbytes if cache else 0)
+    idx = y.device_id
+    dx = empty((rows, n), y.dtype, idx)
+    if rows == 0 or n == 0:
+        return dx
+    args = (y, grad, dx)
+    if n <= WARP_MAX[y.dtype.name]:
+        lanes = min(32, _pow2ceil(n))
+        elems = _pow2ceil(cdiv(n, lanes))
+        launch(
+            _kernel(idx, f"softmax_backward_warp{elems}_{suf}"),
+            (cdiv(rows, GROUP // lanes),), (GROUP,),
+            args + (rows, n, np.int32(lanes), np.bool_(log)), index=idx)
+    else:
+        nbytes = 2 * n * y.itemsize                 # y and grad
+        cache = nbytes <= CACHE_BYTES
+        threads = _block_threads(n, _vector_width(n, y.itemsize, *args))
+        launch(
+            _kernel(idx, f"softmax_backward_block_{suf}"),
+            (rows,), (threads,), args + (n, np.bool_(log), np.bool_(cache)),
+            shared_mem=nbytes if cache else 0, index=idx)
     return dx
 
 
@@ -159,7 +158,7 @@ def log_softmax_backward(y, grad):
 # ---- cross-entropy and NLL ------------------------------------------------------------------------
 def _check_target(x, target, what):
     _check_2d(x, what)
-    if target.dtype != np.int64 or target.shape != (x.shape[0],) or not target.flags.c_contiguous:
+    if target.dtype != np.int64 or target.shape != (x.shape[0],) or not target.c_contiguous:
         raise ValueError(f"{what}: expected contiguous int64 targets of shape ({x.shape[0]},), got "
                          f"{target.dtype} {target.shape}")
 
@@ -182,15 +181,14 @@ def cross_entropy(logits, target):
     _check_target(logits, target, "cross_entropy")
     suf = _suffix(logits)
     rows, n = logits.shape
-    dev = logits.device
-    with dev:
-        loss = cp.empty((rows,), dtype=logits.dtype)
-        lse = cp.empty((rows,), dtype=logits.dtype)
-        if rows:
-            grid, block, lanes = _row_launch(rows, n, _vector_width(n, logits.itemsize, logits))
-            launch(
-                _kernel(dev, f"cross_entropy_{suf}"),
-                grid, block, (logits, target, loss, lse, np.int64(rows), np.int64(n), np.int32(lanes)))
+    idx = logits.device_id
+    loss = empty((rows,), logits.dtype, idx)
+    lse = empty((rows,), logits.dtype, idx)
+    if rows:
+        grid, block, lanes = _row_launch(rows, n, _vector_width(n, logits.itemsize, logits))
+        launch(
+            _kernel(idx, f"cross_entropy_{suf}"),
+            grid, block, (logits, target, loss, lse, rows, n, np.int32(lanes)), index=idx)
     return loss, lse
 
 
@@ -205,15 +203,14 @@ def cross_entropy_backward(logits, target, logsumexp, grad, scale=1.0):
     suf = _suffix(logits)
     rows, n = logits.shape
     gstride = _grad_stride(grad, rows, "cross_entropy_backward")
-    dev = logits.device
-    with dev:
-        dx = cp.empty((rows, n), dtype=logits.dtype)
-        if rows and n:
-            grid, block, lanes = _row_launch(rows, n, _vector_width(n, logits.itemsize, logits, dx))
-            launch(
-                _kernel(dev, f"cross_entropy_backward_{suf}"),
-                grid, block, (logits, target, logsumexp, grad, np.int64(gstride), logits.dtype.type(scale), dx,
-                              np.int64(rows), np.int64(n), np.int32(lanes)))
+    idx = logits.device_id
+    dx = empty((rows, n), logits.dtype, idx)
+    if rows and n:
+        grid, block, lanes = _row_launch(rows, n, _vector_width(n, logits.itemsize, logits, dx))
+        launch(
+            _kernel(idx, f"cross_entropy_backward_{suf}"),
+            grid, block, (logits, target, logsumexp, grad, gstride, logits.dtype.type(scale), dx,
+                          rows, n, np.int32(lanes)), index=idx)
     return dx
 
 
@@ -222,13 +219,12 @@ def nll_loss(log_probs, target):
     _check_target(log_probs, target, "nll_loss")
     suf = _suffix(log_probs)
     rows, n = log_probs.shape
-    dev = log_probs.device
-    with dev:
-        loss = cp.empty((rows,), dtype=log_probs.dtype)
-        if rows:
-            launch(
-                _kernel(dev, f"nll_loss_{suf}"),
-                (cdiv(rows, 256),), (256,), (log_probs, target, loss, np.int64(rows), np.int64(n)))
+    idx = log_probs.device_id
+    loss = empty((rows,), log_probs.dtype, idx)
+    if rows:
+        launch(
+            _kernel(idx, f"nll_loss_{suf}"),
+            (cdiv(rows, 256),), (256,), (log_probs, target, loss, rows, n), index=idx)
     return loss
 
 
@@ -238,13 +234,12 @@ def nll_loss_backward(target, grad, n, scale=1.0):
     rows = target.shape[0]
     suf = _suffix(grad)
     gstride = _grad_stride(grad, rows, "nll_loss_backward")
-    dev = grad.device
-    with dev:
-        dx = cp.empty((rows, n), dtype=grad.dtype)
-        if rows and n:
-            grid, block, lanes = _row_launch(rows, n, _vector_width(n, dx.itemsize, dx))
-            launch(
-                _kernel(dev, f"nll_loss_backward_{suf}"),
-                grid, block, (target, grad, np.int64(gstride), grad.dtype.type(scale), dx,
-                              np.int64(rows), np.int64(n), np.int32(lanes)))
+    idx = grad.device_id
+    dx = empty((rows, n), grad.dtype, idx)
+    if rows and n:
+        grid, block, lanes = _row_launch(rows, n, _vector_width(n, dx.itemsize, dx))
+        launch(
+            _kernel(idx, f"nll_loss_backward_{suf}"),
+            grid, block, (target, grad, gstride, grad.dtype.type(scale), dx,
+                          rows, n, np.int32(lanes)), index=idx)
     return dx
