@@ -1,5 +1,5 @@
 # phase: 02
-"""Elementwise ops on ``cupy.ndarray``s with our kernels (``minitorch/cuda/elementwise.cu``,
+"""Elementwise ops on ``DeviceArray``s with our kernels (``minitorch/cuda/elementwise.cu``,
 ``copy.cu``): the cuda twins of ``binary``, ``binary_scalar``, ``unary``, ``where``, ``cast`` and
 ``contiguous`` in ``backends/cpu.py``.
 

@@ -1,5 +1,5 @@
 # phase: 04
-"""Gathers, scatters, strided copies and nonzero on ``cupy.ndarray``s with ``minitorch/cuda/index.cu``:
+"""Gathers, scatters, strided copies and nonzero on ``DeviceArray``s with ``minitorch/cuda/index.cu``:
 the cuda twins of ``take``, ``index_add_``, ``scatter_add_``, ``copy_`` and ``nonzero`` in
 ``backends/cpu.py``.
 

@@ -1,5 +1,5 @@
 # phase: 02
-"""Matrix kernels on ``cupy.ndarray``s: transposes (``minitorch/cuda/transpose.cu``) and the naive
+"""Matrix kernels on ``DeviceArray``s: transposes (``minitorch/cuda/transpose.cu``) and the naive
 matrix product (``minitorch/cuda/matmul.cu``), twins of cpu.py's ``transpose2d`` and ``matmul``."""
 import numpy as np
 

@@ -1,5 +1,5 @@
 # phase: 03
-"""Optimizer updates on ``cupy.ndarray``s with ``minitorch/cuda/sgd.cu``: the cuda twin of
+"""Optimizer updates on ``DeviceArray``s with ``minitorch/cuda/sgd.cu``: the cuda twin of
 cpu.py's ``sgd_step``, fused into one kernel that reads and writes each parameter once."""
 import numpy as np
 

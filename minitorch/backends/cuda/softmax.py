@@ -1,5 +1,5 @@
 # phase: 06
-"""Softmax, log-softmax, their gradients, fused cross-entropy and NLL on ``cupy.ndarray``s,
+"""Softmax, log-softmax, their gradients, fused cross-entropy and NLL on ``DeviceArray``s,
 with ``minitorch/cuda/softmax.cu``: the cuda twins of the phase-06 functions of ``cpu.py``.
 
 Every function works on the LAST dimension of a C-contiguous 2-D array ``[rows, n]`` (float32 or

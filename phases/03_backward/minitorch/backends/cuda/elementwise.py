@@ -1,6 +1,6 @@
 # GENERATED from minitorch/backends/cuda/elementwise.py by tools/sync_phases.py (phase 03 snapshot): edit the source and re-run, not this file.
 # phase: 02
-"""Elementwise ops on ``cupy.ndarray``s with our kernels (``minitorch/cuda/elementwise.cu``,
+"""Elementwise ops on ``DeviceArray``s with our kernels (``minitorch/cuda/elementwise.cu``,
 ``copy.cu``): the cuda twins of ``binary``, ``binary_scalar``, ``unary``, ``where``, ``cast`` and
 ``contiguous`` in ``backends/cpu.py``.
 

@@ -1,6 +1,6 @@
 # GENERATED from minitorch/backends/cuda/matrix.py by tools/sync_phases.py (phase 03 snapshot): edit the source and re-run, not this file.
 # phase: 02
-"""Matrix kernels on ``cupy.ndarray``s: transposes (``minitorch/cuda/transpose.cu``) and the naive
+"""Matrix kernels on ``DeviceArray``s: transposes (``minitorch/cuda/transpose.cu``) and the naive
 matrix product (``minitorch/cuda/matmul.cu``), twins of cpu.py's ``transpose2d`` and ``matmul``."""
 import numpy as np
 

@@ -1,6 +1,6 @@
 # GENERATED from minitorch/backends/cuda/optim.py by tools/sync_phases.py (phase 03 snapshot): edit the source and re-run, not this file.
 # phase: 03
-"""Optimizer updates on ``cupy.ndarray``s with ``minitorch/cuda/sgd.cu``: the cuda twin of
+"""Optimizer updates on ``DeviceArray``s with ``minitorch/cuda/sgd.cu``: the cuda twin of
 cpu.py's ``sgd_step``, fused into one kernel that reads and writes each parameter once."""
 import numpy as np
 

@@ -1,6 +1,6 @@
 # GENERATED from minitorch/backends/cuda/reduce.py by tools/sync_phases.py (phase 03 snapshot): edit the source and re-run, not this file.
 # phase: 03
-"""Sums over any set of dimensions on ``cupy.ndarray``s with ``minitorch/cuda/reduce.cu``: the
+"""Sums over any set of dimensions on ``DeviceArray``s with ``minitorch/cuda/reduce.cu``: the
 cuda twin of cpu.py's ``sum`` (and so of mean, with ``scale = 1/n``)."""
 import functools
 import math

@@ -1,6 +1,6 @@
 # GENERATED from minitorch/backends/cuda/softmax.py by tools/sync_phases.py (phase 06 snapshot): edit the source and re-run, not this file.
 # phase: 06
-"""Softmax, log-softmax, their gradients, fused cross-entropy and NLL on ``cupy.ndarray``s,
+"""Softmax, log-softmax, their gradients, fused cross-entropy and NLL on ``DeviceArray``s,
 with ``minitorch/cuda/softmax.cu``: the cuda twins of the phase-06 functions of ``cpu.py``.
 
 Every function works on the LAST dimension of a C-contiguous 2-D array ``[rows, n]`` (float32 or
