@@ -13,8 +13,9 @@ A *view* (transpose, slice, reshape, broadcast) is a new header over the same me
 PyTorch) we wrap without copying (:func:`from_cuda_array`). When the last view of a Block dies,
 the Block goes back to the allocator.
 
-Why not ``cupy.ndarray``? It does all of this and more, but making one costs ~2.5 us, several
-times the rest of a small op's Python work; this header costs a fraction of that.
+Why not ``cupy.ndarray``? It does all of this and more, but making one (``cupy.empty``) cost
+2-5 us on the H100 hosts we measured, as much as launching the kernel itself; this header and our
+allocator together cost about half of that (benchmarks/overhead_breakdown.py).
 """
 import functools
 import operator
@@ -275,6 +276,9 @@ def to_numpy(a):
 def from_cuda_array(obj):
     """Wrap any object with ``__cuda_array_interface__`` (a CuPy array, a PyTorch cuda tensor)
     as a DeviceArray over the same memory, without copying; ``obj`` is kept alive as the owner.
+    The interface's ``stream`` is not waited on: the producer's work must already be ordered
+    before our kernels (the same stream - CuPy, PyTorch and we all default to the legacy default
+    stream - or a synchronize first).
 
     Raises:
         TypeError: if ``obj`` has no CUDA Array Interface or a dtype we have no kernels for.
