@@ -9,6 +9,7 @@ functions at the bottom check devices and shapes and apply PyTorch's type promot
 import numbers
 
 from ..autograd.function import Function
+from ..broadcast import broadcast_shape
 from ..dtypes import float32, int64, result_type
 from ..tensor import Tensor
 
@@ -396,21 +397,15 @@ class Cast(Function):
 
 # ---- the public functions: checks and promotion, then the op --------------------------------------
 def check_broadcast(op, *shapes):
-    """The shape ``shapes`` broadcast to, by NumPy's and PyTorch's rule (align on the right;
-    each dimension pair must be equal or contain a 1).
+    """The shape ``shapes`` broadcast to (minitorch/broadcast.py has the rule).
 
     Raises:
-        RuntimeError: naming the op, both shapes and the first dimension that disagrees.
+        RuntimeError: naming the op, the shapes and the first dimension that disagrees.
     """
-    ndim = max(len(s) for s in shapes)
-    out = []
-    for i in range(-ndim, 0):
-        sizes = {s[i] for s in shapes if len(s) >= -i} - {1}
-        if len(sizes) > 1:
-            raise RuntimeError(f"{op}: shapes {' and '.join(str(tuple(s)) for s in shapes)} cannot be "
-                               f"broadcast: dimension {i} has sizes {sorted(sizes)}")
-        out.append(sizes.pop() if sizes else 1)
-    return tuple(out)
+    try:
+        return broadcast_shape(*shapes)
+    except ValueError as e:
+        raise RuntimeError(f"{op}: {e}") from None
 
 
 def broadcast_shapes(*shapes):

@@ -63,6 +63,8 @@ import os            # noqa: E402 - phase 02 adds these
 import struct        # noqa: E402
 import threading     # noqa: E402
 
+from ...broadcast import broadcast_shape   # noqa: E402
+
 
 _resident = {}       # kernel -> blocks of BLOCK threads that run at once on the whole GPU
 
@@ -393,26 +395,6 @@ def pack_layout(shape, strides):
     arg = np.array(words, dtype=np.int64).view(LAYOUT)      # shape (1,): one struct
     arg.flags.writeable = False                             # shared by every call that hits the cache
     return StructArg(arg)
-
-
-def broadcast_shape(*shapes):
-    """The shape that ``shapes`` broadcast to (NumPy's rules: align right, 1 stretches).
-
-    Raises:
-        ValueError: if two sizes differ and neither is 1.
-    """
-    ndim = max(len(s) for s in shapes)
-    out = []
-    for d in range(ndim):
-        size = 1
-        for s in shapes:
-            k = d - (ndim - len(s))
-            if k >= 0 and s[k] != 1:
-                if size != 1 and s[k] != size:
-                    raise ValueError(f"shapes {' and '.join(map(str, shapes))} do not broadcast")
-                size = s[k]
-        out.append(size)
-    return tuple(out)
 
 
 def broadcast_strides(shape, strides, itemsize, out_shape):
