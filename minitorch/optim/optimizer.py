@@ -1,5 +1,6 @@
 # phase: 03
 """``Optimizer``: parameter groups, per-parameter state and ``zero_grad``, as in ``torch.optim``."""
+from ..nn.parameter import zero_grads
 
 
 class Optimizer:
@@ -29,11 +30,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
-            for p in group["params"]:
-                if set_to_none:
-                    p.grad = None
-                elif p.grad is not None:
-                    p.grad = p.grad.detach().zero_()
+            zero_grads(group["params"], set_to_none)
 
     def step(self):
         raise NotImplementedError
