@@ -22,7 +22,6 @@ left empty.
 import argparse
 import datetime
 import json
-import platform
 import statistics
 import sys
 import time
@@ -48,6 +47,7 @@ from minitorch import dtypes  # noqa: E402
 from minitorch.backends import cuda as B  # noqa: E402
 from minitorch.cuda import compiler  # noqa: E402
 from minitorch.cuda.array import from_cuda_array as D  # noqa: E402
+from minitorch.utils.race import disable_tf32, environment  # noqa: E402
 
 # The cuda backend takes and returns DeviceArrays: inputs are built with CuPy and wrapped with D()
 # (zero-copy, done before any timing); results are read through cp.asarray(result), a zero-copy view.
@@ -223,10 +223,7 @@ def bench_transpose(n, repeats):
 def bench_matmul(sizes, repeats):
     rows = []
     if torch is not None:
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
-        print(f"torch.backends.cuda.matmul.allow_tf32 = {torch.backends.cuda.matmul.allow_tf32}, "
-              f"torch.backends.cudnn.allow_tf32 = {torch.backends.cudnn.allow_tf32}")
+        print(", ".join(f"{flag} = {value}" for flag, value in disable_tf32(torch).items()))
     for n in sizes:
         a = cp.random.standard_normal((n, n), dtype=cp.float32)
         b = cp.random.standard_normal((n, n), dtype=cp.float32)
@@ -377,14 +374,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")
     args = parser.parse_args()
 
-    props = cp.cuda.runtime.getDeviceProperties(0)
-    gpu = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
-    drv = cp.cuda.runtime.driverGetVersion()
-    info = dict(gpu=gpu, driver=f"{drv // 1000}.{drv % 1000 // 10}", cuda_runtime=cp.cuda.runtime.runtimeGetVersion(),
-                cupy=cp.__version__, torch=None if torch is None else torch.__version__,
-                numpy=np.__version__, python=platform.python_version(),
-                date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                quick=args.quick)
+    info = dict(environment("cuda", torch), cuda_runtime=cp.cuda.runtime.runtimeGetVersion(),
+                date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), quick=args.quick)
     print(" ".join(f"{k}={v}" for k, v in info.items()))
 
     results = dict(compile=compile_times())

@@ -11,8 +11,8 @@ compare rows of one run only. Nothing is written; see bench_overhead.py for the 
 import cProfile
 import io
 import pstats
+import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -25,23 +25,14 @@ from minitorch.backends import cuda as backend  # noqa: E402
 from minitorch.backends.cuda import launch  # noqa: E402
 from minitorch.cuda import array, memory  # noqa: E402
 from minitorch.cuda.compiler import kernel  # noqa: E402
+from bench_overhead import loop_us  # noqa: E402  (this script's folder is on sys.path)
 
 
-def us(fn, sync=None, n=20000):
+def us(fn, sync=lambda: None, n=20000):
     """Median over 5 loops of ``n`` calls, microseconds per call (``sync`` waits at each loop end)."""
     for _ in range(200):
         fn()
-    samples = []
-    for _ in range(5):
-        if sync:
-            sync()
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        if sync:
-            sync()
-        samples.append((time.perf_counter() - t0) / n * 1e6)
-    return sorted(samples)[2]
+    return statistics.median([loop_us(fn, sync, n) for _ in range(5)])
 
 
 def main():
