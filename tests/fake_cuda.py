@@ -3,7 +3,8 @@
 ``cuda.Memory(size)`` hands out a real host buffer (its address is the "device" pointer), and
 ``runtime.memcpyAsync`` is ``ctypes.memmove``, so arrays made through ``minitorch/cuda/array.py``
 really hold and return their bytes. Used by the CPU tests of array.py and memory.py; it knows
-nothing about kernels.
+nothing about kernels. ``private_copy`` (test_launch.py uses it too) runs a minitorch file afresh
+against whatever fakes are patched in.
 """
 import ctypes
 import importlib.util
@@ -74,14 +75,21 @@ class FakeCuda:
                 pointerGetAttributes=lambda ptr: types.SimpleNamespace(device=fake.device)))
 
 
+def private_copy(monkeypatch, path, name):
+    """A fresh module run from the source file ``path`` under the dotted ``name`` (its package
+    decides what relative imports mean): it sees whatever fakes are patched in now, and the real
+    module stays untouched. Registered in sys.modules until monkeypatch undoes it."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
 def install(monkeypatch, limit=1 << 30):
     """Point minitorch.cuda at a fresh FakeCuda with fresh pools; returns (fake, private copy of
     array.py bound to it). The real modules are restored by monkeypatch afterwards."""
     fake = FakeCuda(limit)
     monkeypatch.setattr(minitorch.cuda, "cupy_or_raise", lambda: fake)
     monkeypatch.setattr(memory, "_pools", {})
-    spec = importlib.util.spec_from_file_location("minitorch.cuda._array_under_test", ARRAY_PY)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, module)
-    spec.loader.exec_module(module)
-    return fake, module
+    return fake, private_copy(monkeypatch, ARRAY_PY, "minitorch.cuda._array_under_test")

@@ -9,9 +9,7 @@ import minitorch as mt
 from minitorch.data import (DataLoader, Dataset, Subset, TensorDataset, default_collate, random_split,
                             split_first_fraction)
 
-
-def _np(t):
-    return t.detach().cpu().numpy()
+from helpers import to_np
 
 
 def _ids(n, device):
@@ -22,7 +20,7 @@ def _ids(n, device):
 
 
 def _epoch(loader):
-    return [[_np(t) for t in batch] for batch in loader]
+    return [[to_np(t) for t in batch] for batch in loader]
 
 
 # ---- TensorDataset / Subset -------------------------------------------------------------------------------
@@ -184,9 +182,9 @@ def test_generic_datasets_are_collated(device):
     seen = []
     for x, sq, names in loader:
         assert x.device == mt.device(device) and x.shape[1] == 2 and sq.dtype == mt.float64
-        np.testing.assert_array_equal(_np(sq), _np(x)[:, 0] ** 2)
-        assert names == [f"item{int(v)}" for v in _np(x)[:, 0]]
-        seen += _np(x)[:, 0].tolist()
+        np.testing.assert_array_equal(to_np(sq), to_np(x)[:, 0] ** 2)
+        assert names == [f"item{int(v)}" for v in to_np(x)[:, 0]]
+        seen += to_np(x)[:, 0].tolist()
     assert sorted(seen) == [0, 1, 2, 3, 4] and len(loader) == 3
     b = default_collate([{"a": 1, "b": np.ones(2)}, {"a": 2, "b": np.zeros(2)}])
     assert b["a"].tolist() == [1, 2] and b["a"].dtype == mt.int64 and b["b"].shape == (2, 2)
@@ -231,9 +229,9 @@ def test_l1_loss_matches_pytorch(device, reduction):
     theirs = torch.tensor(a, requires_grad=True)
     y = mt.nn.L1Loss(reduction)(ours, mt.tensor(b, device=device))
     ty = torch.nn.L1Loss(reduction=reduction)(theirs, torch.tensor(b))
-    np.testing.assert_allclose(_np(y), ty.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(to_np(y), ty.detach().numpy(), rtol=1e-12)
     (y.sum() if reduction == "none" else y).backward()
     (ty.sum() if reduction == "none" else ty).backward()
-    np.testing.assert_allclose(_np(ours.grad), theirs.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(to_np(ours.grad), theirs.grad.numpy(), rtol=1e-12)
     with pytest.raises(ValueError, match="l1_loss: input shape"):
         mt.nn.functional.l1_loss(ours, mt.zeros(3, device=device))

@@ -21,9 +21,8 @@ def arr(monkeypatch):
     return fake_cuda.install(monkeypatch)[1]
 
 
-def host_and_device(arr, shape, dtype=F32, rng=None):
-    rng = rng or np.random.default_rng(0)
-    host = rng.standard_normal(shape).astype(dtype)
+def host_and_device(arr, shape, dtype=F32):
+    host = np.random.default_rng(0).standard_normal(shape).astype(dtype)
     return host, arr.from_numpy(host, 0)
 
 

@@ -9,14 +9,13 @@ import pytest
 from minitorch.data import idx, mnist
 from minitorch.data.idx import md5_of_uncompressed, read_idx, verify
 
+from helpers import TEST_COUNTS, TRAIN_COUNTS
+
 ROOT = mnist.repo_root()
 MNIST_DIR = ROOT / "data" / "mnist"
 
 CODES = {np.uint8: 0x08, np.int8: 0x09, np.int16: 0x0B, np.int32: 0x0C, np.float32: 0x0D,
          np.float64: 0x0E}
-
-TRAIN_COUNTS = [5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949]
-TEST_COUNTS = [980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009]
 
 
 def idx_bytes(array, code=None, ndim=None, extra=b"", cut=0):

@@ -9,15 +9,9 @@ import torch
 
 import minitorch as mt
 
+from helpers import backward_both, tensor, to_np
+
 SHAPE = (4, 5, 6)
-
-
-def _t(x, device, dtype=None, requires_grad=False):
-    return mt.tensor(np.asarray(x), dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def _np(t):
-    return t.detach().cpu().numpy()
 
 
 def _keys(key, make):
@@ -27,17 +21,16 @@ def _keys(key, make):
 
 
 def _check_against_torch(device, rng, x, key, grad=True):
-    ours = _t(x, device, requires_grad=grad)
+    ours = tensor(x, device, requires_grad=grad)
     theirs = torch.tensor(x, requires_grad=grad)
-    y = ours[_keys(key, lambda a: _t(a, device))]
+    y = ours[_keys(key, lambda a: tensor(a, device))]
     ty = theirs[_keys(key, torch.tensor)]
     assert tuple(y.shape) == tuple(ty.shape), (key, y.shape, ty.shape)
-    np.testing.assert_array_equal(_np(y), ty.detach().numpy())
+    np.testing.assert_array_equal(to_np(y), ty.detach().numpy())
     if grad and ty.numel():
         w = rng.standard_normal(tuple(ty.shape))
-        (y * _t(w, device)).sum().backward()
-        (ty * torch.tensor(w)).sum().backward()
-        np.testing.assert_allclose(_np(ours.grad), theirs.grad.numpy(), rtol=1e-12, atol=1e-12)
+        backward_both(y, ty, w, device)
+        np.testing.assert_allclose(to_np(ours.grad), theirs.grad.numpy(), rtol=1e-12, atol=1e-12)
     return y
 
 
@@ -52,7 +45,7 @@ BASIC = [0, -1, 3, (1, 2), (1, 2, 3), (-4, -5, -6), slice(None), slice(1, 3), sl
 def test_basic_indexing_matches_pytorch_and_is_a_view(device, rng, key):
     x = rng.standard_normal(SHAPE)
     y = _check_against_torch(device, rng, x, key)
-    base = _t(x, device)
+    base = tensor(x, device)
     view = base[key]
     if view.numel():                              # a view: it lies inside base's memory, no copy
         itemsize = base.element_size()
@@ -69,7 +62,7 @@ def test_writes_through_a_view_reach_the_base(device):
 
 
 def test_iterating_a_tensor_gives_its_rows(device):
-    x = _t(np.arange(6).reshape(3, 2), device)
+    x = tensor(np.arange(6).reshape(3, 2), device)
     assert [r.tolist() for r in x] == [[0, 1], [2, 3], [4, 5]]
 
 
@@ -118,19 +111,19 @@ def test_masks_mixed_with_index_tensors_and_scalar_bools(device, rng):
 
 def test_gather_of_every_dtype_and_of_views(device, rng):
     for x in (rng.integers(-9, 9, (5, 4)), rng.random((5, 4)) < 0.5, rng.standard_normal((5, 4)).astype(np.float32)):
-        t = _t(x, device)
-        np.testing.assert_array_equal(_np(t[[4, 0, 0]]), x[[4, 0, 0]])
-        np.testing.assert_array_equal(_np(t.T[[3, 1]]), x.T[[3, 1]])                       # strided source
-        np.testing.assert_array_equal(_np(t[1:, ::2][[0, 2], [1, 0]]), x[1:, ::2][[0, 2], [1, 0]])
-    idx = _t(np.arange(10), device)[::3]                  # a strided index tensor
-    np.testing.assert_array_equal(_np(_t(np.arange(20.0), device)[idx]), np.arange(20.0)[::3][:4])
+        t = tensor(x, device)
+        np.testing.assert_array_equal(to_np(t[[4, 0, 0]]), x[[4, 0, 0]])
+        np.testing.assert_array_equal(to_np(t.T[[3, 1]]), x.T[[3, 1]])                       # strided source
+        np.testing.assert_array_equal(to_np(t[1:, ::2][[0, 2], [1, 0]]), x[1:, ::2][[0, 2], [1, 0]])
+    idx = tensor(np.arange(10), device)[::3]                  # a strided index tensor
+    np.testing.assert_array_equal(to_np(tensor(np.arange(20.0), device)[idx]), np.arange(20.0)[::3][:4])
 
 
 def test_a_large_mask_crosses_kernel_blocks(device, rng):
     x = rng.standard_normal((3, 10_007))
     keep = x > 0.3
-    np.testing.assert_array_equal(_np(_t(x, device)[_t(keep, device)]), x[keep])
-    np.testing.assert_array_equal(_np(_t(x, device).nonzero()), np.argwhere(x))
+    np.testing.assert_array_equal(to_np(tensor(x, device)[tensor(keep, device)]), x[keep])
+    np.testing.assert_array_equal(to_np(tensor(x, device).nonzero()), np.argwhere(x))
 
 
 # ---- errors ----------------------------------------------------------------------------------------------
@@ -178,16 +171,15 @@ def test_index_select_matches_pytorch(device, rng, dim):
     x = rng.standard_normal(SHAPE)
     n = SHAPE[dim]
     idx = np.array([n - 1, 0, 0, 1, -1])
-    ours = _t(x, device, requires_grad=True)
+    ours = tensor(x, device, requires_grad=True)
     theirs = torch.tensor(x, requires_grad=True)
-    y = mt.index_select(ours, dim, _t(idx, device))
+    y = mt.index_select(ours, dim, tensor(idx, device))
     ty = torch.index_select(theirs, dim, torch.tensor(idx % n))
-    np.testing.assert_array_equal(_np(y), ty.detach().numpy())
+    np.testing.assert_array_equal(to_np(y), ty.detach().numpy())
     w = rng.standard_normal(tuple(ty.shape))
-    (y * _t(w, device)).sum().backward()
-    (ty * torch.tensor(w)).sum().backward()
-    np.testing.assert_allclose(_np(ours.grad), theirs.grad.numpy(), rtol=1e-12)         # repeats add up
-    assert ours.index_select(dim, _t(np.int64(1), device)).shape[ours._dim(dim)] == 1   # 0-d index
+    backward_both(y, ty, w, device)
+    np.testing.assert_allclose(to_np(ours.grad), theirs.grad.numpy(), rtol=1e-12)         # repeats add up
+    assert ours.index_select(dim, tensor(np.int64(1), device)).shape[ours._dim(dim)] == 1   # 0-d index
 
 
 def test_index_select_errors(device):
@@ -208,47 +200,46 @@ def test_index_add_matches_pytorch(device, rng, dim):
     src_shape = list(x.shape)
     src_shape[dim] = len(idx)
     s = rng.standard_normal(src_shape)
-    ours_x, ours_s = _t(x, device, requires_grad=True), _t(s, device, requires_grad=True)
+    ours_x, ours_s = tensor(x, device, requires_grad=True), tensor(s, device, requires_grad=True)
     tx, ts = torch.tensor(x, requires_grad=True), torch.tensor(s, requires_grad=True)
-    y = ours_x.index_add(dim, _t(idx, device), ours_s, alpha=2.0)
+    y = ours_x.index_add(dim, tensor(idx, device), ours_s, alpha=2.0)
     ty = tx.index_add(dim, torch.tensor(idx), ts, alpha=2.0)
-    np.testing.assert_allclose(_np(y), ty.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(to_np(y), ty.detach().numpy(), rtol=1e-12)
     w = rng.standard_normal(x.shape)
-    (y * _t(w, device)).sum().backward()
-    (ty * torch.tensor(w)).sum().backward()
-    np.testing.assert_allclose(_np(ours_x.grad), tx.grad.numpy(), rtol=1e-12)
-    np.testing.assert_allclose(_np(ours_s.grad), ts.grad.numpy(), rtol=1e-12)
+    backward_both(y, ty, w, device)
+    np.testing.assert_allclose(to_np(ours_x.grad), tx.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(to_np(ours_s.grad), ts.grad.numpy(), rtol=1e-12)
 
 
 # ---- nonzero --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("shape", [(1,), (0,), (7,), (3, 4), (2, 3, 4), (4097,), (5, 1, 3)], ids=str)
 def test_nonzero_matches_numpy(device, rng, shape):
     x = rng.random(shape) < 0.5
-    got = _t(x, device).nonzero()
+    got = tensor(x, device).nonzero()
     assert got.dtype == mt.int64 and got.shape == (int(x.sum()), len(shape))
-    np.testing.assert_array_equal(_np(got), np.argwhere(x))
-    np.testing.assert_array_equal(_np(_t(x.astype(np.float32), device).nonzero()), np.argwhere(x))
-    cols = mt.nonzero(_t(x, device), as_tuple=True)
+    np.testing.assert_array_equal(to_np(got), np.argwhere(x))
+    np.testing.assert_array_equal(to_np(tensor(x.astype(np.float32), device).nonzero()), np.argwhere(x))
+    cols = mt.nonzero(tensor(x, device), as_tuple=True)
     for c, want in zip(cols, np.nonzero(x)):
-        np.testing.assert_array_equal(_np(c), want)
+        np.testing.assert_array_equal(to_np(c), want)
 
 
 # ---- x[key] = value ---------------------------------------------------------------------------------------
 def test_setitem(device, rng):
     x = rng.standard_normal((4, 5))
-    t = _t(x, device)
+    t = tensor(x, device)
     t[1:3, ::2] = 0.5
     x[1:3, ::2] = 0.5
-    t[0] = _t(np.arange(5.0), device)
+    t[0] = tensor(np.arange(5.0), device)
     x[0] = np.arange(5.0)
-    t[:, 1] = _t([[9.0]], device)                         # leading 1s are dropped, then it broadcasts
+    t[:, 1] = tensor([[9.0]], device)                         # leading 1s are dropped, then it broadcasts
     x[:, 1] = 9.0
     t[t < 0] = -1
     x[x < 0] = -1
-    np.testing.assert_array_equal(_np(t), x)
+    np.testing.assert_array_equal(to_np(t), x)
     t[1:] = t[:-1]                                        # overlapping source: copied first
     x[1:] = x[:-1].copy()
-    np.testing.assert_array_equal(_np(t), x)
+    np.testing.assert_array_equal(to_np(t), x)
     with pytest.raises(RuntimeError, match="shape mismatch"):
         t[0] = mt.zeros(3, device=device)
     with pytest.raises(NotImplementedError, match="index_put_"):
@@ -268,30 +259,29 @@ def test_cat_and_stack_match_pytorch(device, rng, dim):
     if dim == 0:
         shapes = [(2, 3, 4), (1, 3, 4), (0, 3, 4), (5, 3, 4)]
     xs = [rng.standard_normal(s) for s in shapes]
-    ours = [_t(x, device, requires_grad=True) for x in xs]
+    ours = [tensor(x, device, requires_grad=True) for x in xs]
     theirs = [torch.tensor(x, requires_grad=True) for x in xs]
     for f in ("cat", "stack"):
         if f == "stack" and dim == 0:
             continue
         y, ty = getattr(mt, f)(ours, dim), getattr(torch, f)(theirs, dim)
         assert tuple(y.shape) == tuple(ty.shape)
-        np.testing.assert_array_equal(_np(y), ty.detach().numpy())
+        np.testing.assert_array_equal(to_np(y), ty.detach().numpy())
         w = rng.standard_normal(tuple(ty.shape))
-        (y * _t(w, device)).sum().backward()
-        (ty * torch.tensor(w)).sum().backward()
+        backward_both(y, ty, w, device)
         for a, b in zip(ours, theirs):
-            np.testing.assert_allclose(_np(a.grad), b.grad.numpy(), rtol=1e-12)
+            np.testing.assert_allclose(to_np(a.grad), b.grad.numpy(), rtol=1e-12)
             a.grad, b.grad = None, None
 
 
 def test_cat_views_dtypes_and_errors(device, rng):
-    a = _t(rng.standard_normal((3, 4)), device)
-    b = _t(np.arange(6).reshape(3, 2), device)
+    a = tensor(rng.standard_normal((3, 4)), device)
+    b = tensor(np.arange(6).reshape(3, 2), device)
     got = mt.cat([a.T[1:], b.T], 0)                       # strided inputs, int64 promoted to float64
-    want = np.concatenate([_np(a).T[1:], np.arange(6).reshape(3, 2).T], 0)
+    want = np.concatenate([to_np(a).T[1:], np.arange(6).reshape(3, 2).T], 0)
     assert got.dtype == mt.float64
-    np.testing.assert_array_equal(_np(got), want)
-    np.testing.assert_array_equal(_np(mt.stack([b, b], 2)), np.stack([_np(b)] * 2, 2))
+    np.testing.assert_array_equal(to_np(got), want)
+    np.testing.assert_array_equal(to_np(mt.stack([b, b], 2)), np.stack([to_np(b)] * 2, 2))
     with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 0. Expected size 4 but "
                                            "got size 2 for tensor number 1 in the list."):
         mt.cat([a, b])

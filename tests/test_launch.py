@@ -9,7 +9,6 @@ GPU part (marked ``cuda``): ops launched through our Launchers and through CuPy'
 ``RawKernel.__call__`` give the same bytes.
 """
 import ctypes
-import importlib.util
 import struct
 import sys
 import threading
@@ -20,6 +19,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from fake_cuda import private_copy
 
 LAUNCH_PY = Path(minitorch.__file__).resolve().parent / "backends" / "cuda" / "launch.py"
 STREAM = 0x5EED
@@ -128,9 +128,7 @@ def load_launch(monkeypatch, driver, env=None, cpointer=True):
         monkeypatch.delenv("MINITORCH_LAUNCH", raising=False)
     else:
         monkeypatch.setenv("MINITORCH_LAUNCH", env)
-    spec = importlib.util.spec_from_file_location("minitorch.backends.cuda._launch_under_test", LAUNCH_PY)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = private_copy(monkeypatch, LAUNCH_PY, "minitorch.backends.cuda._launch_under_test")
     module.fake_cupy = cupy
     return module
 
@@ -142,8 +140,8 @@ def lm(request, monkeypatch):
     return load_launch(monkeypatch, driver, cpointer=request.param), driver
 
 
-def kernel(driver, name, sizes, handle=None):
-    handle = handle or 0x1000 + len(driver.kernels)
+def kernel(driver, name, sizes):
+    handle = 0x1000 + len(driver.kernels)
     k = driver.kernels[handle] = FakeKernel(name, handle, sizes)
     return k
 
@@ -381,23 +379,21 @@ def _ops_on_gpu(gpu, cp, rng):
         "transpose_naive": gpu.transpose2d_naive(m),
         "fill": gpu.fill_(cp.empty((777,), dtype=np.float32), 2.5),
         "arange": gpu.arange(-3.0, 0.25, 50, minitorch.float64),
+        "sum_threads": gpu.sum(m, (1,)),
+        "sum_blocks": gpu.sum(f32(3, 100000), (1,)),
+        "sum_splits": gpu.sum(f32(300000), (0,)),
+        "mean_cols": gpu.sum(m, (0,), True, 1 / 33),
+        "relu_bw": gpu.unary_backward("relu", a, b),
     }
-    if hasattr(gpu, "sum"):
-        big = f32(3, 100000)
-        out.update({"sum_threads": gpu.sum(m, (1,)), "sum_blocks": gpu.sum(big, (1,)),
-                    "sum_splits": gpu.sum(f32(300000), (0,)), "mean_cols": gpu.sum(m, (0,), True, 1 / 33),
-                    "relu_bw": gpu.unary_backward("relu", a, b)})
-    if hasattr(gpu, "sgd_step"):
-        p, g, buf = f32(513), f32(513), f32(513)
-        gpu.sgd_step(p, g, None, 0.1, 0.0, 0.0, 0.01, False, False, True)
-        gpu.sgd_step(p, g, buf, 0.1, 0.9, 0.1, 0.0, True, False, False)
-        out.update({"sgd_param": p, "sgd_buf": buf})
-    if hasattr(gpu, "softmax"):
-        logits = f32(37, 1500)
-        target = cp.asarray(rng.integers(0, 1500, 37))
-        loss, lse = gpu.cross_entropy(logits, target)
-        out.update({"softmax": gpu.softmax(f32(5, 33)), "log_softmax_long": gpu.log_softmax(logits),
-                    "ce_loss": loss, "ce_lse": lse})
+    p, g, buf = f32(513), f32(513), f32(513)
+    gpu.sgd_step(p, g, None, 0.1, 0.0, 0.0, 0.01, False, False, True)
+    gpu.sgd_step(p, g, buf, 0.1, 0.9, 0.1, 0.0, True, False, False)
+    out.update({"sgd_param": p, "sgd_buf": buf})
+    logits = f32(37, 1500)
+    target = cp.asarray(rng.integers(0, 1500, 37))
+    loss, lse = gpu.cross_entropy(logits, target)
+    out.update({"softmax": gpu.softmax(f32(5, 33)), "log_softmax_long": gpu.log_softmax(logits),
+                "ce_loss": loss, "ce_lse": lse})
     cp.cuda.get_current_stream().synchronize()
     return {k: cp.asnumpy(v) for k, v in out.items()}
 

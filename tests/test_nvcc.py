@@ -8,11 +8,11 @@ local memory - are what silently make a kernel slow, so any non-zero count fails
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-KERNEL_DIR = Path(__file__).resolve().parents[1] / "minitorch" / "cuda"
+from minitorch.cuda.compiler import KERNEL_DIR
+
 NVCC = shutil.which("nvcc")
 FILES = sorted(KERNEL_DIR.glob("*.cu"))
 SPILLS = re.compile(r"ptxas info\s*: Function properties for (\S+)\s*\n\s*(\d+) bytes stack frame, "

@@ -10,16 +10,10 @@ import torch
 import minitorch as mt
 from minitorch.autograd import gradcheck
 
+from helpers import backward_both, tensor, to_np
+
 SHAPES = [(1,), (7,), (1, 1, 1), (3, 5), (33, 1, 2), (4, 65, 3), (2, 3, 4, 5)]
-TOL = {"float32": dict(rtol=2e-6, atol=2e-6), "float64": dict(rtol=1e-12, atol=1e-12)}
-
-
-def _t(x, device, dtype=None, requires_grad=False):
-    return mt.tensor(np.asarray(x), dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def _np(t):
-    return t.detach().cpu().numpy()
+TOL = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-11, atol=1e-12)}   # var / std vs NumPy
 
 
 def _cases():
@@ -34,7 +28,7 @@ def _cases():
 @pytest.mark.parametrize("shape,dim", list(_cases()), ids=lambda v: str(v))
 def test_max_min_dim_match_numpy(device, rng, shape, dim, dtype, largest):
     x = rng.integers(-3, 4, shape).astype(dtype) if dtype == "int64" else rng.standard_normal(shape).astype(dtype)
-    t = _t(x, device)
+    t = tensor(x, device)
     for keepdim in (False, True):
         values, indices = (t.max if largest else t.min)(dim, keepdim=keepdim)
         want_i = (np.argmax if largest else np.argmin)(x, axis=dim)
@@ -44,17 +38,17 @@ def test_max_min_dim_match_numpy(device, rng, shape, dim, dtype, largest):
         else:
             want_i = np.expand_dims(want_i, dim)
         assert values.dtype == t.dtype and indices.dtype == mt.int64
-        np.testing.assert_array_equal(_np(values), want_v)
-        np.testing.assert_array_equal(_np(indices), want_i)
+        np.testing.assert_array_equal(to_np(values), want_v)
+        np.testing.assert_array_equal(to_np(indices), want_i)
         assert values.shape == want_v.shape and indices.shape == want_i.shape
         am = (t.argmax if largest else t.argmin)(dim, keepdim=keepdim)
-        np.testing.assert_array_equal(_np(am), want_i)
+        np.testing.assert_array_equal(to_np(am), want_i)
 
 
 @pytest.mark.parametrize("shape", [(1,), (), (5, 1), (1000, 3), (17, 19, 3), (100_003,)], ids=str)
 def test_max_min_argmax_over_everything(device, rng, shape):
     x = rng.standard_normal(shape)
-    t = _t(x, device)
+    t = tensor(x, device)
     assert t.max().item() == x.max() and t.min().item() == x.min()
     assert t.max().shape == () and t.argmax().shape == ()
     assert t.argmax().item() == np.argmax(x) and t.argmin().item() == np.argmin(x)
@@ -66,36 +60,36 @@ def test_max_min_argmax_over_everything(device, rng, shape):
 
 def test_first_index_on_ties_and_nan_propagates(device):
     x = np.array([[1.0, 5.0, 5.0, 2.0], [np.nan, 1.0, np.nan, 9.0], [3.0, 3.0, 3.0, 3.0], [-np.inf, -np.inf, 0.0, 0.0]])
-    t = _t(x, device)
+    t = tensor(x, device)
     tt = torch.tensor(x)
     for f in ("max", "min"):
         v, i = getattr(t, f)(1)
         tv, ti = getattr(tt, f)(1)
-        np.testing.assert_array_equal(_np(v), tv.numpy())
-        np.testing.assert_array_equal(_np(i), ti.numpy())
-        np.testing.assert_array_equal(_np(getattr(t, "arg" + f)(1)), getattr(tt, "arg" + f)(1).numpy())
+        np.testing.assert_array_equal(to_np(v), tv.numpy())
+        np.testing.assert_array_equal(to_np(i), ti.numpy())
+        np.testing.assert_array_equal(to_np(getattr(t, "arg" + f)(1)), getattr(tt, "arg" + f)(1).numpy())
     assert np.isnan(t.max().item()) and np.isnan(t.min().item())
     assert t.argmax().item() == 4                                            # the first NaN, flat
 
 
 def test_bool_and_int_inputs(device):
-    b = _t([[False, True, True], [False, False, False]], device)
+    b = tensor([[False, True, True], [False, False, False]], device)
     v, i = b.max(1)
     assert v.dtype == mt.bool and v.tolist() == [True, False] and i.tolist() == [1, 0]
     assert b.max().item() is True and b.min().item() is False
-    n = _t([[3, -7, 2], [9, 9, -1]], device)
+    n = tensor([[3, -7, 2], [9, 9, -1]], device)
     assert n.max().item() == 9 and n.min(0).values.tolist() == [3, -7, -1] and n.argmin().item() == 1
 
 
 def test_max_of_two_tensors_is_elementwise(device):
-    a, b = _t([1.0, 5.0], device), _t([3.0, 2.0], device)
+    a, b = tensor([1.0, 5.0], device), tensor([3.0, 2.0], device)
     assert mt.max(a, b).tolist() == [3.0, 5.0] and a.min(b).tolist() == [1.0, 2.0]
 
 
 @pytest.mark.parametrize("f", ["max", "min"])
 def test_max_min_gradients(device, rng, f):
     x = rng.standard_normal((4, 5, 3))                    # no ties: finite differences are valid
-    t = _t(x, device, requires_grad=True)
+    t = tensor(x, device, requires_grad=True)
     assert gradcheck(lambda a: getattr(a, f)(1)[0], [t])
     assert gradcheck(lambda a: getattr(a, f)(-1, keepdim=True)[0], [t])
     assert gradcheck(lambda a: getattr(a, f)(), [t])
@@ -104,14 +98,13 @@ def test_max_min_gradients(device, rng, f):
 def test_max_gradients_with_ties_match_pytorch(device):
     x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])
     for f, args in (("max", ()), ("min", ()), ("max", (1,)), ("min", (0,)), ("max", (0, True))):
-        ours = _t(x, device, requires_grad=True)
+        ours = tensor(x, device, requires_grad=True)
         theirs = torch.tensor(x, requires_grad=True)
         y, ty = getattr(ours, f)(*args), getattr(theirs, f)(*args)
         y, ty = (y, ty) if not args else (y.values, ty.values)
         w = np.arange(1.0, 1.0 + np.prod(ty.shape)).reshape(tuple(ty.shape))
-        (y * _t(w, device)).sum().backward()
-        (ty * torch.tensor(w)).sum().backward()
-        np.testing.assert_allclose(_np(ours.grad), theirs.grad.numpy(), err_msg=f"{f}{args}")
+        backward_both(y, ty, w, device)
+        np.testing.assert_allclose(to_np(ours.grad), theirs.grad.numpy(), err_msg=f"{f}{args}")
 
 
 def test_max_min_errors(device):
@@ -146,7 +139,7 @@ def _var_ref(x, dims, correction):
                          ids=str)
 def test_var_std_match_numpy(device, rng, shape, dims, dtype):
     x = (rng.standard_normal(shape) * 3 + 1).astype(dtype)
-    t = _t(x, device)
+    t = tensor(x, device)
     axes = tuple(range(len(shape))) if dims is None else ((dims,) if isinstance(dims, int) else dims)
     for correction in (0, 1, 2):
         for keepdim in (False, True):
@@ -155,31 +148,31 @@ def test_var_std_match_numpy(device, rng, shape, dims, dtype):
                 want = want.reshape([1 if d in axes else n for d, n in enumerate(shape)])
             got = t.var(dims, keepdim=keepdim, correction=correction)
             assert got.dtype == t.dtype and got.shape == np.shape(want)
-            tol = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-11, atol=1e-12)
-            np.testing.assert_allclose(_np(got), want, equal_nan=True, **tol)
-            np.testing.assert_allclose(_np(t.std(dims, keepdim=keepdim, correction=correction)), np.sqrt(want),
-                                       equal_nan=True, **tol)
+            np.testing.assert_allclose(to_np(got), want, equal_nan=True, **TOL[dtype])
+            np.testing.assert_allclose(to_np(t.std(dims, keepdim=keepdim, correction=correction)), np.sqrt(want),
+                                       equal_nan=True, **TOL[dtype])
 
 
 def test_var_views_and_spellings(device, rng):
     x = rng.standard_normal((6, 9))
-    t = _t(x, device)
-    np.testing.assert_allclose(_np(t.T.var(1)), x.T.var(axis=1, ddof=1), rtol=1e-12)        # strided rows
-    np.testing.assert_allclose(_np(t[1:, ::2].std(0)), x[1:, ::2].std(axis=0, ddof=1), rtol=1e-12)
-    np.testing.assert_allclose(_np(t.var(unbiased=False)), x.var(), rtol=1e-12)
-    np.testing.assert_allclose(_np(mt.var(t, False)), x.var(), rtol=1e-12)                  # var(x, unbiased)
-    np.testing.assert_allclose(_np(mt.std(t, (0, 1), correction=0)), x.std(), rtol=1e-12)
+    t = tensor(x, device)
+    np.testing.assert_allclose(to_np(t.T.var(1)), x.T.var(axis=1, ddof=1), rtol=1e-12)        # strided rows
+    np.testing.assert_allclose(to_np(t[1:, ::2].std(0)), x[1:, ::2].std(axis=0, ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(to_np(t.var(unbiased=False)), x.var(), rtol=1e-12)
+    np.testing.assert_allclose(to_np(mt.var(t, False)), x.var(), rtol=1e-12)                  # var(x, unbiased)
+    np.testing.assert_allclose(to_np(mt.std(t, (0, 1), correction=0)), x.std(), rtol=1e-12)
 
 
 @pytest.mark.parametrize("dtype,offset,tol", [("float32", 1e4, 1e-2), ("float64", 1e8, 1e-6)])
 def test_var_is_numerically_stable(device, rng, dtype, offset, tol):
     # E[x^2] - E[x]^2 would lose every digit here (it cancels to about eps * offset^2 >> 1)
     x = (offset + rng.standard_normal(200_001)).astype(dtype)
-    got = _t(x, device).var().item()
+    got = tensor(x, device).var().item()
     want = x.astype(np.float64).var(ddof=1)
     assert abs(got - want) <= tol * want, (got, want)
     rows = x[:200_000].reshape(400, 500)
-    np.testing.assert_allclose(_np(_t(rows, device).var(1)), rows.astype(np.float64).var(axis=1, ddof=1), rtol=tol)
+    np.testing.assert_allclose(to_np(tensor(rows, device).var(1)), rows.astype(np.float64).var(axis=1, ddof=1),
+                               rtol=tol)
 
 
 def test_var_degenerate_cases_match_pytorch(device):
@@ -190,14 +183,14 @@ def test_var_degenerate_cases_match_pytorch(device):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 want = torch.tensor(x, dtype=torch.float64).var(**kw).numpy()
-        np.testing.assert_array_equal(_np(_t(x, device, mt.float64).var(**kw)), want)
+        np.testing.assert_array_equal(to_np(tensor(x, device, mt.float64).var(**kw)), want)
     with pytest.raises(RuntimeError, match="std and var only support floating point"):
         mt.tensor([1, 2, 3], device=device).var()
 
 
 @pytest.mark.parametrize("f", ["var", "std"])
 def test_var_std_gradients(device, rng, f):
-    x = _t(rng.standard_normal((4, 3, 5)), device, requires_grad=True)
+    x = tensor(rng.standard_normal((4, 3, 5)), device, requires_grad=True)
     assert gradcheck(lambda a: getattr(a, f)(1), [x])
     assert gradcheck(lambda a: getattr(a, f)((0, 2), keepdim=True, correction=0), [x])
     assert gradcheck(lambda a: getattr(a, f)(), [x])
@@ -207,12 +200,11 @@ def test_var_std_gradients_match_pytorch(device, rng):
     x = rng.standard_normal((5, 7))
     x[2] = 1.5                                            # a constant row: std 0, gradient 0 (PyTorch)
     for f, kw in (("var", dict(dim=1)), ("std", dict(dim=1)), ("std", dict(dim=0, correction=0)), ("var", {})):
-        ours, theirs = _t(x, device, requires_grad=True), torch.tensor(x, requires_grad=True)
+        ours, theirs = tensor(x, device, requires_grad=True), torch.tensor(x, requires_grad=True)
         y, ty = getattr(ours, f)(**kw), getattr(theirs, f)(**kw)
         w = rng.standard_normal(tuple(ty.shape))
-        (y * _t(w, device)).sum().backward()
-        (ty * torch.tensor(w)).sum().backward()
-        np.testing.assert_allclose(_np(ours.grad), theirs.grad.numpy(), rtol=1e-10, atol=1e-12)
+        backward_both(y, ty, w, device)
+        np.testing.assert_allclose(to_np(ours.grad), theirs.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
 # ---- sum: the vectorised contiguous-row path and the others ----------------------------------------
@@ -220,22 +212,24 @@ def test_var_std_gradients_match_pytorch(device, rng):
 @pytest.mark.parametrize("start", [0, 1, 3])
 def test_sum_of_contiguous_views_at_any_alignment(device, rng, n, start):
     base = rng.standard_normal(n + start).astype(np.float32)
-    t = _t(base, device)[start:]                          # start > 0: not on a 16-byte boundary
+    t = tensor(base, device)[start:]                          # start > 0: not on a 16-byte boundary
     want = base[start:].astype(np.float64)
     assert abs(t.sum().item() - want.sum()) <= 1e-6 * np.abs(want).sum() + 1e-6
     ints = rng.integers(-2**40, 2**40, n + start)
-    assert _t(ints, device)[start:].sum().item() == int(ints[start:].sum())  # int64: exact
-    np.testing.assert_allclose(_t(base.astype(np.float64), device)[start:].mean().item(), want.mean(), rtol=1e-12)
+    assert tensor(ints, device)[start:].sum().item() == int(ints[start:].sum())  # int64: exact
+    np.testing.assert_allclose(tensor(base.astype(np.float64), device)[start:].mean().item(), want.mean(), rtol=1e-12)
 
 
 @pytest.mark.parametrize("shape,dims", [((129, 4099), (1,)), ((3, 5, 77), (1, 2)), ((3, 5, 77), (2,)),
                                         ((7, 33), (0, 1)), ((2, 100_003), (1,)), ((1000, 40), (1,))], ids=str)
 def test_sum_rows_match_numpy(device, rng, shape, dims):
     x = rng.standard_normal(shape)
-    t = _t(x, device)
-    np.testing.assert_allclose(_np(t.sum(dims)), x.sum(axis=dims), rtol=1e-11, atol=1e-11)
-    np.testing.assert_allclose(_np(t.mean(dims, keepdim=True)), x.mean(axis=dims, keepdims=True), rtol=1e-11, atol=1e-12)
-    np.testing.assert_allclose(_np(t[:, 1:].sum(-1)), x[:, 1:].sum(axis=-1), rtol=1e-11, atol=1e-11)   # rows misaligned
+    t = tensor(x, device)
+    np.testing.assert_allclose(to_np(t.sum(dims)), x.sum(axis=dims), rtol=1e-11, atol=1e-11)
+    np.testing.assert_allclose(to_np(t.mean(dims, keepdim=True)), x.mean(axis=dims, keepdims=True),
+                               rtol=1e-11, atol=1e-12)
+    np.testing.assert_allclose(to_np(t[:, 1:].sum(-1)), x[:, 1:].sum(axis=-1),                    # rows misaligned
+                               rtol=1e-11, atol=1e-11)
 
 
 # ---- 10M elements (the GPU; a few seconds of NumPy reference) ------------------------------------------
@@ -254,8 +248,10 @@ def test_ten_million_elements_on_the_gpu(rng):
     assert abs(t.var().item() - x64.var(ddof=1)) <= 1e-5 * x64.var()
     rows = t[:10_000_000].reshape(1000, 10_000)
     v, i = rows.max(1)
-    np.testing.assert_array_equal(_np(i), x[:10_000_000].reshape(1000, 10_000).argmax(axis=1))
-    np.testing.assert_allclose(_np(rows.std(1)), x64[:10_000_000].reshape(1000, 10_000).std(axis=1, ddof=1), rtol=1e-5)
+    np.testing.assert_array_equal(to_np(i), x[:10_000_000].reshape(1000, 10_000).argmax(axis=1))
+    np.testing.assert_allclose(to_np(rows.std(1)), x64[:10_000_000].reshape(1000, 10_000).std(axis=1, ddof=1),
+                               rtol=1e-5)
     cols = t[:10_000_000].reshape(10_000, 1000)
-    np.testing.assert_array_equal(_np(cols.argmin(0)), x[:10_000_000].reshape(10_000, 1000).argmin(axis=0))
-    np.testing.assert_allclose(_np(cols.var(0)), x64[:10_000_000].reshape(10_000, 1000).var(axis=0, ddof=1), rtol=1e-4)
+    np.testing.assert_array_equal(to_np(cols.argmin(0)), x[:10_000_000].reshape(10_000, 1000).argmin(axis=0))
+    np.testing.assert_allclose(to_np(cols.var(0)), x64[:10_000_000].reshape(10_000, 1000).var(axis=0, ddof=1),
+                               rtol=1e-4)
