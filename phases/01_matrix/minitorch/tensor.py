@@ -8,11 +8,26 @@ A tensor is a thin handle around a raw array, ``_data``: a ``numpy.ndarray`` on 
 to the allocator (on ``cuda``, our caching allocator, minitorch/cuda/memory.py).
 Everything a tensor computes goes through its device's backend (``minitorch/backends``).
 """
+import math
+
 import numpy as np
 
 from . import backends
 from .device import CPU, as_device, device as Device
 from .dtypes import FROM_NUMPY, as_dtype
+
+
+def _wrap_dim(dim, n):
+    """``dim`` as an index in ``range(n)`` (negative counts from the end), with PyTorch's error
+    when out of range."""
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def _unpack_ints(args):
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` alike: the ints as one sequence."""
+    return args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
 
 
 class Size(tuple):
@@ -22,10 +37,7 @@ class Size(tuple):
         return f"minitorch.Size({list(self)})"
 
     def numel(self):
-        n = 1
-        for s in self:
-            n *= s
-        return n
+        return math.prod(self)
 
 
 class Tensor:
@@ -100,10 +112,7 @@ class Tensor:
 
     def _dim(self, dim):
         """Normalise a possibly negative dimension index, with PyTorch's error when out of range."""
-        n = max(self.ndim, 1)
-        if not -n <= dim < n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-        return dim % n
+        return _wrap_dim(dim, max(self.ndim, 1))
 
     @property
     def _backend(self):

@@ -12,7 +12,7 @@ import numpy as np
 from . import backends, random
 from .device import as_device
 from .dtypes import as_dtype, float32, from_numpy_dtype, int64, scalar_dtype
-from .tensor import Tensor
+from .tensor import Tensor, _unpack_ints
 
 __all__ = ["tensor", "from_numpy", "empty", "zeros", "ones", "full", "rand", "randn", "arange",
            "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like"]
@@ -20,8 +20,7 @@ __all__ = ["tensor", "from_numpy", "empty", "zeros", "ones", "full", "rand", "ra
 
 def _shape(size):
     """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` alike."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = size[0]
+    size = _unpack_ints(size)
     for s in size:
         if not isinstance(s, numbers.Integral) or s < 0:
             raise ValueError(f"size must be non-negative integers, got {tuple(size)}")

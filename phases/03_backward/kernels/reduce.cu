@@ -34,28 +34,19 @@
 
 #include "common.cuh"
 
-// Sum of v over the 32 threads of a warp: after 5 halvings lane 0 holds the total.
-// __shfl_down_sync(mask, v, d) gives each lane the v of lane (its id + d); all 32 lanes must call it.
+// Where block (o, s) of a (n_out, splits) grid stands: its row's first element, and its threads'
+// place t among the nt threads that share the row.
 template <typename T>
-__device__ __forceinline__ T warp_sum(T v) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
-    return v;
-}
+struct RowSlice {
+    const T* row;
+    long long t, nt;
+};
 
-// Sum of v over the whole block (blockDim.x a multiple of 32, at most 1024); the result is valid
-// in thread 0. Every thread of the block must call it (it contains __syncthreads()).
 template <typename T>
-__device__ __forceinline__ T block_sum(T v) {
-    __shared__ T warp_sums[32];              // one partial per warp (at most 1024 / 32 warps)
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    v = warp_sum(v);
-    if (lane == 0) warp_sums[warp] = v;
-    __syncthreads();
-    const int warps = blockDim.x >> 5;
-    v = (threadIdx.x < warps) ? warp_sums[threadIdx.x] : T(0);
-    if (warp == 0) v = warp_sum(v);
-    return v;
+__device__ __forceinline__ RowSlice<T> row_slice(const T* a, const Layout& kept) {
+    long long base[1];
+    layout_offsets<1>(kept, (long long)blockIdx.x, base);
+    return {a + base[0], (long long)blockIdx.y * blockDim.x + threadIdx.x, (long long)gridDim.y * blockDim.x};
 }
 
 // Block (o, s) of a grid (n_out, splits): sums elements r = s*B + t, s*B + t + splits*B, ... of
@@ -63,13 +54,10 @@ __device__ __forceinline__ T block_sum(T v) {
 template <typename T>
 __device__ __forceinline__ void sum_blocks(const T* __restrict__ a, T* __restrict__ out, long long R,
                                            const Layout& kept, const Layout& red, T scale) {
-    const long long o = blockIdx.x;
-    long long base[1];
-    layout_offsets<1>(kept, o, base);
-    const T* row = a + base[0];
-
-    const long long step = (long long)gridDim.y * blockDim.x;
-    long long r = blockIdx.y * (long long)blockDim.x + threadIdx.x;
+    const RowSlice<T> slice = row_slice(a, kept);
+    const T* row = slice.row;
+    const long long step = slice.nt;
+    long long r = slice.t;
     // four independent sums: four loads in flight per thread before any add waits for one
     T s0 = T(0), s1 = T(0), s2 = T(0), s3 = T(0);
     for (; r + 3 * step < R; r += 4 * step) {
@@ -88,8 +76,8 @@ __device__ __forceinline__ void sum_blocks(const T* __restrict__ a, T* __restric
         layout_offsets<1>(red, r, k);
         s0 += row[k[0]];
     }
-    const T total = block_sum((s0 + s1) + (s2 + s3));
-    if (threadIdx.x == 0) out[o * gridDim.y + blockIdx.y] = total * scale;
+    const T total = block_reduce((s0 + s1) + (s2 + s3), T(0), [](T x, T y) { return x + y; });
+    if (threadIdx.x == 0) out[(long long)blockIdx.x * gridDim.y + blockIdx.y] = total * scale;
 }
 
 // Thread o sums row o in order: out[o] = scale * sum.

@@ -25,10 +25,9 @@ import numpy as np
 class dtype:
     """One element type. Compare with ``==``; ``str(d)`` gives ``'minitorch.float32'``."""
 
-    def __init__(self, name, numpy_dtype, c_type, category):
+    def __init__(self, name, numpy_dtype, category):
         self.name = name
         self.numpy = np.dtype(numpy_dtype)
-        self.c_type = c_type          # the type a .cu kernel uses for this dtype
         self.category = category      # 0 bool, 1 integer, 2 floating
         self.itemsize = self.numpy.itemsize
         self.is_floating_point = category == 2   # a plain attribute: read on every op
@@ -40,10 +39,10 @@ class dtype:
         return (_by_name, (self.name,))
 
 
-bool = dtype("bool", np.bool_, "bool", 0)
-int64 = dtype("int64", np.int64, "long long", 1)
-float32 = dtype("float32", np.float32, "float", 2)
-float64 = dtype("float64", np.float64, "double", 2)
+bool = dtype("bool", np.bool_, 0)
+int64 = dtype("int64", np.int64, 1)
+float32 = dtype("float32", np.float32, 2)
+float64 = dtype("float64", np.float64, 2)
 
 # PyTorch's aliases
 long = int64

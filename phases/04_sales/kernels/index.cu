@@ -50,7 +50,6 @@
 
 namespace ix {
 
-constexpr unsigned FULL = 0xffffffffu;
 constexpr long long CHUNK = 4096;            // mask elements per block in the nonzero kernels
 
 // What a gather writes for an index out of range.
@@ -104,28 +103,12 @@ __device__ __forceinline__ void copy_into(T* dst, const T* __restrict__ src, lon
     }
 }
 
-// Sum of v over the block, valid in thread 0 (blockDim.x a multiple of 32). Once per kernel.
-__device__ __forceinline__ int block_count(int v) {
-    __shared__ int part[32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(FULL, v, d);
-    if (lane == 0) part[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < warps ? part[lane] : 0;
-#pragma unroll
-        for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(FULL, v, d);
-    }
-    return v;
-}
-
 // Inclusive prefix sum over the 32 lanes of a warp (Hillis-Steele with shuffles).
 __device__ __forceinline__ long long warp_inclusive_scan(long long v) {
     const int lane = threadIdx.x & 31;
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
-        const long long u = __shfl_up_sync(FULL, v, d);
+        const long long u = __shfl_up_sync(FULL_MASK, v, d);
         if (lane >= d) v += u;
     }
     return v;
@@ -165,7 +148,7 @@ extern "C" __global__ void nonzero_count(const bool* __restrict__ mask, long lon
     const long long end = begin + ix::CHUNK < n ? begin + ix::CHUNK : n;
     int c = 0;
     for (long long i = begin + threadIdx.x; i < end; i += blockDim.x) c += mask[i] ? 1 : 0;
-    c = ix::block_count(c);
+    c = block_reduce(c, 0, [](int x, int y) { return x + y; });     // common.cuh
     if (threadIdx.x == 0) counts[blockIdx.x] = c;
 }
 
@@ -206,7 +189,7 @@ extern "C" __global__ void nonzero_write(const bool* __restrict__ mask, long lon
     for (long long base = begin; base < end; base += blockDim.x) {   // the same rounds in every thread
         const long long i = base + threadIdx.x;
         const bool hit = i < end && mask[i];
-        const unsigned ballot = __ballot_sync(ix::FULL, hit);
+        const unsigned ballot = __ballot_sync(FULL_MASK, hit);
         if (lane == 0) warp_count[warp] = __popc(ballot);
         __syncthreads();
         if (threadIdx.x == 0) {

@@ -146,9 +146,19 @@ __device__ __forceinline__ double sub_rn(double a, double b) { return __dsub_rn(
 __device__ __forceinline__ float  mul_rn(float a, float b)   { return __fmul_rn(a, b); }
 __device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
 
+// exp, log and sqrt by type: float calls the single-precision routine, double the double one.
+__device__ __forceinline__ float  m_exp(float x)   { return expf(x); }
+__device__ __forceinline__ double m_exp(double x)  { return exp(x); }
+__device__ __forceinline__ float  m_log(float x)   { return logf(x); }
+__device__ __forceinline__ double m_log(double x)  { return log(x); }
+__device__ __forceinline__ float  m_sqrt(float x)  { return sqrtf(x); }
+__device__ __forceinline__ double m_sqrt(double x) { return sqrt(x); }
+
 // x != x is true only for NaN; integers are never NaN. (No <cmath> under NVRTC, and this reads
 // the same for every type.)
 template <typename T>
 __device__ __forceinline__ bool is_nan(T x) { return x != x; }
+
+
 
 #endif  // MINITORCH_COMMON_CUH

@@ -33,12 +33,7 @@ template <> __device__ __forceinline__ long long wrap_mul(long long a, long long
 template <> __device__ __forceinline__ long long wrap_neg(long long a) { return (long long)(0ull - (u64)a); }
 
 // ---- math functions by type (float calls the single-precision routine, double the double) ----
-__device__ __forceinline__ float  m_exp(float x)  { return expf(x); }
-__device__ __forceinline__ double m_exp(double x) { return exp(x); }
-__device__ __forceinline__ float  m_log(float x)  { return logf(x); }
-__device__ __forceinline__ double m_log(double x) { return log(x); }
-__device__ __forceinline__ float  m_sqrt(float x)  { return sqrtf(x); }
-__device__ __forceinline__ double m_sqrt(double x) { return sqrt(x); }
+// (m_exp, m_log and m_sqrt live in common.cuh: the reductions and softmax use them too)
 __device__ __forceinline__ float  m_tanh(float x)  { return tanhf(x); }
 __device__ __forceinline__ double m_tanh(double x) { return tanh(x); }
 __device__ __forceinline__ float  m_abs(float x)  { return fabsf(x); }

@@ -7,8 +7,10 @@ next index along each dimension). Transposing swaps two strides: no data moves. 
 views through their strides; ``contiguous()`` is the one op here that launches a kernel, copying
 a view into fresh row-major memory.
 """
+import math
+
 from ..autograd.function import Function
-from ..tensor import Tensor
+from ..tensor import Tensor, _unpack_ints, _wrap_dim
 
 
 def _view(a, data):
@@ -30,8 +32,7 @@ class Reshape(Function):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.shape = a.shape
-        if not a.is_contiguous():
-            a = Contiguous.apply(a)
+        a = contiguous(a)
         return _view(a, a._data.reshape(shape))
 
 
@@ -57,9 +58,7 @@ class Contiguous(Function):
 
 def _dims(a, dims):
     """Normalise a dims argument given as ints or one tuple/list."""
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-        dims = dims[0]
-    return tuple(a._dim(d) for d in dims)
+    return tuple(a._dim(d) for d in _unpack_ints(dims))
 
 
 def permute(a, *dims):
@@ -88,14 +87,10 @@ def reshape(a, *shape):
     Raises:
         RuntimeError: if the element counts differ, naming both shapes.
     """
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = shape[0]
-    shape = list(shape)
+    shape = list(_unpack_ints(shape))
     if shape.count(-1) > 1:
         raise RuntimeError("reshape: only one dimension can be inferred (-1)")
-    known = 1
-    for s in shape:
-        known *= s if s != -1 else 1
+    known = math.prod(s for s in shape if s != -1)
     if -1 in shape:
         if known == 0 or a.numel() % known:
             raise RuntimeError(f"reshape: shape {tuple(shape)} is invalid for input of size {a.numel()}")
@@ -125,8 +120,7 @@ def expand(a, *shape):
     Raises:
         RuntimeError: if a dimension of size other than 1 would change.
     """
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = shape[0]
+    shape = _unpack_ints(shape)
     lead = len(shape) - a.ndim
     if lead < 0:
         raise RuntimeError(f"expand: target shape {tuple(shape)} has fewer dimensions than {tuple(a.shape)}")
@@ -143,10 +137,7 @@ def contiguous(a):
 
 def unsqueeze(a, dim):
     """Insert a dimension of size 1 at ``dim`` (a view)."""
-    n = a.ndim + 1
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    dim %= n
+    dim = _wrap_dim(dim, a.ndim + 1)
     return reshape(a, a.shape[:dim] + (1,) + a.shape[dim:])
 
 
@@ -163,7 +154,5 @@ def flatten(a, start_dim=0, end_dim=-1):
     if a.ndim == 0:
         return reshape(a, 1)
     s, e = a._dim(start_dim), a._dim(end_dim)
-    n = 1
-    for d in a.shape[s:e + 1]:
-        n *= d
+    n = math.prod(a.shape[s:e + 1])
     return reshape(a, a.shape[:s] + (n,) + a.shape[e + 1:])

@@ -8,7 +8,7 @@ path (``"fc1.weight"``), and ``to(device)`` moves them all.
 """
 from collections import OrderedDict
 
-from .parameter import Parameter
+from .parameter import Parameter, zero_grads
 
 
 class Module:
@@ -89,11 +89,7 @@ class Module:
     # ---- training helpers -------------------------------------------------------------------
     def zero_grad(self, set_to_none=True):
         """Forget accumulated gradients (``None``, or zeros when ``set_to_none=False``)."""
-        for p in self.parameters():
-            if set_to_none:
-                p.grad = None
-            elif p.grad is not None:
-                p.grad = p.grad.detach().zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def train(self, mode=True):
         for m in self.modules():

@@ -5,6 +5,8 @@
 On cuda, ``reduce.cu`` gives each output element to a block that adds its inputs with a
 shared-memory tree and warp shuffles. A mean is a sum scaled by 1/n in the same kernel.
 """
+import math
+
 from ..autograd.function import Function
 from ..dtypes import int64
 from ..tensor import Tensor
@@ -53,7 +55,5 @@ def mean(a, dim=None, keepdim=False):
     if not a.dtype.is_floating_point:
         raise RuntimeError(f"mean(): expected a floating point tensor, got {a.dtype}; use .float() first")
     dims = _reduce_dims(a, dim)
-    n = 1
-    for d in dims:
-        n *= a.shape[d]
+    n = math.prod(a.shape[d] for d in dims)
     return Sum.apply(a, dims, keepdim, 1.0 / n if n else float("nan"))

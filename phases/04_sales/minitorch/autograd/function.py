@@ -71,11 +71,12 @@ def _record(fn, ctx, args, out):
 class Node:
     """One recorded call: the op, its context, and the inputs whose gradients it must produce.
 
-    ``next`` lists, per input, the node to continue with: the input's own ``grad_fn``, or the
-    input itself when it is a leaf (a tensor the user made, whose ``.grad`` collects the sum).
+    ``inputs`` holds, per argument of the call, the tensor when it requires grad, else ``None``.
+    The backward pass continues with that tensor's ``grad_fn``, or, for a leaf (a tensor the user
+    made), adds the gradient into its ``.grad``.
     """
 
-    __slots__ = ("fn", "ctx", "inputs", "__weakref__")
+    __slots__ = ("fn", "ctx", "inputs")
 
     def __init__(self, fn, ctx, inputs):
         self.fn, self.ctx, self.inputs = fn, ctx, inputs

@@ -146,9 +146,68 @@ __device__ __forceinline__ double sub_rn(double a, double b) { return __dsub_rn(
 __device__ __forceinline__ float  mul_rn(float a, float b)   { return __fmul_rn(a, b); }
 __device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
 
+// exp, log and sqrt by type: float calls the single-precision routine, double the double one.
+__device__ __forceinline__ float  m_exp(float x)   { return expf(x); }
+__device__ __forceinline__ double m_exp(double x)  { return exp(x); }
+__device__ __forceinline__ float  m_log(float x)   { return logf(x); }
+__device__ __forceinline__ double m_log(double x)  { return log(x); }
+__device__ __forceinline__ float  m_sqrt(float x)  { return sqrtf(x); }
+__device__ __forceinline__ double m_sqrt(double x) { return sqrt(x); }
+
 // x != x is true only for NaN; integers are never NaN. (No <cmath> under NVRTC, and this reads
 // the same for every type.)
 template <typename T>
 __device__ __forceinline__ bool is_nan(T x) { return x != x; }
+
+// ---- block-wide reduction of any partial result P, merged by `merge` ---------------------------
+// Warp shuffles move values between the registers of a warp's lanes (no memory). Their first
+// argument says which lanes take part: here always all 32.
+constexpr unsigned FULL_MASK = 0xffffffffu;
+
+// shfl_down(v, d): lane l gets lane l + d's value (its own when l + d >= 32); all 32 lanes call it.
+// A struct of several numbers needs an overload of its own that shuffles each field.
+template <typename T>
+__device__ __forceinline__ T shfl_down(T v, int d) { return __shfl_down_sync(FULL_MASK, v, d); }
+
+// The warp's result, valid in lane 0: after 5 halvings (d = 16, 8, 4, 2, 1) lane 0 holds it.
+template <class P, class Merge>
+__device__ __forceinline__ P warp_reduce(P v, Merge merge) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) v = merge(v, shfl_down(v, d));
+    return v;
+}
+
+// The block's result, valid in thread 0 (blockDim.x a multiple of 32, at most 1024): each warp
+// reduces, one partial per warp goes through shared memory, and warp 0 reduces those. Called once
+// per kernel by every thread (it contains __syncthreads()). Lane l merges lane l + d (a later part
+// of the data) into its own: the order is fixed, so the result is the same every run.
+template <class P, class Merge>
+__device__ __forceinline__ P block_reduce(P v, P empty, Merge merge) {
+    __shared__ P part[32];                      // one partial per warp (at most 1024 / 32 warps)
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    v = warp_reduce(v, merge);
+    if (lane == 0) part[warp] = v;
+    __syncthreads();
+    if (warp == 0) v = warp_reduce(lane < warps ? part[lane] : empty, merge);
+    return v;
+}
+
+// ---- loads in flight -------------------------------------------------------------------------
+constexpr int UNROLL = 4;       // vector loads per thread in flight before any is used
+
+// f(i, p[i]) for i = start, start + step, ... < count, UNROLL loads issued before any is used
+// (the compiler does not move loads across iterations of a loop it cannot unroll).
+template <typename V, typename F>
+__device__ __forceinline__ void scan(const V* __restrict__ p, long long count, long long start, long long step, F f) {
+    long long i = start;
+    for (; i + (UNROLL - 1) * step < count; i += UNROLL * step) {
+        V buf[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) buf[u] = p[i + u * step];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) f(i + u * step, buf[u]);
+    }
+    for (; i < count; i += step) f(i, p[i]);
+}
 
 #endif  // MINITORCH_COMMON_CUH

@@ -34,28 +34,19 @@
 
 #include "common.cuh"
 
-// Sum of v over the 32 threads of a warp: after 5 halvings lane 0 holds the total.
-// __shfl_down_sync(mask, v, d) gives each lane the v of lane (its id + d); all 32 lanes must call it.
+// Where block (o, s) of a (n_out, splits) grid stands: its row's first element, and its threads'
+// place t among the nt threads that share the row.
 template <typename T>
-__device__ __forceinline__ T warp_sum(T v) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
-    return v;
-}
+struct RowSlice {
+    const T* row;
+    long long t, nt;
+};
 
-// Sum of v over the whole block (blockDim.x a multiple of 32, at most 1024); the result is valid
-// in thread 0. Every thread of the block must call it (it contains __syncthreads()).
 template <typename T>
-__device__ __forceinline__ T block_sum(T v) {
-    __shared__ T warp_sums[32];              // one partial per warp (at most 1024 / 32 warps)
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    v = warp_sum(v);
-    if (lane == 0) warp_sums[warp] = v;
-    __syncthreads();
-    const int warps = blockDim.x >> 5;
-    v = (threadIdx.x < warps) ? warp_sums[threadIdx.x] : T(0);
-    if (warp == 0) v = warp_sum(v);
-    return v;
+__device__ __forceinline__ RowSlice<T> row_slice(const T* a, const Layout& kept) {
+    long long base[1];
+    layout_offsets<1>(kept, (long long)blockIdx.x, base);
+    return {a + base[0], (long long)blockIdx.y * blockDim.x + threadIdx.x, (long long)gridDim.y * blockDim.x};
 }
 
 // Block (o, s) of a grid (n_out, splits): sums elements r = s*B + t, s*B + t + splits*B, ... of
@@ -63,13 +54,10 @@ __device__ __forceinline__ T block_sum(T v) {
 template <typename T>
 __device__ __forceinline__ void sum_blocks(const T* __restrict__ a, T* __restrict__ out, long long R,
                                            const Layout& kept, const Layout& red, T scale) {
-    const long long o = blockIdx.x;
-    long long base[1];
-    layout_offsets<1>(kept, o, base);
-    const T* row = a + base[0];
-
-    const long long step = (long long)gridDim.y * blockDim.x;
-    long long r = blockIdx.y * (long long)blockDim.x + threadIdx.x;
+    const RowSlice<T> slice = row_slice(a, kept);
+    const T* row = slice.row;
+    const long long step = slice.nt;
+    long long r = slice.t;
     // four independent sums: four loads in flight per thread before any add waits for one
     T s0 = T(0), s1 = T(0), s2 = T(0), s3 = T(0);
     for (; r + 3 * step < R; r += 4 * step) {
@@ -88,8 +76,8 @@ __device__ __forceinline__ void sum_blocks(const T* __restrict__ a, T* __restric
         layout_offsets<1>(red, r, k);
         s0 += row[k[0]];
     }
-    const T total = block_sum((s0 + s1) + (s2 + s3));
-    if (threadIdx.x == 0) out[o * gridDim.y + blockIdx.y] = total * scale;
+    const T total = block_reduce((s0 + s1) + (s2 + s3), T(0), [](T x, T y) { return x + y; });
+    if (threadIdx.x == 0) out[(long long)blockIdx.x * gridDim.y + blockIdx.y] = total * scale;
 }
 
 // Thread o sums row o in order: out[o] = scale * sum.
@@ -177,9 +165,6 @@ SUM(long long, i64)
 
 namespace r4 {
 
-constexpr int UNROLL = 4;                    // 16-byte vectors each thread loads before using any
-constexpr unsigned FULL = 0xffffffffu;
-
 // true when element r of a row lies at row[r]: the reduced dimensions merged into one of stride
 // 1 (or none are left: rows of one element)
 __device__ __forceinline__ bool row_is_contiguous(const Layout& red) {
@@ -199,15 +184,7 @@ __device__ __forceinline__ void visit_contiguous(const T* __restrict__ row, long
     for (long long r = t; r < head; r += nt) one(r, row[r]);
     const long long nvec = (R - head) / N;
     const Vec<T, N>* __restrict__ v = reinterpret_cast<const Vec<T, N>*>(row + head);
-    long long k = t;
-    for (; k + (UNROLL - 1) * nt < nvec; k += UNROLL * nt) {
-        Vec<T, N> x[UNROLL];
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u) x[u] = v[k + u * nt];          // all loads first ...
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u) vec(head + (k + u * nt) * N, x[u]);   // ... then the math
-    }
-    for (; k < nvec; k += nt) vec(head + k * N, v[k]);
+    scan(v, nvec, t, nt, [&](long long k, const Vec<T, N>& x) { vec(head + k * N, x); });   // scan: common.cuh
     for (long long r = head + nvec * N + t; r < R; r += nt) one(r, row[r]);
 }
 
@@ -233,47 +210,6 @@ __device__ __forceinline__ void visit_strided(const T* row, long long R, const L
         layout_offsets<1>(red, r, k);
         one(r, row[k[0]]);
     }
-}
-
-// Where block (o, s) of a (n_out, splits) grid stands: its row's first element, and its threads'
-// place t among the nt threads that share the row.
-template <typename T>
-struct RowSlice {
-    const T* row;
-    long long t, nt;
-};
-
-template <typename T>
-__device__ __forceinline__ RowSlice<T> row_slice(const T* a, const Layout& kept) {
-    long long base[1];
-    layout_offsets<1>(kept, (long long)blockIdx.x, base);
-    return {a + base[0], (long long)blockIdx.y * blockDim.x + threadIdx.x, (long long)gridDim.y * blockDim.x};
-}
-
-// ---- block-wide reduction of any partial result P, merged by `merge` ---------------------------
-// shfl_down(p, d): lane l gets lane l + d's value (its own when l + d >= 32); all 32 lanes call it.
-template <typename T>
-__device__ __forceinline__ T shfl_down(T v, int d) { return __shfl_down_sync(FULL, v, d); }
-
-template <class P, class Merge>
-__device__ __forceinline__ P warp_reduce(P v, Merge merge) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) v = merge(v, shfl_down(v, d));
-    return v;
-}
-
-// The block's result, valid in thread 0 (blockDim.x a multiple of 32). Called once per kernel by
-// every thread. Lane l merges lane l + d (a later part of the data) into its own: the order is
-// fixed, so the result is the same every run.
-template <class P, class Merge>
-__device__ __forceinline__ P block_reduce(P v, P empty, Merge merge) {
-    __shared__ P part[32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    v = warp_reduce(v, merge);
-    if (lane == 0) part[warp] = v;
-    __syncthreads();
-    if (warp == 0) v = warp_reduce(lane < warps ? part[lane] : empty, merge);
-    return v;
 }
 
 // ---- sum of contiguous rows -----------------------------------------------------------------
@@ -303,7 +239,7 @@ struct Best {
 
 template <typename T>
 __device__ __forceinline__ Best<T> shfl_down(Best<T> p, int d) {
-    return {__shfl_down_sync(FULL, p.v, d), __shfl_down_sync(FULL, p.i, d)};
+    return {__shfl_down_sync(FULL_MASK, p.v, d), __shfl_down_sync(FULL_MASK, p.i, d)};
 }
 
 // Is a strictly better than b? The total order described at the top of this section.
@@ -399,7 +335,8 @@ struct Moments {
 
 template <typename T>
 __device__ __forceinline__ Moments<T> shfl_down(Moments<T> p, int d) {
-    return {__shfl_down_sync(FULL, p.mean, d), __shfl_down_sync(FULL, p.m2, d), __shfl_down_sync(FULL, p.n, d)};
+    return {__shfl_down_sync(FULL_MASK, p.mean, d), __shfl_down_sync(FULL_MASK, p.m2, d),
+            __shfl_down_sync(FULL_MASK, p.n, d)};
 }
 
 // Chan et al.: the moments of the union of two disjoint sets from the moments of each.
@@ -436,14 +373,11 @@ __device__ __forceinline__ Moments<T> moments_of(const Vec<T, N>& v) {
     return {m, q, N};
 }
 
-__device__ __forceinline__ float root(float x) { return sqrtf(x); }
-__device__ __forceinline__ double root(double x) { return sqrt(x); }
-
 // var (or std) and mean of one output from its moments; dof = max(R - correction, 0).
 template <typename T>
 __device__ __forceinline__ void finish(const Moments<T>& m, T dof, bool take_sqrt, T* out, T* mean, long long o) {
     const T var = m.m2 / dof;
-    out[o] = take_sqrt ? root(var) : var;
+    out[o] = take_sqrt ? m_sqrt(var) : var;
     mean[o] = m.n ? m.mean : T(0) / T(0);
 }
 

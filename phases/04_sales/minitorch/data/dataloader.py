@@ -139,7 +139,8 @@ class DataLoader:
             if t.device not in on_device:
                 on_device[t.device] = tensor(np.ascontiguousarray(rows, dtype=np.int64), device=t.device)
         for a, b in self._bounds(n):
-            yield tuple(index_select(t, 0, on_device[t.device][a:b]) for t in tensors)
+            picks = {dev: r[a:b] for dev, r in on_device.items()}        # one slice per device
+            yield tuple(index_select(t, 0, picks[t.device]) for t in tensors)
 
     def _generic_batches(self, order, n):
         for a, b in self._bounds(n):

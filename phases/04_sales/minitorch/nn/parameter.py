@@ -16,3 +16,13 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+
+def zero_grads(params, set_to_none=True):
+    """Forget the accumulated gradients of ``params`` (``None``, or zeros when ``set_to_none=False``);
+    what ``Module.zero_grad`` and ``Optimizer.zero_grad`` do."""
+    for p in params:
+        if set_to_none:
+            p.grad = None
+        elif p.grad is not None:
+            p.grad = p.grad.detach().zero_()

@@ -294,7 +294,7 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors             # 1 - tanh^2, fused in one kernel
-        return _new(grad, grad._backend.unary_backward("tanh", grad.contiguous()._data, out._data))
+        return _new(grad, grad._backend.unary_backward("tanh", grad._data, out._data))
 
 
 class Sigmoid(Function):
@@ -307,7 +307,7 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors             # y (1 - y), fused in one kernel
-        return _new(grad, grad._backend.unary_backward("sigmoid", grad.contiguous()._data, out._data))
+        return _new(grad, grad._backend.unary_backward("sigmoid", grad._data, out._data))
 
 
 class Relu(Function):
@@ -319,7 +319,7 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors               # grad where a > 0, else 0, fused in one kernel
-        return _new(grad, grad._backend.unary_backward("relu", grad.contiguous()._data, a.contiguous()._data))
+        return _new(grad, grad._backend.unary_backward("relu", grad._data, a._data))
 
 
 class Where(Function):
@@ -357,6 +357,8 @@ def check_broadcast(op, *shapes):
     Raises:
         RuntimeError: naming the op, the shapes and the first dimension that disagrees.
     """
+    if shapes and shapes.count(shapes[0]) == len(shapes):     # all equal: the common case, no work
+        return tuple(shapes[0])
     try:
         return broadcast_shape(*shapes)
     except ValueError as e:
@@ -373,8 +375,12 @@ def broadcast_shapes(*shapes):
 
 
 def check_same_device(op, *tensors):
-    devices = {t.device for t in tensors}
-    if len(devices) > 1:
+    """Raises RuntimeError unless all ``tensors`` are on one device."""
+    first = tensors[0]._device
+    # devices are interned (the same device is the same object): identity settles the usual case
+    if all(t._device is first for t in tensors):
+        return
+    if len({t._device for t in tensors}) > 1:
         raise RuntimeError(f"{op}: expected all tensors on the same device, but found "
                            f"{' and '.join(str(t.device) for t in tensors)}")
 
@@ -387,12 +393,9 @@ def _as_tensor_operands(op, a, b):
     """Promote ``a`` and ``b`` (tensor or number) to their result dtype; check device and shape."""
     a_is, b_is = isinstance(a, Tensor), isinstance(b, Tensor)
     if a_is and b_is:
-        # this runs before every binary op, so it reads the raw arrays (_data) and tests devices
-        # by identity first (devices are interned: the same device is the same object)
-        if a._device is not b._device and a._device != b._device:
-            check_same_device(op, a, b)
-        if a._data.shape != b._data.shape:
-            check_broadcast(op, a.shape, b.shape)
+        # this runs before every binary op, so it passes the raw arrays' shapes (no Size objects)
+        check_same_device(op, a, b)
+        check_broadcast(op, a._data.shape, b._data.shape)
         da, db = a.dtype, b.dtype
         return da if da is db and a._data.ndim and b._data.ndim else result_type(a, b)
     if not (a_is or b_is):

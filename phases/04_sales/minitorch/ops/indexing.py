@@ -34,7 +34,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..dtypes import bool as _bool
 from ..dtypes import int64, result_type
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap_dim
 from .elementwise import check_broadcast, check_same_device, where
 
 _INVALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
@@ -469,8 +469,5 @@ def stack(tensors, dim=0):
         if t.shape != ref.shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref.shape)} at entry 0 "
                                f"and {list(t.shape)} at entry {i}")
-    n = ref.ndim + 1
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    dim %= n
+    dim = _wrap_dim(dim, ref.ndim + 1)
     return cat([t.unsqueeze(dim) for t in tensors], dim)

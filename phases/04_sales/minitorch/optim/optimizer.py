@@ -1,6 +1,7 @@
 # GENERATED from minitorch/optim/optimizer.py by tools/sync_phases.py (phase 04 snapshot): edit the source and re-run, not this file.
 # phase: 03
 """``Optimizer``: parameter groups, per-parameter state and ``zero_grad``, as in ``torch.optim``."""
+from ..nn.parameter import zero_grads
 
 
 class Optimizer:
@@ -30,11 +31,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
-            for p in group["params"]:
-                if set_to_none:
-                    p.grad = None
-                elif p.grad is not None:
-                    p.grad = p.grad.detach().zero_()
+            zero_grads(group["params"], set_to_none)
 
     def step(self):
         raise NotImplementedError

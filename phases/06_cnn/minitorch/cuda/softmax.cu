@@ -51,35 +51,23 @@
 
 namespace smx {     // names of this file only: common.cuh may grow helpers of the same names
 
-constexpr unsigned FULL_MASK = 0xffffffffu;
-constexpr int UNROLL = 4;       // vector loads per thread in flight before any is used
-
 // ---- numbers by type ---------------------------------------------------------------------------
 // (NVRTC has no <cmath>/<limits>: infinities and NaN from their bit patterns.)
 template <typename T> struct Num;
 template <> struct Num<float> {
     static __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
     static __device__ __forceinline__ float nan() { return __int_as_float(0x7fffffff); }
-    static __device__ __forceinline__ float lowest() { return neg_inf(); }
-    static __device__ __forceinline__ float exp(float x) { return expf(x); }
-    static __device__ __forceinline__ float log(float x) { return logf(x); }
 };
 template <> struct Num<double> {
     static __device__ __forceinline__ double neg_inf() { return __longlong_as_double(0xfff0000000000000ull); }
     static __device__ __forceinline__ double nan() { return __longlong_as_double(0x7ff8000000000000ull); }
-    static __device__ __forceinline__ double lowest() { return neg_inf(); }
-    static __device__ __forceinline__ double exp(double x) { return ::exp(x); }
-    static __device__ __forceinline__ double log(double x) { return ::log(x); }
-};
-template <> struct Num<long long> {
-    static __device__ __forceinline__ long long lowest() { return -9223372036854775807ll - 1; }
 };
 
 // exp(x - m) where m is a maximum taken over x's row (so x <= m), with exp(-inf - m) = 0 also for
 // m = -inf, where the formula would give exp(-inf + inf) = NaN for elements that are absent or
 // -inf. A NaN x still gives NaN (NaN is never "below"; it must reach the sum).
 template <typename T>
-__device__ __forceinline__ T exp_below(T x, T m) { return x == Num<T>::neg_inf() ? T(0) : Num<T>::exp(x - m); }
+__device__ __forceinline__ T exp_below(T x, T m) { return x == Num<T>::neg_inf() ? T(0) : m_exp(x - m); }
 
 // ---- what a reduction combines ---------------------------------------------------------------------
 // Each pair type has an identity (what a thread with no elements holds), a merge, and a shuffle.
@@ -179,28 +167,14 @@ __device__ __forceinline__ P row_allreduce(P v, int lanes) {
     return lanes <= 32 ? group_allreduce(v, lanes) : block_allreduce(v);   // uniform per block
 }
 
-// f(i, p[i]) for i = start, start + step, ... < count, UNROLL loads issued before any is used
-// (the compiler does not move loads across iterations of a loop it cannot unroll).
-template <typename V, typename F>
-__device__ __forceinline__ void scan(const V* __restrict__ p, long long count, long long start, long long step, F f) {
-    long long i = start;
-    for (; i + (UNROLL - 1) * step < count; i += UNROLL * step) {
-        V buf[UNROLL];
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u) buf[u] = p[i + u * step];
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u) f(i + u * step, buf[u]);
-    }
-    for (; i < count; i += step) f(i, p[i]);
-}
-
 // Run body<V>() with V = 16 / sizeof(T) elements per vector when the row length and every pointer
-// allow 16-byte accesses (then every row starts aligned), else with V = 1.
+// allow 16-byte accesses (then every row starts aligned), else with V = 1. Unused pointer
+// arguments stay nullptr, which counts as aligned.
 template <typename T>
-__device__ __forceinline__ bool vectorizable(long long n, const void* a, const void* b, const void* c = nullptr,
-                                             const void* d = nullptr) {
+__device__ __forceinline__ bool vectorizable(long long n, const void* a, const void* b = nullptr,
+                                             const void* c = nullptr) {
     constexpr int V = 16 / sizeof(T);
-    return n % V == 0 && is_aligned<16>(a) && is_aligned<16>(b) && is_aligned<16>(c) && is_aligned<16>(d);
+    return n % V == 0 && is_aligned<16>(a) && is_aligned<16>(b) && is_aligned<16>(c);
 }
 
 // ================================ softmax / log-softmax forward ===================================
@@ -222,13 +196,13 @@ __device__ __forceinline__ void softmax_warp(const T* __restrict__ x, T* __restr
     Sum<T> sum = Sum<T>::identity();
 #pragma unroll
     for (int k = 0; k < E; ++k) {           // absent elements are -inf: exp(-inf - M) = 0
-        const T e = Num<T>::exp(v[k] - M);
+        const T e = m_exp(v[k] - M);
         sum.s += e;
         if (!log) v[k] = e;
     }
     const T D = group_allreduce(sum, lanes).s;
     T* yr = y + s.row * n + s.lane;
-    const T inv = T(1) / D, lse = M + Num<T>::log(D);
+    const T inv = T(1) / D, lse = M + m_log(D);
 #pragma unroll
     for (int k = 0; k < E; ++k)
         if (k * lanes < left) yr[k * lanes] = log ? v[k] - lse : v[k] * inv;
@@ -274,7 +248,7 @@ __device__ __forceinline__ void softmax_block_row(const T* __restrict__ xr, T* _
         });
     }
     const MaxSum<T> row = block_allreduce(st);
-    const T M = row.m, D = row.d, lse = M + Num<T>::log(D);
+    const T M = row.m, D = row.d, lse = M + m_log(D);
     if (cache) {
         const T scale = exp_below(st.m, M) / D;     // e * exp(m_t - M) / D = exp(x - M) / D
         for (long long i = t; i < nv; i += B) {
@@ -287,7 +261,7 @@ __device__ __forceinline__ void softmax_block_row(const T* __restrict__ xr, T* _
         const T inv = T(1) / D;
         scan(xv, nv, t, B, [&](long long i, Vt a) {
 #pragma unroll
-            for (int k = 0; k < V; ++k) a.v[k] = log ? a.v[k] - lse : Num<T>::exp(a.v[k] - M) * inv;
+            for (int k = 0; k < V; ++k) a.v[k] = log ? a.v[k] - lse : m_exp(a.v[k] - M) * inv;
             yv[i] = a;
         });
     }
@@ -307,7 +281,7 @@ __device__ __forceinline__ void softmax_block(const T* __restrict__ x, T* __rest
 // ================================ softmax / log-softmax backward ==================================
 // softmax: dx = y * (g - sum(g * y));  log-softmax (y = log p): dx = g - exp(y) * sum(g)
 template <typename T>
-__device__ __forceinline__ T softmax_grad(T y, T g, T S, bool log) { return log ? g - Num<T>::exp(y) * S : y * (g - S); }
+__device__ __forceinline__ T softmax_grad(T y, T g, T S, bool log) { return log ? g - m_exp(y) * S : y * (g - S); }
 
 template <typename T, int E>
 __device__ __forceinline__ void softmax_backward_warp(const T* __restrict__ y, const T* __restrict__ g,
@@ -425,14 +399,14 @@ __device__ __forceinline__ void cross_entropy(const T* __restrict__ x, const lon
     const T* xr = x + s.row * n;
     MaxSum<T> st = MaxSum<T>::identity();
     if (s.valid) {
-        if (lanes > 32 && vectorizable<T>(n, x, x))
+        if (lanes > 32 && vectorizable<T>(n, x))
             st = row_maxsum<T, 16 / sizeof(T)>(xr, n, s.lane, lanes);
         else
             st = row_maxsum<T, 1>(xr, n, s.lane, lanes);
     }
     st = row_allreduce(st, lanes);
     if (s.valid && s.lane == 0) {
-        const T L = st.m + Num<T>::log(st.d);
+        const T L = st.m + m_log(st.d);
         const long long t = target[s.row];
         lse[s.row] = L;
         loss[s.row] = (t >= 0 && t < n) ? L - xr[t] : Num<T>::nan();
@@ -451,7 +425,7 @@ __device__ __forceinline__ void loss_backward_row(const T* __restrict__ xr, T L,
     Vt* dv = reinterpret_cast<Vt*>(dr);
     auto grad = [&](T xj, long long j) {
         if (!ok) return nan;
-        const T p = CE ? Num<T>::exp(xj - L) : T(0);
+        const T p = CE ? m_exp(xj - L) : T(0);
         return (p - (j == t ? T(1) : T(0))) * gs;
     };
     if (CE) {

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..creation import from_numpy, tensor
 from ..device import as_device
+from ..utils.race import find_root
 from . import idx
 from .dataset import Dataset, TensorDataset
 
@@ -30,10 +31,7 @@ NUM_CLASSES = 10
 
 def repo_root():
     """The nearest directory above this file that holds ``pyproject.toml``, or None."""
-    for parent in Path(__file__).resolve().parents:
-        if (parent / "pyproject.toml").is_file():
-            return parent
-    return None
+    return find_root(Path(__file__).resolve().parent)
 
 
 def _find(directory, name):

@@ -78,6 +78,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..utils.race import find_root
+
 __all__ = ["COLUMNS", "CATEGORIES", "PROMOTIONS", "BULK_DISCOUNTS", "N_ROWS", "SEED", "YEAR",
            "MalformedLinesWarning", "load_sales", "generate_sales", "write_sales", "sales_path",
            "synthetic_path", "default_root", "discount_factor", "day_of_year", "category_order",
@@ -151,10 +153,7 @@ def default_root():
     Found from this file, so the phase snapshots (``phases/04_sales/minitorch/...``) share the
     repository's ``data/`` folder.
     """
-    for folder in Path(__file__).resolve().parents:
-        if (folder / "pyproject.toml").is_file():
-            return folder
-    return Path.cwd()
+    return find_root(Path(__file__).resolve().parent) or Path.cwd()
 
 
 def _data_dir(root):
@@ -369,9 +368,8 @@ _STR = pd.Series(["x"]).dtype        # pandas' default string dtype: str (pandas
 
 def _frame(cols):
     df = pd.DataFrame({c: cols[c] for c in COLUMNS})
-    return df.astype({"product_name": _STR, "product_code": _STR, "category": _STR, "user": _STR,
-                      "date": "datetime64[ns]", "timestamp": "datetime64[ns]", "quantity": "float64",
-                      "unit_price": "float64", "total_price": "float64", "id": "int64"})
+    return df.astype({**dict.fromkeys(_STRING_COLUMNS, _STR), **dict.fromkeys(_FLOAT_COLUMNS, "float64"),
+                      "date": "datetime64[ns]", "timestamp": "datetime64[ns]", "id": "int64"})
 
 
 def load_sales(path=None, on_bad_lines="warn", *, root=None, n_rows=N_ROWS, seed=SEED, year=YEAR,

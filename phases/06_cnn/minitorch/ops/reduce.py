@@ -5,6 +5,8 @@
 On cuda, ``reduce.cu`` gives each output element to a block that adds its inputs with a
 shared-memory tree and warp shuffles. A mean is a sum scaled by 1/n in the same kernel.
 """
+import math
+
 from ..autograd.function import Function
 from ..dtypes import int64
 from ..tensor import Tensor
@@ -53,9 +55,7 @@ def mean(a, dim=None, keepdim=False):
     if not a.dtype.is_floating_point:
         raise RuntimeError(f"mean(): expected a floating point tensor, got {a.dtype}; use .float() first")
     dims = _reduce_dims(a, dim)
-    n = 1
-    for d in dims:
-        n *= a.shape[d]
+    n = math.prod(a.shape[d] for d in dims)
     return Sum.apply(a, dims, keepdim, 1.0 / n if n else float("nan"))
 
 
@@ -63,7 +63,6 @@ def mean(a, dim=None, keepdim=False):
 # One kernel (reduce.cu, extreme_*) finds each maximum AND where it is. NaN counts as larger (and,
 # for min, smaller) than every number, so NaN propagates; ties go to the first index.
 import collections  # noqa: E402 - phase 04 adds these
-import math  # noqa: E402
 
 from ..dtypes import bool as _bool  # noqa: E402
 

@@ -33,13 +33,6 @@ def _contiguous_raw(backend, data):
     return data if data.flags.c_contiguous else backend.contiguous(data)
 
 
-def _rows_raw(backend, data):
-    """A raw array as a contiguous [rows, n] over its last dimension (a view when possible)."""
-    data = _contiguous_raw(backend, data)
-    n = data.shape[-1]
-    return data.reshape(math.prod(data.shape[:-1]), n)
-
-
 # ---- the Functions: inputs are 2-D, the reduced dimension last ----------------------------------
 class Softmax(Function):
     """Softmax (or log-softmax when ``log``) over the rows of a 2-D tensor."""

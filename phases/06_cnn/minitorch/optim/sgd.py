@@ -32,12 +32,11 @@ class SGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                grad = p.grad.contiguous()
                 state = self.state.setdefault(p, {})
                 first = "momentum_buffer" not in state
                 if group["momentum"] and first:
                     state["momentum_buffer"] = empty_like(p)
                 buf = state.get("momentum_buffer")
-                p._backend.sgd_step(p._data, grad._data, None if buf is None else buf._data,
+                p._backend.sgd_step(p._data, p.grad._data, None if buf is None else buf._data,
                                     group["lr"], group["momentum"], group["dampening"],
                                     group["weight_decay"], group["nesterov"], group["maximize"], first)

@@ -29,7 +29,8 @@ How a race is timed (the same for both sides):
   PyTorch's, so it would not compare like with like.
 
 Results are JSON files named ``<phase>__<workload>__<device-slug>.json`` in :func:`results_dir`;
-:func:`load_results` reads them back and :func:`markdown_table` / :func:`plot_results` summarize them.
+:func:`load_results` reads them back and :func:`markdown_table` / :func:`plot_results` summarize them;
+:func:`saved_table` is the table of one phase's committed results, as each notebook shows it.
 """
 import datetime
 import gc
@@ -46,6 +47,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from ..device import as_device
 
 SIDES = ("ours", "theirs")
 LABELS = {"ours": "minitorch", "theirs": "PyTorch"}
@@ -291,10 +294,13 @@ class _Side:
     def __init__(self, side, device, torch):
         self.side, self.device, self.torch, self.peak = side, device, torch, None
         self.cuda = device != "cpu"
-        self.index = int(device.partition(":")[2] or 0) if self.cuda else None
+        self.index = as_device(device).index
         if self.cuda and side == "ours":
             from .. import cuda as mcuda
-            self.mcuda, self.cupy = mcuda, mcuda.cupy_or_raise()
+            self.cupy = mcuda.cupy_or_raise()
+            self.lib = mcuda                # whose peak-memory counters this side reads
+        elif self.cuda:
+            self.lib = torch.cuda
         self.memory_note = ("peak bytes held by live tensors (max_memory_allocated after reset_peak_memory_stats)"
                             " over the timed runs, inputs included" if self.cuda else
                             "not measured on cpu (tracemalloc would see NumPy's buffers but not PyTorch's)")
@@ -335,12 +341,10 @@ class _Side:
         return float(ms)
 
     def _reset_peak(self):
-        lib = self.mcuda if self.side == "ours" else self.torch.cuda
-        lib.reset_peak_memory_stats(self.index)
+        self.lib.reset_peak_memory_stats(self.index)
 
     def _read_peak(self):
-        lib = self.mcuda if self.side == "ours" else self.torch.cuda
-        self.peak = max(self.peak or 0, int(lib.max_memory_allocated(self.index)))
+        self.peak = max(self.peak or 0, int(self.lib.max_memory_allocated(self.index)))
 
 
 def summarize(ms):
@@ -357,9 +361,8 @@ def verdict(ratio):
     return f"{1 / ratio:.2f}x faster" if ratio > 0 else "infinitely faster"
 
 
-def disable_tf32(torch=None):
+def disable_tf32(torch):
     """Switch TF32 off in PyTorch (matmul and cuDNN); return the flags as read back."""
-    torch = torch or _import_torch()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     return {"torch.backends.cuda.matmul.allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
@@ -378,8 +381,11 @@ def environment(device, torch=None):
            "platform": platform.platform(), "cpu": platform.processor() or platform.machine(),
            "torch_threads": torch.get_num_threads() if torch is not None else None}
     if device != "cpu":
-        index = int(device.partition(":")[2] or 0)
-        env["gpu_name"] = torch.cuda.get_device_name(index) if torch is not None else None
+        index = as_device(device).index
+        if torch is not None:
+            env["gpu_name"] = torch.cuda.get_device_name(index)
+        elif cupy is not None:
+            env["gpu_name"] = minitorch.cuda.get_device_name(index)
         env["driver_version"] = _nvidia_smi_driver()
         if cupy is not None:
             v = cupy.cuda.runtime.driverGetVersion()     # e.g. 12040 -> '12.4'
@@ -405,7 +411,8 @@ def load_results(path=None, since=None):
     if since is not None:
         files = [f for f in files if f.stat().st_mtime >= since]
     # races are named <phase>__<workload>__<device>.json; other benchmark files there are skipped
-    results = [RaceResult.from_json(f) for f in files if "schema" in json.loads(f.read_text())]
+    dicts = [json.loads(f.read_text()) for f in files]
+    results = [RaceResult.from_dict(d) for d in dicts if "schema" in d]
     return sorted(results, key=lambda r: (r.phase, r.workload, r.device_slug))
 
 
@@ -424,6 +431,14 @@ def markdown_table(results):
                  f"{_mib(r.memory['ours'])} / {_mib(r.memory['theirs'])}", metrics]
         rows.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
     return "\n".join([head, *rows]) + "\n"
+
+
+def saved_table(phase):
+    """The Markdown table (:func:`markdown_table`) of ``phase``'s races committed under
+    ``<repo root>/benchmarks/results``, or ``'no saved GPU results yet'``."""
+    root = find_root()
+    saved = [r for r in load_results(root / "benchmarks" / "results") if r.phase == phase] if root else []
+    return markdown_table(saved) if saved else "no saved GPU results yet"
 
 
 def plot_results(results):
@@ -474,7 +489,6 @@ def _cupy_or_none():
 
 def _pick_device(device, torch):
     from .. import cuda
-    from ..device import as_device
     if device is None:
         return "cuda:0" if cuda.is_available() and torch.cuda.is_available() else "cpu"
     device = str(as_device(device))
@@ -509,9 +523,7 @@ def _metrics(metrics, times, nbytes, flops):
 
 
 def _jsonable(v):
-    if isinstance(v, (np.generic,)):
-        return v.item()
-    if hasattr(v, "item") and getattr(v, "ndim", None) == 0:   # a 0-d tensor of any library
+    if hasattr(v, "item") and getattr(v, "ndim", None) == 0:   # NumPy scalars, 0-d tensors of any library
         return v.item()
     if isinstance(v, (str, int, float, bool, type(None), list, dict)):
         return v

@@ -5,6 +5,8 @@
 Arrays are our ``DeviceArray``s with memory from our caching allocator (minitorch/cuda/array.py,
 memory.py). Only :func:`to_numpy` waits for the GPU: a device-to-host copy must.
 """
+import math
+
 import numpy as np
 
 from ... import random
@@ -77,7 +79,7 @@ def rand(shape, dtype, generator=None, index=0):
 
 def randn(shape, dtype, generator=None, index=0):
     """Standard normal from cuRAND (which fills an even count: we draw one spare if needed)."""
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     buf = empty((n + n % 2,), dtype, index)
     with cp.cuda.Device(index):
         handle = _curand(index)

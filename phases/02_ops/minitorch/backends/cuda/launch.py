@@ -59,7 +59,8 @@ def sm_count(index):
     return cp.cuda.runtime.getDeviceProperties(index)["multiProcessorCount"]
 
 # ---- finding and sizing kernels -----------------------------------------------------------------
-import os            # noqa: E402 - phase 02 adds these
+import math          # noqa: E402 - phase 02 adds these
+import os            # noqa: E402
 import struct        # noqa: E402
 import threading     # noqa: E402
 
@@ -74,19 +75,25 @@ def cdiv(a, b):
     return (a + b - 1) // b
 
 
-def resident_blocks(fn, index):
-    """How many BLOCK-thread blocks of ``fn`` the GPU runs at once: SMs x blocks per SM.
+def blocks_per_gpu(fn, block, index):
+    """How many ``block``-thread blocks of ``fn`` GPU ``index`` runs at once: SMs x blocks per SM.
 
-    Blocks per SM depend on the kernel's registers (the occupancy calculator,
-    cuOccupancyMaxActiveBlocksPerMultiprocessor). Cached per kernel.
+    Blocks per SM depend on the kernel's registers and shared memory (the occupancy calculator,
+    cuOccupancyMaxActiveBlocksPerMultiprocessor). Not cached: callers keep their own caches.
     """
+    try:
+        per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, block, 0)
+    except Exception:    # older CuPy: estimate from registers (65536 per SM, 2048 threads per SM)
+        per_sm = min(2048 // block, 65536 // (block * (cdiv(fn.num_regs, 8) * 8)))
+    return max(1, per_sm) * sm_count(index)
+
+
+def resident_blocks(fn, index):
+    """How many BLOCK-thread blocks of ``fn`` the GPU runs at once (``blocks_per_gpu``), cached
+    per kernel."""
     found = _resident.get(fn)
     if found is None:
-        try:
-            per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, BLOCK, 0)
-        except Exception:    # older CuPy: estimate from registers (65536 per SM, 2048 threads per SM)
-            per_sm = min(2048 // BLOCK, 65536 // (BLOCK * (cdiv(fn.num_regs, 8) * 8)))
-        found = _resident[fn] = max(1, per_sm) * sm_count(index)
+        found = _resident[fn] = blocks_per_gpu(fn, BLOCK, index)
     return found
 
 
@@ -413,9 +420,7 @@ def broadcast_layout(operands):
     shapes and strides, so a repeated op costs one dictionary lookup here.
     """
     out_shape = broadcast_shape(*(op[0] for op in operands))
-    size = 1
-    for n in out_shape:
-        size *= n
+    size = math.prod(out_shape)
     if size == 0:
         return out_shape, 0, None
     strides = tuple(broadcast_strides(s, st, isz, out_shape) for s, st, isz in operands)

@@ -5,13 +5,11 @@ cuda twin of cpu.py's ``sum`` (and so of mean, with ``scale = 1/n``)."""
 import functools
 import math
 
-import numpy as np
-
 from ...cuda.array import empty
-from .launch import cdiv, coalesce, cp, kernel, launch, launch_stride, pack_layout, sm_count
+from .launch import SUFFIX, cdiv, coalesce, kernel, launch, launch_stride, pack_layout, sm_count
 
-_NAMES = {np.dtype(t): (f"sum_threads_{s}", f"sum_blocks_{s}")
-          for t, s in ((np.float32, "f32"), (np.float64, "f64"), (np.int64, "i64"))}
+_SUMMABLE = {dt: s for dt, s in SUFFIX.items() if s in ("f32", "f64", "i64")}   # dtype -> name suffix
+_NAMES = {dt: (f"sum_threads_{s}", f"sum_blocks_{s}") for dt, s in _SUMMABLE.items()}
 _SHORT_ROW = 32            # rows this short: one thread per output (see reduce.cu)
 _SHORT_COLUMN = 4096       # strided rows up to this long: one thread per output too
 _MAX_BLOCK = 256
@@ -32,6 +30,15 @@ def _inner_stride(shape, strides):
 # partial sums then need a second launch (~3 us of host time, ~2 us on the GPU): about what one
 # block takes to sum 32K elements alone. Below that, one block per row is faster.
 MIN_SLICE = 1 << 15
+
+
+def _slices(cap, n_out, r, block, per_thread):
+    """Slices per row so that the (n_out, slices) grid holds about ``cap`` blocks (1 when n_out
+    rows already do), each thread keeping at least ``per_thread`` elements and each slice at
+    least MIN_SLICE; at most 65535 (the grid's y limit)."""
+    if n_out >= cap:
+        return 1
+    return max(1, min(cdiv(cap, n_out), cdiv(r, max(block * per_thread, MIN_SLICE)), 65535))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -69,8 +76,7 @@ def _plan(shape, strides, itemsize, dims, keepdim, sms):
         raise ValueError(f"sum: {n_out} outputs is more blocks than a grid holds")
     # few outputs, long rows: cut each row into `splits` slices so that about one full GPU of
     # blocks works at once, each thread still adding at least 8 elements
-    target = sms * (2048 // block)
-    splits = 1 if n_out >= target else max(1, min(cdiv(target, n_out), cdiv(r, max(block * 8, MIN_SLICE)), 65535))
+    splits = _slices(sms * (2048 // block), n_out, r, block, 8)
     return out_shape, n_out, r, kept, red, "blocks", block, splits
 
 
@@ -90,8 +96,9 @@ def sum(a, dims, keepdim=False, scale=1.0):
         raise TypeError(f"cuda sum has no kernel for {a.dtype}; float32, float64 and int64 only")
     T = a.dtype.type
     idx = a.device_id
+    dims = tuple(sorted(set(dims)))
     out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
-        a.shape, a.strides, a.itemsize, tuple(sorted(set(dims))), bool(keepdim), sm_count(idx))
+        a.shape, a.strides, a.itemsize, dims, bool(keepdim), sm_count(idx))
     out = empty(out_shape, a.dtype, idx)
     if n_out == 0:
         return out

@@ -5,13 +5,11 @@ cuda twin of cpu.py's ``sum`` (and so of mean, with ``scale = 1/n``)."""
 import functools
 import math
 
-import numpy as np
-
 from ...cuda.array import empty
-from .launch import cdiv, coalesce, cp, kernel, launch, launch_stride, pack_layout, sm_count
+from .launch import SUFFIX, cdiv, coalesce, kernel, launch, launch_stride, pack_layout, sm_count
 
-_NAMES = {np.dtype(t): (f"sum_threads_{s}", f"sum_blocks_{s}")
-          for t, s in ((np.float32, "f32"), (np.float64, "f64"), (np.int64, "i64"))}
+_SUMMABLE = {dt: s for dt, s in SUFFIX.items() if s in ("f32", "f64", "i64")}   # dtype -> name suffix
+_NAMES = {dt: (f"sum_threads_{s}", f"sum_blocks_{s}") for dt, s in _SUMMABLE.items()}
 _SHORT_ROW = 32            # rows this short: one thread per output (see reduce.cu)
 _SHORT_COLUMN = 4096       # strided rows up to this long: one thread per output too
 _MAX_BLOCK = 256
@@ -32,6 +30,15 @@ def _inner_stride(shape, strides):
 # partial sums then need a second launch (~3 us of host time, ~2 us on the GPU): about what one
 # block takes to sum 32K elements alone. Below that, one block per row is faster.
 MIN_SLICE = 1 << 15
+
+
+def _slices(cap, n_out, r, block, per_thread):
+    """Slices per row so that the (n_out, slices) grid holds about ``cap`` blocks (1 when n_out
+    rows already do), each thread keeping at least ``per_thread`` elements and each slice at
+    least MIN_SLICE; at most 65535 (the grid's y limit)."""
+    if n_out >= cap:
+        return 1
+    return max(1, min(cdiv(cap, n_out), cdiv(r, max(block * per_thread, MIN_SLICE)), 65535))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -69,8 +76,7 @@ def _plan(shape, strides, itemsize, dims, keepdim, sms):
         raise ValueError(f"sum: {n_out} outputs is more blocks than a grid holds")
     # few outputs, long rows: cut each row into `splits` slices so that about one full GPU of
     # blocks works at once, each thread still adding at least 8 elements
-    target = sms * (2048 // block)
-    splits = 1 if n_out >= target else max(1, min(cdiv(target, n_out), cdiv(r, max(block * 8, MIN_SLICE)), 65535))
+    splits = _slices(sms * (2048 // block), n_out, r, block, 8)
     return out_shape, n_out, r, kept, red, "blocks", block, splits
 
 
@@ -90,8 +96,9 @@ def sum(a, dims, keepdim=False, scale=1.0):
         raise TypeError(f"cuda sum has no kernel for {a.dtype}; float32, float64 and int64 only")
     T = a.dtype.type
     idx = a.device_id
+    dims = tuple(sorted(set(dims)))
     out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
-        a.shape, a.strides, a.itemsize, tuple(sorted(set(dims))), bool(keepdim), sm_count(idx))
+        a.shape, a.strides, a.itemsize, dims, bool(keepdim), sm_count(idx))
     out = empty(out_shape, a.dtype, idx)
     if n_out == 0:
         return out
@@ -99,7 +106,7 @@ def sum(a, dims, keepdim=False, scale=1.0):
         launch_stride(kernel("reduce.cu", names[0], idx), n_out, 1, idx,
                       (a, out, n_out, r, kept, red, T(scale)))
         return out
-    if _rows_contiguous(a.shape, a.strides, a.itemsize, tuple(sorted(set(dims)))):
+    if _rows_contiguous(a.shape, a.strides, a.itemsize, dims):
         return _sum_rows(a, out, n_out, r, kept, T(scale), idx)
     fn = kernel("reduce.cu", names[1], idx)
     if splits == 1:
@@ -124,13 +131,14 @@ def _partials_layouts(n_out, splits):
 # The kernels are in reduce.cu's phase-04 section. Every function plans with _plan above (the same
 # [n_out, R] picture, the same "threads" / "blocks" strategies), but cuts rows into slices by the
 # blocks the GPU really holds at once (_resident: these kernels use more registers than sum_blocks).
-from .launch import launch_2d  # noqa: E402 - phase 04 adds it
+import numpy as np  # noqa: E402 - phase 04 adds these
 
-_VEC_UNROLL = 4             # reduce.cu's r4::UNROLL: 16-byte vectors in flight per thread
-_SUM_ROWS = {np.dtype(t): f"sum_rows_{s}" for t, s in ((np.float32, "f32"), (np.float64, "f64"), (np.int64, "i64"))}
+from .launch import UNROLL, blocks_per_gpu, launch_2d  # noqa: E402
+
+_SUM_ROWS = {dt: f"sum_rows_{s}" for dt, s in _SUMMABLE.items()}
 _I64, _BYTES = np.dtype(np.int64), np.dtype(np.uint8)   # index outputs; raw scratch bytes
-_EXTREME = {np.dtype(t): s for t, s in ((np.float32, "f32"), (np.float64, "f64"), (np.int64, "i64"))}
-_WELFORD = {np.dtype(t): s for t, s in ((np.float32, "f32"), (np.float64, "f64"))}
+_EXTREME = _SUMMABLE                                    # max/min: the same dtypes as sum
+_WELFORD = {dt: s for dt, s in SUFFIX.items() if s in ("f32", "f64")}
 # bytes of one partial result between the two launches: r4::Best<T> and r4::Moments<T> in reduce.cu
 _BEST_BYTES = 16
 _MOMENTS_BYTES = {np.dtype(np.float32): 16, np.dtype(np.float64): 24}
@@ -147,24 +155,18 @@ def _rows_contiguous(shape, strides, itemsize, dims):
 
 
 def _resident(fn, block, index):
-    """Blocks of ``block`` threads of ``fn`` the whole GPU runs at once (occupancy calculator:
-    cuOccupancyMaxActiveBlocksPerMultiprocessor, from the kernel's registers and shared memory)."""
+    """Blocks of ``block`` threads of ``fn`` the whole GPU runs at once (launch.blocks_per_gpu),
+    cached per (kernel, block)."""
     found = _occupancy.get((fn, block))
     if found is None:
-        try:
-            per_sm = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, block, 0)
-        except Exception:    # a CuPy without it: estimate from registers (64K per SM, 2048 threads per SM)
-            per_sm = min(2048 // block, 65536 // (block * (cdiv(fn.num_regs, 8) * 8)))
-        found = _occupancy[(fn, block)] = max(1, per_sm) * sm_count(index)
+        found = _occupancy[(fn, block)] = blocks_per_gpu(fn, block, index)
     return found
 
 
 def _splits(fn, block, n_out, r, per_thread, index):
     """Slices per row so that the (n_out, splits) grid is at most one wave of resident blocks
     (none left over for a half-empty second wave), each thread keeping >= per_thread elements."""
-    resident = _resident(fn, block, index)
-    return 1 if n_out >= resident else max(1, min(cdiv(resident, n_out), cdiv(r, max(block * per_thread, MIN_SLICE)),
-                                                  65535))
+    return _slices(_resident(fn, block, index), n_out, r, block, per_thread)
 
 
 def _sum_rows(a, out, n_out, r, kept, scale, idx):
@@ -172,8 +174,8 @@ def _sum_rows(a, out, n_out, r, kept, scale, idx):
     gets about two rounds of UNROLL vectors, and, for few rows, slices so that one wave of resident
     blocks covers the GPU exactly; slices' partial sums are then added in order by sum_blocks."""
     vec = 16 // a.itemsize
-    per_round = vec * _VEC_UNROLL
-    block = min(_MAX_BLOCK, max(32, 1 << (cdiv(r, 2 * per_round) - 1).bit_length()))
+    per_round = vec * UNROLL
+    block = _block_for(cdiv(r, 2 * per_round))
     fn = kernel("reduce.cu", _SUM_ROWS[a.dtype], idx)
     splits = _splits(fn, block, n_out, r, per_round, idx)
     if splits == 1:

@@ -57,20 +57,20 @@ _CAST = {(src, dst): (f"cast_{s}_{d}", f"cast_strided_{s}_{d}")
          for src, s in SUFFIX.items() for dst, d in SUFFIX.items()}
 
 
+def _same_dtype(a, b, what):
+    if a.dtype != b.dtype:
+        raise TypeError(f"cuda {what}: operands must share a dtype, got {a.dtype} and {b.dtype}")
+
+
 def _unsupported(ops, kind, op, a, b=None):
     """Raise what cpu.py would (KeyError for an unknown op), or a TypeError naming the dtypes the
     op has kernels for, or saying that the two operands' dtypes differ."""
     if op not in ops:
         raise KeyError(op)
-    if b is not None and b.dtype != a.dtype:
-        raise TypeError(f"cuda {op}: operands must share a dtype, got {a.dtype} and {b.dtype}")
+    if b is not None:
+        _same_dtype(a, b, op)
     raise TypeError(f"cuda {kind} op {op!r} has no kernel for {a.dtype}; it supports "
                     f"{', '.join(ops[op])} (the Tensor layer promotes before calling)")
-
-
-def _same_dtype(a, b, what):
-    if a.dtype != b.dtype:
-        raise TypeError(f"cuda {what}: operands must share a dtype, got {a.dtype} and {b.dtype}")
 
 # The functions below are written for a short fast path: on every training step they run once per
 # op, and their Python time adds to the kernel's. Table lookups replace string formatting, and the

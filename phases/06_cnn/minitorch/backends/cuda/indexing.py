@@ -13,7 +13,8 @@ scatters skip it). Only :func:`nonzero` waits for the GPU (it must know how many
 import numpy as np
 
 from ...cuda.array import empty
-from .launch import LAYOUT, MAX_DIMS, SUFFIX, StructArg, cdiv, kernel, launch_2d, launch_stride, pack_layout
+from .launch import (LAYOUT, MAX_DIMS, SUFFIX, StructArg, broadcast_strides, cdiv, kernel, launch_2d,
+                     launch_stride, pack_layout)
 
 FILE = "index.cu"
 _SCATTER_DTYPES = ("f32", "f64", "i64")
@@ -62,13 +63,14 @@ def take(a, dim, index):
     return out
 
 
-def _scatter(dst, index, src, dim, shape, dst_strides, index_strides, what):
+def _scatter(dst, index, src, dim, dst_strides, index_strides, what):
+    """Add every element of ``src`` into ``dst`` (the shape walked is src's; callers check it)."""
     suf = _suffix(dst, what, _SCATTER_DTYPES)
     if src.dtype != dst.dtype:
         raise TypeError(f"cuda {what}: src {src.dtype} and dst {dst.dtype} differ")
-    layout = pack_layout(shape, (dst_strides, index_strides, _elem_strides(src)))
+    layout = pack_layout(src.shape, (dst_strides, index_strides, _elem_strides(src)))
     idx = dst.device_id
-    n = int(np.prod(shape, dtype=np.int64))
+    n = src.size
     launch_stride(kernel(FILE, f"scatter_add_{suf}", idx), n, 1, idx,
                   (dst, index, src, n, dst.shape[dim],
                    dst.strides[dim] // dst.itemsize, layout))
@@ -90,7 +92,7 @@ def index_add_(dst, dim, index, src):
     if src.shape != shape:
         raise ValueError(f"index_add_: src has shape {src.shape}, expected {shape}")
     sd = _elem_strides(dst)
-    return _scatter(dst, index, src, dim, shape, sd[:dim] + (0,) * index.ndim + sd[dim + 1:],
+    return _scatter(dst, index, src, dim, sd[:dim] + (0,) * index.ndim + sd[dim + 1:],
                     (0,) * dim + _elem_strides(index) + (0,) * (dst.ndim - dim - 1), "index_add_")
 
 
@@ -109,7 +111,7 @@ def scatter_add_(dst, dim, index, src):
                          f"rank, within dst {dst.shape} outside dim {dim}")
     sd = list(_elem_strides(dst))
     sd[dim] = 0                          # along dim the index says where
-    return _scatter(dst, index, src, dim, index.shape, tuple(sd), _elem_strides(index), "scatter_add_")
+    return _scatter(dst, index, src, dim, tuple(sd), _elem_strides(index), "scatter_add_")
 
 
 def copy_(dst, src):
@@ -125,7 +127,7 @@ def copy_(dst, src):
     pad = dst.ndim - src.ndim
     if pad < 0 or any(s not in (1, d) for s, d in zip(src.shape, dst.shape[pad:])):
         raise ValueError(f"copy_: src of shape {src.shape} does not broadcast to {dst.shape}")
-    ss = (0,) * pad + tuple(0 if n == 1 else st for n, st in zip(src.shape, _elem_strides(src)))
+    ss = broadcast_strides(src.shape, src.strides, src.itemsize, dst.shape)
     n = dst.size
     if n == 0:
         return dst

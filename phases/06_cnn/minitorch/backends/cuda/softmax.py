@@ -23,12 +23,11 @@ Targets are int64 class indices; one outside ``[0, n)`` gives a NaN loss and a N
 import numpy as np
 
 from ...cuda.array import empty
-from .launch import SUFFIX, cdiv, kernel, launch
+from .launch import SUFFIX, UNROLL, cdiv, kernel, launch
 
 FILE = "softmax.cu"
 GROUP = 128                  # threads per block when a row takes one group of <= 32 lanes
 WARP_MAX = {"float32": 1024, "float64": 512}    # longest rows of the register-cached warp kernels
-UNROLL = 4                   # vectors per thread in flight (softmax.cu's UNROLL)
 CACHE_BYTES = 44 * 1024      # dynamic shared memory for a cached row: under the 48 KiB a launch may
 #                              ask for without opting in, leaving room for the static 512 bytes
 _LANES_MAX = 1024            # rows up to this long take one group of lanes in the row kernels
