@@ -44,7 +44,7 @@ except ImportError:
     torch = None
 
 from minitorch import dtypes  # noqa: E402
-from minitorch.backends import cuda as B  # noqa: E402
+from minitorch.native import cuda as B  # noqa: E402
 from minitorch.cuda import compiler  # noqa: E402
 from minitorch.cuda.array import from_cuda_array as D  # noqa: E402
 from minitorch.utils.race import disable_tf32, environment  # noqa: E402

@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import minitorch  # noqa: E402
 import minitorch.nn.functional as F  # noqa: E402
-from minitorch.backends import cpu as ref  # noqa: E402
+from minitorch.native import cpu as ref  # noqa: E402
 from minitorch.utils.race import environment  # noqa: E402
 
 try:
@@ -124,7 +124,7 @@ def copy_bandwidth(nbytes, warmup, repeats):
 
 # ---- 3. softmax ------------------------------------------------------------------------------------
 def softmax_speed(rows, n, copy, warmup, repeats):
-    from minitorch.backends import cuda as gpu
+    from minitorch.native import cuda as gpu
     nbytes = 2 * rows * n * 4                                  # read x once, write y once
     x = minitorch.randn(rows, n, device="cuda")
     xd = x._data                       # the backend's input: a DeviceArray (the kernel-only timing)

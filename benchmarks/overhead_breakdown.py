@@ -21,8 +21,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import minitorch  # noqa: E402
-from minitorch.backends import cuda as backend  # noqa: E402
-from minitorch.backends.cuda import launch  # noqa: E402
+from minitorch.native import cuda as backend  # noqa: E402
+from minitorch.native.cuda import launch  # noqa: E402
 from minitorch.cuda import array, memory  # noqa: E402
 from minitorch.cuda.compiler import kernel  # noqa: E402
 from bench_overhead import loop_us  # noqa: E402  (this script's folder is on sys.path)

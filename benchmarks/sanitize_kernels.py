@@ -17,7 +17,7 @@ import cupy as cp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from minitorch import dtypes  # noqa: E402
-from minitorch.backends import cuda as B  # noqa: E402
+from minitorch.native import cuda as B  # noqa: E402
 from minitorch.cuda.array import from_cuda_array as D  # noqa: E402
 
 # The cuda backend takes DeviceArrays: inputs and their views are built with CuPy and wrapped with

@@ -24,6 +24,9 @@ from .ops import mean, sum
 # >>> phase 04
 from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero, stack, std, var
 # <<< phase 04
+# >>> phase 05
+from . import backends
+# <<< phase 05
 # >>> phase 06
 from .ops import log_softmax, softmax
 # <<< phase 06

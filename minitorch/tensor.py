@@ -5,13 +5,13 @@ A tensor is a thin handle around a raw array, ``_data``: a ``numpy.ndarray`` on 
 ``DeviceArray`` (minitorch/cuda/array.py: a pointer into device memory plus shape and strides) on
 ``cuda``. The raw array owns the memory; when the last tensor using it dies, the memory goes back
 to the allocator (on ``cuda``, our caching allocator, minitorch/cuda/memory.py).
-Everything a tensor computes goes through its device's backend (``minitorch/backends``).
+Everything a tensor computes goes through its device's backend (``minitorch/native``).
 """
 import math
 
 import numpy as np
 
-from . import backends
+from . import native
 # >>> phase 02
 from . import dtypes as _dtypes
 # <<< phase 02
@@ -118,7 +118,7 @@ class Tensor:
 
     @property
     def _backend(self):
-        return backends.get(self._device)
+        return native.get(self._device)
 
     # ---- moving between devices and dtypes ---------------------------------------------------
     def to(self, *args, device=None, dtype=None):
@@ -140,7 +140,7 @@ class Tensor:
         if dtype is not self.dtype:
             out = out._cast(dtype)
         if device != self._device:
-            out = Tensor(backends.get(device).from_numpy(out._host_array(), device.index), device)
+            out = Tensor(native.get(device).from_numpy(out._host_array(), device.index), device)
         return out
 
     def _cast(self, dtype):

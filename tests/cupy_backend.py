@@ -1,7 +1,7 @@
 """The cuda backend with CuPy arrays in and out, for the GPU tests.
 
 Tests build inputs, views (``.T``, ``[::2]``, ``cupy.broadcast_to``) and references with CuPy.
-``import cupy_backend as gpu`` gives the functions of ``minitorch.backends.cuda`` under the same
+``import cupy_backend as gpu`` gives the functions of ``minitorch.native.cuda`` under the same
 names; each call hands the backend DeviceArrays over the same memory and strides
 (``from_cuda_array``: no copy), and returns the backend's DeviceArrays as CuPy arrays over the same
 memory (``cupy.asarray`` through the CUDA Array Interface: no copy either). In-place functions
@@ -9,7 +9,7 @@ write through to the caller's CuPy arrays.
 """
 import cupy as cp
 
-from minitorch.backends import cuda as _backend
+from minitorch.native import cuda as _backend
 from minitorch.cuda.array import DeviceArray, from_cuda_array
 
 

@@ -14,7 +14,7 @@ import pytest
 
 import minitorch
 from minitorch import dtypes
-from minitorch.backends import cpu
+from minitorch.native import cpu
 
 pytestmark = pytest.mark.cuda
 if not minitorch.cuda.is_available():
@@ -23,7 +23,7 @@ if not minitorch.cuda.is_available():
 import cupy as cp  # noqa: E402
 import cupy_backend as gpu  # noqa: E402 - the cuda backend, CuPy arrays in and out
 
-from minitorch.backends.cuda.launch import SUFFIX  # noqa: E402
+from minitorch.native.cuda.launch import SUFFIX  # noqa: E402
 from minitorch.cuda import memory  # noqa: E402
 
 F32, F64, I64, BOOL = (np.dtype(t) for t in (np.float32, np.float64, np.int64, np.bool_))

@@ -299,7 +299,7 @@ def test_cat_views_dtypes_and_errors(device, rng):
 def test_cuda_indexing_backend_matches_cpu(rng):
     import cupy as cp
     import cupy_backend as gpu          # the cuda backend, CuPy arrays in and out
-    from minitorch.backends import cpu
+    from minitorch.native import cpu
     a = rng.standard_normal((6, 7, 5))
     for dim in range(3):
         n = a.shape[dim]

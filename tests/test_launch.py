@@ -1,4 +1,4 @@
-"""The fast kernel launcher of ``minitorch/backends/cuda/launch.py``.
+"""The fast kernel launcher of ``minitorch/native/cuda/launch.py``.
 
 CPU part: a private copy of launch.py runs against a fake CuPy whose ``driver.launchKernel`` reads
 ``kernelParams`` the way the real driver does (at call time, each parameter's size known from the
@@ -21,7 +21,7 @@ import pytest
 import minitorch
 from fake_cuda import private_copy
 
-LAUNCH_PY = Path(minitorch.__file__).resolve().parent / "backends" / "cuda" / "launch.py"
+LAUNCH_PY = Path(minitorch.__file__).resolve().parent / "native" / "cuda" / "launch.py"
 STREAM = 0x5EED
 LAYOUT_BYTES = 33 * 8
 
@@ -128,7 +128,7 @@ def load_launch(monkeypatch, driver, env=None, cpointer=True):
         monkeypatch.delenv("MINITORCH_LAUNCH", raising=False)
     else:
         monkeypatch.setenv("MINITORCH_LAUNCH", env)
-    module = private_copy(monkeypatch, LAUNCH_PY, "minitorch.backends.cuda._launch_under_test")
+    module = private_copy(monkeypatch, LAUNCH_PY, "minitorch.native.cuda._launch_under_test")
     module.fake_cupy = cupy
     return module
 
@@ -403,7 +403,7 @@ def test_fast_and_cupy_launches_give_identical_bytes():
     import cupy as cp
     import cupy_backend as gpu          # the cuda backend, CuPy arrays in and out
 
-    from minitorch.backends.cuda import launch
+    from minitorch.native.cuda import launch
 
     previous = launch.launch_mode()
     try:
@@ -428,7 +428,7 @@ def test_fast_launch_from_a_new_thread():
     import cupy as cp
     import cupy_backend as gpu          # the cuda backend, CuPy arrays in and out
 
-    from minitorch.backends.cuda import launch
+    from minitorch.native.cuda import launch
 
     previous = launch.set_launch_mode("fast")
     try:

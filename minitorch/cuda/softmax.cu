@@ -13,7 +13,7 @@
 //   log-softmax:  dx = g - exp(y) * sum_j g_j
 //   cross-entropy loss_r = logsumexp(x_r) - x_r[t_r]:   dx = (softmax(x_r) - onehot(t_r)) * grad_r
 //
-// Who handles a row (Python picks, backends/cuda/softmax.py):
+// Who handles a row (Python picks, native/cuda/softmax.py):
 //
 //   *_warp<E>_*   rows of n <= 1024 (float64: n <= 512): a group of `lanes` threads per row
 //                 (lanes = 32, or the next power of two >= n when n < 32: a warp then holds

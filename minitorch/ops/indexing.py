@@ -41,8 +41,8 @@ _INVALID = ("only integers, slices (`:`), ellipsis (`...`), None and long or byt
 
 
 def _zeros(shape, dtype, device):
-    from .. import backends
-    return backends.get(device).full(tuple(shape), 0, dtype, device.index)
+    from .. import native
+    return native.get(device).full(tuple(shape), 0, dtype, device.index)
 
 
 # ---- the Functions -------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from . import backends, random
+from . import native, random
 from .device import as_device
 from .dtypes import as_dtype, float32, from_numpy_dtype, int64, scalar_dtype
 from .tensor import Tensor, _unpack_ints
@@ -59,7 +59,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     array = np.asarray(array, dtype=dtype.numpy)
     if device.type == "cpu":
         array = np.array(array, order="C", copy=True)     # tensor() never shares the caller's memory
-    return _make(backends.get(device).from_numpy(array, device.index), device, requires_grad)
+    return _make(native.get(device).from_numpy(array, device.index), device, requires_grad)
 
 
 def from_numpy(array):
@@ -74,14 +74,14 @@ def from_numpy(array):
 def empty(*size, dtype=None, device=None, requires_grad=False):
     """Uninitialised memory: whatever bytes were there before (fast; never read before writing)."""
     device, dtype = as_device(device), as_dtype(dtype or float32)
-    return _make(backends.get(device).empty(_shape(size), dtype, device.index), device, requires_grad)
+    return _make(native.get(device).empty(_shape(size), dtype, device.index), device, requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     """Every element ``fill_value``; the dtype follows the value (bool, int64 or float32)."""
     device = as_device(device)
     dtype = as_dtype(dtype) if dtype is not None else scalar_dtype(fill_value)
-    data = backends.get(device).full(_shape((size,)), fill_value, dtype, device.index)
+    data = native.get(device).full(_shape((size,)), fill_value, dtype, device.index)
     return _make(data, device, requires_grad)
 
 
@@ -97,7 +97,7 @@ def _random(draw, size, dtype, device, requires_grad):
     device, dtype = as_device(device), as_dtype(dtype or float32)
     if not dtype.is_floating_point:
         raise TypeError(f"random floats need a floating dtype, got {dtype}")
-    backend = backends.get(device)
+    backend = native.get(device)
     data = getattr(backend, draw)(_shape(size), dtype, random.cpu_generator(), index=device.index)
     return _make(data, device, requires_grad)
 
@@ -131,7 +131,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     dtype = as_dtype(dtype) if dtype is not None else (int64 if ints else float32)
     n = int(np.ceil((end - start) / step))
     device = as_device(device)
-    return _make(backends.get(device).arange(start, step, n, dtype, device.index), device, requires_grad)
+    return _make(native.get(device).arange(start, step, n, dtype, device.index), device, requires_grad)
 
 
 def _like(t, dtype, device):

@@ -46,7 +46,7 @@ __device__ __forceinline__ bool is_aligned(const void* p) {
 //
 // Layout is passed BY VALUE as a kernel argument (it lands in the constant bank, read by every
 // thread for free). Python builds the same bytes as a NumPy structured scalar
-// (backends/cuda/launch.py, LAYOUT): every field is a 64-bit integer, so there is no padding
+// (native/cuda/launch.py, LAYOUT): every field is a 64-bit integer, so there is no padding
 // to get wrong. Dimensions are stored INNERMOST FIRST (shape[0] is the fastest-moving one), and
 // Python has already merged dimensions that can be walked as one and dropped size-1 ones.
 #define MAX_DIMS 8

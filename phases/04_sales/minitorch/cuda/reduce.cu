@@ -9,7 +9,7 @@
 // r = 0..R-1 into the offset of the r-th element of that row. No data moves to make this so;
 // only the strides are reordered, so any set of axes of any view works.
 //
-// Two kernels, chosen by Python (backends/cuda/reduce.py):
+// Two kernels, chosen by Python (native/cuda/reduce.py):
 //
 //   sum_blocks_f32    one BLOCK per output element (per slice of it, see below). Its threads
 //                     stride through the row, each keeping 4 running sums (4 loads in flight, not

@@ -1,24 +1,13 @@
 # GENERATED from minitorch/backends/__init__.py by tools/sync_phases.py (phase 06 snapshot): edit the source and re-run, not this file.
-# phase: 01
-"""Backends: the same list of array functions, once for each device.
+# phase: 05
+"""PyTorch's ``torch.backends``: switches that choose how an op runs, never what it computes.
 
-``cpu.py`` computes with NumPy and is the reference; ``cuda.py`` launches our kernels from
-``minitorch/cuda/*.cu``. Both take and return raw arrays (``numpy.ndarray`` or our ``DeviceArray``):
-the :class:`~minitorch.Tensor` layer above them owns devices, dtypes, errors and autograd.
+``minitorch.backends.cuda.matmul.allow_tf32`` lets float32 matrix products use TF32 tensor cores
+(10-bit mantissa products, float32 sums): off by default, as in PyTorch since 1.12.
+``minitorch.backends.cudnn`` holds PyTorch's cuDNN switches so that scripts setting them run
+unchanged; MiniTorch never calls cuDNN (its convolutions are our kernels), so they only record
+the choice.
+
+The implementations themselves live in ``minitorch.native``.
 """
-from . import cpu
-
-_cuda = None        # the cuda backend module, imported on first use (it needs CuPy)
-
-
-def get(device):
-    """The backend module for a :class:`~minitorch.device`."""
-    if device.type == "cpu":
-        return cpu
-    global _cuda
-    if _cuda is None:
-        # import once and keep the module: every op asks for its backend, and an import
-        # statement costs ~0.7 us per call even when the module is already loaded
-        from . import cuda
-        _cuda = cuda
-    return _cuda
+from . import cuda, cudnn

@@ -4,7 +4,7 @@
 // (and the momentum buffer), update, write back - one pass over memory instead of the four or
 // five separate elementwise kernels the formula would take op by op.
 //
-// The same arithmetic as torch.optim.SGD and backends/cpu.py sgd_step, in the same order:
+// The same arithmetic as torch.optim.SGD and native/cpu.py sgd_step, in the same order:
 //   g = -grad if maximize else grad
 //   g = g + weight_decay * p                                   (if weight_decay)
 //   buf = g                                  on the first step (if momentum)

@@ -1,8 +1,0 @@
-# GENERATED from minitorch/backends/cuda/__init__.py by tools/sync_phases.py (phase 01 snapshot): edit the source and re-run, not this file.
-# phase: 01
-"""The cuda backend: each function takes and returns ``DeviceArray``s, computed by our kernels.
-
-One module per concept; this file gathers their functions so ``backends.get(device)`` gives one
-namespace with the same names as ``backends/cpu.py``.
-"""
-from .creation import arange, empty, fill_, from_numpy, full, rand, randn, to_numpy

@@ -1,0 +1,127 @@
+# GENERATED from minitorch/native/cpu.py by tools/sync_phases.py (phase 02 snapshot): edit the source and re-run, not this file.
+# phase: 01
+"""The cpu backend: each function takes and returns ``numpy.ndarray``s.
+
+It is the reference the cuda backend is tested against, so it stays plain NumPy.
+"""
+import numpy as np
+
+
+def _c(x, dtype=None):
+    """``x`` as a C-contiguous array (0-d stays 0-d, unlike np.ascontiguousarray)."""
+    return np.asarray(x, dtype=dtype, order="C")
+
+
+def empty(shape, dtype, index=None):
+    return np.empty(shape, dtype=dtype.numpy)
+
+
+def full(shape, value, dtype, index=None):
+    return np.full(shape, value, dtype=dtype.numpy)
+
+
+def fill_(x, value):
+    x[...] = value
+    return x
+
+
+def arange(start, step, n, dtype, index=None):
+    """``n`` values ``start + i * step``, computed in float64 like the cuda kernel."""
+    return (start + np.arange(n, dtype=np.float64) * step).astype(dtype.numpy)
+
+
+def from_numpy(array, index=None):
+    """Host data to this device: on cpu the array itself."""
+    return array
+
+
+def to_numpy(x):
+    return x
+
+
+def rand(shape, dtype, generator, index=None):
+    """Uniform on [0, 1)."""
+    return generator.random(shape, dtype=dtype.numpy)
+
+
+def randn(shape, dtype, generator, index=None):
+    """Standard normal."""
+    return generator.standard_normal(shape, dtype=dtype.numpy)
+
+# ---- elementwise ops ------------------------------------------------------------------------
+# Inputs of binary ops already share one dtype (the Tensor layer promotes them first) and
+# broadcast against each other; any strides are allowed. Outputs are new contiguous arrays.
+BINARY_OPS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "pow": np.power,
+    "maximum": np.maximum, "minimum": np.minimum,
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+}
+COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")     # these return bool
+
+
+def _sigmoid(x):
+    # written so that exp never overflows: for x < 0 use e^x / (1 + e^x)
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
+
+
+UNARY_OPS = {
+    "neg": np.negative, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "abs": np.abs,
+    "tanh": np.tanh, "sigmoid": _sigmoid, "relu": lambda x: np.maximum(x, x.dtype.type(0)),
+}
+
+
+def binary(op, a, b):
+    """``a <op> b`` with broadcasting; ``op`` is a key of BINARY_OPS."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _c(BINARY_OPS[op](a, b))
+
+
+def binary_scalar(op, a, scalar, reflected=False):
+    """``a <op> scalar``, or ``scalar <op> a`` when ``reflected``; keeps ``a``'s dtype."""
+    s = a.dtype.type(scalar)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = BINARY_OPS[op](s, a) if reflected else BINARY_OPS[op](a, s)
+    return _c(out)
+
+
+def unary(op, a):
+    """``op(a)`` elementwise; ``op`` is a key of UNARY_OPS. Keeps the dtype."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _c(UNARY_OPS[op](a)).astype(a.dtype, copy=False)
+
+
+def where(cond, a, b):
+    """``a`` where ``cond`` else ``b``; the three broadcast; ``a`` and ``b`` share a dtype."""
+    return _c(np.where(cond, a, b))
+
+
+def cast(a, dtype):
+    """A contiguous copy of ``a`` (any strides) converted to ``dtype``."""
+    return np.array(a, dtype=dtype.numpy, order="C", copy=True)
+
+
+def contiguous(a):
+    """A contiguous row-major copy of ``a`` (any strides)."""
+    return np.array(a, order="C", copy=True)
+
+
+def as_strided(a, shape, strides):
+    """A view of ``a``'s memory with ``shape`` and byte ``strides`` (no copy, nothing checked)."""
+    return np.lib.stride_tricks.as_strided(a, shape=tuple(shape), strides=tuple(strides))
+
+
+# ---- matrices ---------------------------------------------------------------------------------
+def transpose2d(a):
+    """The transpose of a 2-D array, materialised: ``out[j, i] = a[i, j]``, contiguous."""
+    return _c(a.T)
+
+
+def matmul(a, b):
+    """``a @ b`` for ``a`` [..., M, K] and ``b`` [..., K, N] with broadcast batch dimensions.
+
+    Floating dtypes only. Returns a contiguous [..., M, N] array.
+    """
+    return _c(np.matmul(a, b))
+
