@@ -45,10 +45,10 @@ def source(path, _seen=None):
     return "\n".join(out), seen
 
 
-def _compile(path, cupy):
+def _compile(path, cupy, options=()):
     text, files = source(path)
     try:
-        module = cupy.RawModule(code=text, options=OPTIONS)
+        module = cupy.RawModule(code=text, options=OPTIONS + tuple(options))
         module.compile()      # compile now, so errors surface here and not at first launch
     except cupy.cuda.compiler.CompileException as e:
         log = str(e)
@@ -58,9 +58,11 @@ def _compile(path, cupy):
     return module, {f: f.stat().st_mtime_ns for f in files}
 
 
-def kernel(file, name, device=None):
+def kernel(file, name, device=None, options=()):
     """The kernel ``name`` (an ``extern "C" __global__`` function) from ``minitorch/cuda/<file>``,
-    for GPU ``device`` (default: the current one).
+    for GPU ``device`` (default: the current one). ``options``: extra NVRTC options as a tuple of
+    strings, e.g. ``("-DBM=128", "-DBN=64")`` to set a kernel's compile-time tile sizes; each
+    distinct tuple is its own module.
 
     Ops call this on every launch and pass the device they already know: then a hit is one
     dictionary lookup (~0.1 us), with no CuPy calls.
@@ -70,22 +72,23 @@ def kernel(file, name, device=None):
         AttributeError: if the file has no kernel of that name.
     """
     if device is not None:
-        found = _kernels.get((file, name, device))
+        found = _kernels.get((file, name, device, options) if options else (file, name, device))
         if found is not None:
             return found
     from . import cupy_or_raise
     cupy = cupy_or_raise()
     dev = cupy.cuda.runtime.getDevice() if device is None else device
-    found = _kernels.get((file, name, dev))
+    key = (file, name, dev, options) if options else (file, name, dev)
+    found = _kernels.get(key)
     if found is not None:
         return found
     path = KERNEL_DIR / file
     arch = cupy.cuda.Device(dev).compute_capability
-    entry = _modules.get((path, arch))
+    entry = _modules.get((path, arch, options))
     if entry is None:
-        module, mtimes = _compile(path, cupy)
-        _modules[(path, arch)] = entry = (mtimes, module)
-    found = _kernels[(file, name, dev)] = entry[1].get_function(name)
+        module, mtimes = _compile(path, cupy, options)
+        _modules[(path, arch, options)] = entry = (mtimes, module)
+    found = _kernels[key] = entry[1].get_function(name)
     return found
 
 

@@ -312,12 +312,13 @@ def launch_stride(fn, n, per_thread, index, args):
             _launch_cupy(fn, (blocks,), _BLOCK, args, 0)
 
 
-def launch_2d(fn, grid, block, args, index):
+def launch_2d(fn, grid, block, args, index, shared_mem=0):
     """Run ``fn`` on a 2-D/3-D ``grid`` of ``block``-shaped blocks on GPU ``index`` (y and z capped
-    at 65535: our 2-D kernels loop over what does not fit)."""
+    at 65535: our 2-D kernels loop over what does not fit), ``shared_mem`` bytes of dynamic shared
+    memory per block."""
     grid = tuple(min(g, 65535) if i else g for i, g in enumerate(grid))
     if all(g > 0 for g in grid):
-        launch(fn, grid, block, args, index=index)
+        launch(fn, grid, block, args, shared_mem, index)
 
 
 # ---- describing strided operands to a kernel ----------------------------------------------------
