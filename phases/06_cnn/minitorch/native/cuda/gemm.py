@@ -36,6 +36,13 @@ class Rung:
 
 RUNGS = {
     "01_naive": Rung("gemm/01_naive.cu", (16, 16), (16, 16), ("f32", "f64")),
+    # 1-D blocks: thread t of a block owns row t // BN (or t // (BN / TN)) of the C tile; the
+    # kernels read only threadIdx.x, so block must stay (threads, 1). Shared memory is static.
+    "02_coalesced": Rung("gemm/02_coalesced.cu", (1024, 1), (32, 32)),
+    "03_smem_tiling": Rung("gemm/03_smem_tiling.cu", (1024, 1), (32, 32)),
+    "04_blocktile_1d": Rung("gemm/04_blocktile_1d.cu", (512, 1), (64, 64)),
+    "05_blocktile_2d": Rung("gemm/05_blocktile_2d.cu", (256, 1), (128, 128), ("f32", "f64")),
+    "06_vectorized": Rung("gemm/06_vectorized.cu", (256, 1), (128, 128)),
 }
 
 
