@@ -12,7 +12,8 @@
 //     BM, BN   rows and columns of C one block computes (the blocktile)
 //     BK       the k-slice of A and B a block holds in shared memory at once
 //     TM, TN   rows and columns of C one thread computes (the thread tile)
-//     NUM_THREADS = (BM / TM) * (BN / TN), threads per block (derived; may be given, must agree)
+//     NUM_THREADS = (BM / TM) * (BN / TN), threads per block (derived; may be given, must agree;
+//              at most 256, so that any register count fits and every configuration launches)
 // and tools/tune_gemm.py compiles the file many times with NVRTC options ("-DBM=64", "-DBN=128",
 // ...), times each, and writes the winners into a table (native/cuda/gemm.py: TUNING_SPACE,
 // tuning_configs, rung_with). The static_asserts below reject a configuration the code cannot
@@ -68,7 +69,10 @@ constexpr int SB = BN + 4;      // same for B
 
 static_assert(BM % TM == 0 && BN % TN == 0, "the thread tile must divide the blocktile");
 static_assert(NUM_THREADS == (BM / TM) * (BN / TN), "NUM_THREADS must be (BM/TM) * (BN/TN)");
-static_assert(NUM_THREADS % 32 == 0 && NUM_THREADS <= 1024, "whole warps, at most 1024 threads");
+// At most 256 threads: then even 255 registers a thread fit an SM's 65536, so no configuration
+// fails to launch. (A __launch_bounds__ would do the same for bigger blocks, but it makes ptxas
+// trade spills for occupancy, which is the autotuner's job, not the compiler's.)
+static_assert(NUM_THREADS % 32 == 0 && NUM_THREADS <= 256, "whole warps, at most 256 threads");
 static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are read from shared memory as float4s");
 static_assert(BK % 4 == 0 && BM % 4 == 0 && BN % 4 == 0, "tiles are loaded as float4s");
 static_assert(BK * (SA + SB) * 4 <= 48 * 1024, "static shared memory is limited to 48 KB");
@@ -209,13 +213,4 @@ __device__ __forceinline__ void gemm_autotuned(GEMM_PARAMS(T)) {
 
 }  // namespace rung07
 
-// gemm.cuh's entry points (same names and arguments), with __launch_bounds__ so the compiler keeps
-// registers within what NUM_THREADS threads per block may use.
-#define GEMM07_ENTRY(LA, LB, TA, TB)                                                                \
-    extern "C" __global__ void __launch_bounds__(NUM_THREADS) gemm_##LA##LB##_f32(GEMM_PARAMS(float)) { \
-        rung07::gemm_autotuned<float, TA, TB>(A, B, C, bias, M, N, K, lda, ldb, batch, L);         \
-    }
-GEMM07_ENTRY(n, n, false, false)
-GEMM07_ENTRY(n, t, false, true)
-GEMM07_ENTRY(t, n, true, false)
-GEMM07_ENTRY(t, t, true, true)
+GEMM_ENTRIES(rung07::gemm_autotuned, float, f32)
