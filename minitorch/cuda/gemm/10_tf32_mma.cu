@@ -97,7 +97,7 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
     const int wm = (warp / WARPS_N) * WM, wn = (warp % WARPS_N) * WN;   // the warptile inside the block tile
     const long long n0 = blockIdx.x * (long long)BN;
     const long long mtiles = (M + BM - 1) / BM;
-    const long long ktiles = (K + BK - 1) / BK;
+    const int ktiles = (int)((K + BK - 1) / BK);        // < 2^31: a K-long row alone would not fit in memory otherwise
 
     for (long long z = blockIdx.z; z < batch; z += gridDim.z) {
         long long off[2];
@@ -111,10 +111,10 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
             const long long m0 = mt * BM;
 
             // Queue the copies of K-tile kt into stage s (rows/cols per mma.cuh's table).
-            auto load_stage = [&](long long kt, int s) {
+            auto load_stage = [&](int kt, int s) {
                 float* sa = smem + s * 2 * TILE;
                 float* sb = sa + TILE;
-                const long long k0 = kt * BK;
+                const long long k0 = (long long)kt * BK;
                 if constexpr (TA) tc::load_tile<float, BK, BM, THREADS, MNMajor>(sa, a, lda, k0, K, m0, M, a_vec, tid);
                 else    tc::load_tile<float, BM, BK, THREADS, KMajor>(sa, a, lda, m0, M, k0, K, a_vec, tid);
                 if constexpr (TB) tc::load_tile<float, BN, BK, THREADS, KMajor>(sb, b, ldb, n0, N, k0, K, b_vec, tid);
@@ -138,7 +138,7 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
             }
 
             int read = 0, write = STAGES - 1;               // stage of tile kt, stage of tile kt+STAGES-1
-            for (long long kt = 0; kt < ktiles; ++kt) {
+            for (int kt = 0; kt < ktiles; ++kt) {
                 // Tile kt has landed once at most STAGES-2 newer groups are pending (this thread's
                 // copies); the barrier makes every thread's copies visible, and also guarantees all
                 // warps finished tile kt-1, whose stage (`write`) is refilled just below.
@@ -153,7 +153,7 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
                 // the compiler loads all four steps' ahead and needs ~160 registers: one block per SM).
 #pragma unroll 1
                 for (int kk = 0; kk < BK; kk += 8) {
-                    unsigned af[MT][4], bf[NT][2];
+                    unsigned af[MT][4];
 #pragma unroll
                     for (int i = 0; i < MT; ++i) {
                         const int m = wm + i * 16 + g;
@@ -163,15 +163,12 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
                         af[i][3] = to_tf32(a_at<TA>(sa, m + 8, kk + t + 4));
                     }
 #pragma unroll
-                    for (int j = 0; j < NT; ++j) {
+                    for (int j = 0; j < NT; ++j) {           // one B fragment at a time: fewer registers
                         const int n = wn + j * 8 + g;
-                        bf[j][0] = to_tf32(b_at<TB>(sb, kk + t, n));
-                        bf[j][1] = to_tf32(b_at<TB>(sb, kk + t + 4, n));
+                        const unsigned bf[2] = {to_tf32(b_at<TB>(sb, kk + t, n)), to_tf32(b_at<TB>(sb, kk + t + 4, n))};
+#pragma unroll
+                        for (int i = 0; i < MT; ++i) mma(acc[i][j], af[i], bf);
                     }
-#pragma unroll
-                    for (int i = 0; i < MT; ++i)
-#pragma unroll
-                        for (int j = 0; j < NT; ++j) mma(acc[i][j], af[i], bf[j]);
                 }
                 read = read == STAGES - 1 ? 0 : read + 1;
                 write = write == STAGES - 1 ? 0 : write + 1;
@@ -214,9 +211,17 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
     }
 }
 
-// 256 threads, and at most 128 registers each so that two blocks (2 x 108 KB of smem) share an SM.
+// 256 threads. On sm_90 (228 KB of smem per SM) two blocks of 108 KB fit on an SM if each thread
+// keeps to 128 registers: __launch_bounds__' second argument asks the compiler for that. An sm_80
+// SM (164 KB) holds one such block whatever the registers, so there it is left free to use more.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TF32_BLOCKS_PER_SM 2
+#else
+#define TF32_BLOCKS_PER_SM 1
+#endif
 #define TF32_ENTRY(LA, LB, TA, TB)                                                                  \
-    extern "C" __global__ void __launch_bounds__(256, 2) gemm_##LA##LB##_f32(GEMM_PARAMS(float)) {  \
+    extern "C" __global__ void __launch_bounds__(256, TF32_BLOCKS_PER_SM)                           \
+        gemm_##LA##LB##_f32(GEMM_PARAMS(float)) {                                                   \
         gemm_tf32_mma<float, TA, TB>(A, B, C, bias, M, N, K, lda, ldb, batch, L);                   \
     }
 TF32_ENTRY(n, n, false, false)

@@ -36,7 +36,13 @@ class Rung:
 
 RUNGS = {
     "01_naive": Rung("gemm/01_naive.cu", (16, 16), (16, 16), ("f32", "f64")),
+    # Tensor cores (sm_80+): 8 warps, 128 x 128 block tile, 3-stage cp.async pipeline.
+    "10_tf32_mma": Rung("gemm/10_tf32_mma.cu", (256,), (128, 128), ("f32",), smem=110592, arch=80,
+                        tensor_cores=True),
 }
+
+
+_big_smem = set()     # kernels whose dynamic shared memory limit was raised for their rung
 
 
 def layout_of(shape2, strides2, itemsize):
@@ -100,6 +106,11 @@ def gemm(a, b, bias=None, rung="01_naive", options=None):
         return out
     name = f"gemm_{la[0]}{lb[0]}_{SUFFIX[a.dtype]}"
     fn = kernel(spec.file, name, idx, spec.options if options is None else tuple(options))
+    if spec.smem > 48 * 1024 and fn not in _big_smem:
+        # A block may use more than 48 KB of dynamic shared memory only once the kernel's limit is
+        # raised (cuFuncSetAttribute), once per compiled kernel.
+        fn.max_dynamic_shared_size_bytes = spec.smem
+        _big_smem.add(fn)
     bm, bn = spec.tile
     launch_2d(fn, (cdiv(n, bn), cdiv(m, bm), batch), spec.block,
               (a, b, out, bias, m, n, k, la[1], lb[1], batch, layout), idx, spec.smem)
