@@ -430,3 +430,9 @@ def broadcast_layout(operands):
 # >>> phase 04
 UNROLL = 4           # common.cuh's UNROLL: 16-byte vectors each thread has in flight in scan()
 # <<< phase 04
+# >>> phase 05
+import ml_dtypes     # noqa: E402 - NumPy's bfloat16 dtype
+
+SUFFIX[np.dtype(np.float16)] = "f16"             # __half kernels
+SUFFIX[np.dtype(ml_dtypes.bfloat16)] = "bf16"    # __nv_bfloat16 kernels
+# <<< phase 05

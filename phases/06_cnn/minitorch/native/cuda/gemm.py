@@ -43,7 +43,16 @@ RUNGS = {
     "04_blocktile_1d": Rung("gemm/04_blocktile_1d.cu", (512, 1), (64, 64)),
     "05_blocktile_2d": Rung("gemm/05_blocktile_2d.cu", (256, 1), (128, 128), ("f32", "f64")),
     "06_vectorized": Rung("gemm/06_vectorized.cu", (256, 1), (128, 128)),
+    # Tensor cores (sm_80+): 8 warps, 128 x 128 block tile, 3-stage cp.async pipeline.
+    "10_tf32_mma": Rung("gemm/10_tf32_mma.cu", (256,), (128, 128), ("f32",), smem=110592, arch=80,
+                        tensor_cores=True),
+    # bf16/fp16 on tensor cores (sm_80+): ldmatrix from swizzled smem tiles, 3 stages. tensor_cores
+    # stays False: it marks float32 rounded to TF32 (allow_tf32), and this rung has no float32.
+    "11_half_mma": Rung("gemm/11_half_mma.cu", (256,), (128, 128), ("bf16", "f16"), smem=98304, arch=80),
 }
+
+
+_big_smem = set()     # kernels whose dynamic shared memory limit was raised for their rung
 
 
 def layout_of(shape2, strides2, itemsize):
@@ -107,6 +116,11 @@ def gemm(a, b, bias=None, rung="01_naive", options=None):
         return out
     name = f"gemm_{la[0]}{lb[0]}_{SUFFIX[a.dtype]}"
     fn = kernel(spec.file, name, idx, spec.options if options is None else tuple(options))
+    if spec.smem > 48 * 1024 and fn not in _big_smem:
+        # A block may use more than 48 KB of dynamic shared memory only once the kernel's limit is
+        # raised (cuFuncSetAttribute), once per compiled kernel.
+        fn.max_dynamic_shared_size_bytes = spec.smem
+        _big_smem.add(fn)
     bm, bn = spec.tile
     launch_2d(fn, (cdiv(n, bn), cdiv(m, bm), batch), spec.block,
               (a, b, out, bias, m, n, k, la[1], lb[1], batch, layout), idx, spec.smem)
