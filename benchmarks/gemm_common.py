@@ -311,7 +311,10 @@ def set_torch_tf32(torch, allow):
     setting); return what it reads back, for the record."""
     torch.backends.cuda.matmul.allow_tf32 = bool(allow)
     torch.backends.cudnn.allow_tf32 = bool(allow)
-    torch.set_float32_matmul_precision("high" if allow else "highest")
+    try:
+        torch.set_float32_matmul_precision("high" if allow else "highest")
+    except (AttributeError, RuntimeError):      # an older or newer torch: the flag above decides
+        pass
     return {"torch.backends.cuda.matmul.allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
             "torch.backends.cudnn.allow_tf32": bool(torch.backends.cudnn.allow_tf32),
             "float32_matmul_precision": torch.get_float32_matmul_precision()}
