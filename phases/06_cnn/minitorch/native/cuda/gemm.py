@@ -125,3 +125,18 @@ def gemm(a, b, bias=None, rung="01_naive", options=None):
     launch_2d(fn, (cdiv(n, bn), cdiv(m, bm), batch), spec.block,
               (a, b, out, bias, m, n, k, la[1], lb[1], batch, layout), idx, spec.smem)
     return out
+
+
+SMALL_MAX = 2 ** 18      # output elements M*N*batch up to this: a "small" GEMM (a few waves of tiles)
+MEDIUM_MAX = 2 ** 22     # up to this: "medium"; above: "large" (many waves: the big tiles win)
+
+
+def shape_class(m, n, k, batch=1):
+    """'small', 'medium' or 'large': the row of the tuned table (minitorch/cuda/gemm/tuned.json)
+    a GEMM of C [batch, m, n] = A [batch, m, k] @ B [batch, k, n] reads. Classed by output size
+    ``m * n * batch`` (how many tiles there are to spread over the SMs), not by ``k``: small
+    <= 2**18, medium <= 2**22, large above."""
+    out = m * n * max(batch, 1)
+    if out <= SMALL_MAX:
+        return "small"
+    return "medium" if out <= MEDIUM_MAX else "large"

@@ -1,0 +1,210 @@
+"""Every rung of the GEMM ladder (minitorch/native/cuda/gemm.py RUNGS), every dtype it has, against
+a float64 NumPy reference on fresh random data.
+
+What is covered, for each (rung, dtype):
+* sizes built from {1, 7, 33, 127, 1000} and non-square course shapes (129x65x257, 1000x7x33,
+  64x784x128, 256x1536x384), written M x N x K; eight of them in all four layouts nn/nt/tn/tt,
+  the rest in one layout each (rotating); bias None or [N] alternating;
+* batches: [3, M, K] @ [3, K, N] in every layout, broadcast [2, 1, M, K] @ [3, K, N], a batched
+  A with a 2-D B and the reverse, and 65539 batches (more than gridDim.z's 65535: the z loop);
+* operands that are not 16-byte aligned (a view starting at element 1) with odd leading
+  dimensions, which the vectorized rungs must load with their scalar fallback;
+* empty edges: M, N or K = 0 (K = 0 gives zeros, or the bias), and zero batches.
+A 't' operand is the transposed view of a contiguous array, so the kernel really reads that
+layout. Every allocation is poisoned with 0xFF bytes (NaN), so an output element a kernel never
+writes fails. Tolerances (benchmarks/gemm_common.py): per element, |C - C_ref| <= tol * (|A| @ |B|
++ |bias|) with tol from the rounding-error bound of each kind (fp32, tf32 for rungs with
+``tensor_cores``, bf16, f16, fp64), and per matrix ||C - C_ref|| / ||C_ref|| within 3e-6 sqrt(K)
+(fp32), 5e-3 (tf32), 8e-3 (bf16), 4e-3 (f16), 1e-12 (fp64).
+Rungs with a tuning space (07-09) are also run with a sample of their configurations and with the
+ones the tuned table (minitorch/cuda/gemm/tuned.json) ships.
+"""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minitorch
+
+pytestmark = pytest.mark.cuda
+if not minitorch.cuda.is_available():
+    pytest.skip("needs CuPy and a CUDA GPU", allow_module_level=True)
+
+import cupy as cp  # noqa: E402
+
+from minitorch.cuda import array as A, memory  # noqa: E402
+from minitorch.native.cuda import gemm as G  # noqa: E402
+from minitorch.native.cuda.launch import SUFFIX  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import gemm_common as C  # noqa: E402
+
+CASES = C.rung_cases(G.RUNGS, set(SUFFIX.values()))
+DTYPE = {s: dt for dt, s in SUFFIX.items()}
+
+
+@pytest.fixture(autouse=True)
+def poison(monkeypatch):
+    """Every block our allocator hands out is first filled with 0xFF bytes (NaN for floats)."""
+    real = memory.DevicePool.malloc
+
+    def malloc(self, nbytes, stream):
+        block = real(self, nbytes, stream)
+        cp.cuda.runtime.memsetAsync(block.ptr, 0xFF, block.size, stream)
+        return block
+    monkeypatch.setattr(memory.DevicePool, "malloc", malloc)
+
+
+@pytest.fixture(autouse=True)
+def tf32_allowed(monkeypatch):
+    """A rung named explicitly runs as it is; allow_tf32 (for dispatch) is set in case a rung asks."""
+    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", True)
+
+
+# ---- building operands and checking ---------------------------------------------------------------
+def operand(rng, rows, cols, letter, dtype, batch=(), misaligned=False):
+    """(DeviceArray view, its float64 values) of a logical [*batch, rows, cols] operand: 'n' stored
+    as written, 't' the transposed view of a contiguous [*batch, cols, rows] array. ``misaligned``:
+    the stored rows are a slice [1 : 1 + width] of rows of an odd length (width + 2 or + 3), so the
+    view starts 4 or 2 bytes past an aligned address and its leading dimension is odd."""
+    r, c = (cols, rows) if letter == "t" else (rows, cols)
+    pad = (2 if c % 2 else 3) if misaligned else 0
+    base = rng.standard_normal(tuple(batch) + (r, c + pad)).astype(dtype)
+    dev = A.from_numpy(base, 0)
+    if misaligned:
+        dev, base = dev[..., 1:1 + c], base[..., 1:1 + c]
+    if letter == "t":
+        axes = tuple(range(len(batch))) + (len(batch) + 1, len(batch))
+        dev, base = dev.transpose(axes), base.transpose(axes)
+    return dev, base.astype(np.float64)
+
+
+def run_case(rng, rung, suffix, kind, m, n, k, layout="nn", bias=False, batch_a=(), batch_b=(),
+             misaligned=(False, False), options=None):
+    dtype = DTYPE[suffix]
+    da, a = operand(rng, m, k, layout[0], dtype, batch_a, misaligned[0])
+    db, b = operand(rng, k, n, layout[1], dtype, batch_b, misaligned[1])
+    dbias, bvec = None, None
+    if bias:
+        bvec = rng.standard_normal(n).astype(dtype)
+        dbias, bvec = A.from_numpy(bvec, 0), bvec.astype(np.float64)
+    out = G.gemm(da, db, dbias, rung=rung, options=options)
+    got = A.to_numpy(out)
+    ref = np.matmul(a, b)
+    scale = np.matmul(np.abs(a), np.abs(b))
+    if bias:
+        ref, scale = ref + bvec, scale + np.abs(bvec)
+    where = f"{rung} {suffix} {m}x{n}x{k} {layout} bias={bias} batch={batch_a}/{batch_b} misaligned={misaligned}"
+    assert out.dtype == dtype and out.c_contiguous, where
+    assert got.shape == ref.shape, f"{where}: shape {got.shape}, expected {ref.shape}"
+    got = got.astype(np.float64)
+    bad = ~np.isfinite(got)
+    assert not bad.any(), f"{where}: {bad.sum()} elements not finite (never written?), first at {np.argwhere(bad)[0]}"
+    if ref.size == 0:
+        return
+    if k == 0:      # an empty sum: exactly zero, plus the bias
+        np.testing.assert_array_equal(got, ref.astype(dtype).astype(np.float64), err_msg=where)
+        return
+    err = np.abs(got - ref) / scale
+    tol = C.elementwise_tol(kind, k)
+    worst = np.unravel_index(np.argmax(err), err.shape)
+    assert err.max() <= tol, (f"{where}: element {worst} off by {err.max():.2e} x (|A||B|+|bias|) > {tol:.1e}: "
+                              f"got {got[worst]!r}, want {ref[worst]!r}; {(err > tol).sum()} elements out")
+    rel = np.linalg.norm(got - ref) / np.linalg.norm(ref)
+    assert rel <= C.norm_tol(kind, k), f"{where}: relative error {rel:.2e} > {C.norm_tol(kind, k):.1e}"
+
+
+# ---- the grid --------------------------------------------------------------------------------------
+ALL_LAYOUTS = [(7, 7, 7), (33, 33, 33), (127, 127, 127), (1, 7, 33), (129, 65, 257), (1000, 127, 33),
+               (64, 784, 128), (33, 7, 1000)]
+ONE_LAYOUT = [(1, 1, 1), (7, 1, 127), (33, 127, 1), (127, 33, 7), (1000, 1, 7), (1, 1000, 33),
+              (127, 1000, 127), (1000, 1000, 1000), (1000, 7, 33), (256, 1536, 384), (65, 129, 1000)]
+SIZES = ([(s, lay, (i + j) % 2 == 1) for i, s in enumerate(ALL_LAYOUTS) for j, lay in enumerate(C.LAYOUTS)]
+         + [(s, C.LAYOUTS[i % 4], i % 2 == 0) for i, s in enumerate(ONE_LAYOUT)])
+BATCHED = [  # (m, n, k, layout, bias, batch of A, batch of B)
+    *[(33, 65, 47, lay, lay == "nt", (3,), (3,)) for lay in C.LAYOUTS],
+    (127, 129, 65, "nn", True, (5,), (5,)),
+    (17, 33, 45, "nn", False, (2, 1), (3,)),
+    (17, 33, 45, "tt", True, (2, 1), (3,)),
+    (31, 9, 70, "nt", True, (4,), ()),
+    (31, 9, 70, "tn", False, (), (3,)),
+    (2, 3, 5, "nt", True, (65539,), (65539,)),
+]
+MISALIGNED = [  # (m, n, k, layout, which operands)
+    *[(67, 45, 39, lay, (True, True)) for lay in C.LAYOUTS],
+    (33, 129, 65, "nn", (True, False)),
+    (1000, 127, 129, "nt", (False, True)),
+]
+EMPTY = [(0, 5, 7, False, ()), (5, 0, 7, True, ()), (5, 7, 0, True, ()), (5, 7, 0, False, ()), (5, 7, 3, False, (0,))]
+
+
+def _id(case):
+    return f"{case[0]}-{case[1]}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("size,layout,bias", SIZES, ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v))
+def test_sizes_and_layouts(case, size, layout, bias, rng):
+    run_case(rng, *case, *size, layout, bias)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("m,n,k,layout,bias,ba,bb", BATCHED)
+def test_batched(case, m, n, k, layout, bias, ba, bb, rng):
+    run_case(rng, *case, m, n, k, layout, bias, ba, bb)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("m,n,k,layout,which", MISALIGNED)
+def test_misaligned(case, m, n, k, layout, which, rng):
+    run_case(rng, *case, m, n, k, layout, True, misaligned=which)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("m,n,k,bias,batch", EMPTY)
+def test_empty(case, m, n, k, bias, batch, rng):
+    run_case(rng, *case, m, n, k, "nt", bias, batch, batch)
+
+
+# ---- tuned configurations ------------------------------------------------------------------------
+def _configs():
+    """(rung, config) pairs: up to 6 of each tunable rung's valid configurations, spread over its
+    list, plus every configuration the shipped tuned table names."""
+    out = []
+    tuning = getattr(G, "tuning_configs", None)
+    for name in G.RUNGS if tuning else ():
+        try:
+            configs = list(tuning(name))
+        except (KeyError, ValueError, TypeError):
+            continue
+        step = max(1, len(configs) // 6)
+        out += [(name, tuple(c)) for c in configs[::step][:6]]
+    table = Path(minitorch.__file__).resolve().parent / "cuda" / "gemm" / "tuned.json"
+    if table.is_file():
+        for kinds in json.loads(table.read_text()).values():
+            for classes in kinds.values():
+                for e in classes.values():
+                    if e.get("rung") in G.RUNGS and e.get("options"):
+                        out.append((e["rung"], tuple(e["options"])))
+    return list(dict.fromkeys(out))
+
+
+CONFIGS = _configs()
+
+
+@pytest.mark.parametrize("rung,config", CONFIGS, ids=lambda v: ",".join(v) if isinstance(v, tuple) else v)
+@pytest.mark.parametrize("m,n,k,layout,bias,ba,bb,mis", [
+    (129, 65, 257, "nt", True, (), (), (False, False)),
+    (67, 131, 45, "tn", False, (2,), (2,), (True, True)),
+])
+def test_tuning_configs(rung, config, m, n, k, layout, bias, ba, bb, mis, rng):
+    for suffix in G.RUNGS[rung].dtypes:
+        if suffix in DTYPE:
+            run_case(rng, rung, suffix, C.kind_of(G.RUNGS[rung], suffix), m, n, k, layout, bias, ba, bb, mis,
+                     options=config)
+
+
+def test_there_are_rungs():
+    assert CASES, "no GEMM rungs registered"
