@@ -14,7 +14,7 @@
 //   - the 8 columns of a thread are two groups of 4, 64 columns apart (columns tc*4 .. tc*4+3 and
 //     64 + tc*4 .. 64 + tc*4+3), so 8 neighbouring threads read 32 consecutive floats of Bs with
 //     their float4 loads (no bank conflict; rung 05's adjacent 8 columns gave 4-way conflicts),
-//     and a warp's stores to C are two runs of 64 consecutive floats.
+//     and a warp's stores to C are runs of 64 consecutive floats (16 threads x 4).
 //   - C is written with float4 stores.
 // So per k step a thread issues 4 LDS.128 for 64 FMAs (rung 05: 16 scalar LDS).
 //
