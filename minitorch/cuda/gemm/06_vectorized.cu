@@ -14,7 +14,7 @@
 //   - the 8 columns of a thread are two groups of 4, 64 columns apart (columns tc*4 .. tc*4+3 and
 //     64 + tc*4 .. 64 + tc*4+3), so 8 neighbouring threads read 32 consecutive floats of Bs with
 //     their float4 loads (no bank conflict; rung 05's adjacent 8 columns gave 4-way conflicts),
-//     and a warp's stores to C are two runs of 64 consecutive floats.
+//     and a warp's stores to C are runs of 64 consecutive floats (16 threads x 4).
 //   - C is written with float4 stores.
 // So per k step a thread issues 4 LDS.128 for 64 FMAs (rung 05: 16 scalar LDS).
 //
@@ -74,9 +74,12 @@
 constexpr int kunroll = KUNROLL;     // #pragma unroll takes a constant expression, not a macro
 #define NT ((BM / TM) * (BN / TN))   // threads per block
 #define GN (TN / 4)                  // groups of 4 columns per thread, BN / GN columns apart
-#define PAD 4                        // smem rows padded by 4 floats: keeps float4 alignment, and
-#define SA (BM + PAD)                // the transposing stores (4 rows x 8 columns per warp-quarter)
-#define SB (BN + PAD)                // fall in different banks
+// Rows of As and Bs are padded by PAD = 4 floats: still 16-byte aligned for float4, and the
+// transposing stores of the 'n' A / 't' B tiles spread over all banks (a warp stores 16
+// consecutive columns in rows k and k + 4, which the padding puts 16 banks apart).
+#define PAD 4
+#define SA (BM + PAD)                // row stride of As[BK][SA]
+#define SB (BN + PAD)                // row stride of Bs[BK][SB]
 static_assert(BM % TM == 0 && BN % TN == 0 && NT <= 1024, "whole thread tiles, at most 1024 threads");
 static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0 && BM % 4 == 0 && BN % 4 == 0, "float4 granularity");
 static_assert((BM * BK / 4) % NT == 0 && (BN * BK / 4) % NT == 0, "every thread loads the same number of float4s");
