@@ -1,0 +1,37 @@
+# GENERATED from minitorch/native/cuda/half.py by tools/sync_phases.py (phase 06 snapshot): edit the source and re-run, not this file.
+# phase: 05
+"""float16 and bfloat16 through the float32 kernels: reductions and softmax.
+
+Their answer must be the float32 one rounded once (PyTorch accumulates half sums in float32), so
+:func:`in_float32` runs a float32 kernel on a float32 copy made by our cast kernel (copy.cu) and
+rounds the floating outputs back with it. It costs one extra pass over the input (2 bytes read,
+4 written, per element) before the reduction reads 4 bytes: a kernel that loads half and
+accumulates in float directly would read 2. Autocast (a later phase) keeps these ops in float32
+anyway; this keeps the code of reduce.cu and softmax.cu to one type per accumulator.
+"""
+import functools
+
+import numpy as np
+
+from ...cuda.array import DeviceArray
+from ...dtypes import HALF_NUMPY
+from .elementwise import cast
+
+_F32 = np.dtype(np.float32)
+
+
+def in_float32(fn):
+    """``fn`` (a cuda backend function on DeviceArrays) for float16/bfloat16 inputs: their float32
+    copies go in, float32 outputs come back rounded to the first half input's dtype. Other inputs
+    (int64 targets and indices) and outputs (int64 indices) pass through; without half inputs it
+    calls ``fn`` as it is."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        half = next((x.dtype for x in args if type(x) is DeviceArray and x.dtype in HALF_NUMPY), None)
+        if half is None:
+            return fn(*args, **kwargs)
+        out = fn(*(cast(x, _F32) if type(x) is DeviceArray and x.dtype in HALF_NUMPY else x for x in args),
+                 **kwargs)
+        back = (lambda y: cast(y, half) if type(y) is DeviceArray and y.dtype == _F32 else y)
+        return tuple(back(y) for y in out) if isinstance(out, tuple) else back(out)
+    return wrapper
