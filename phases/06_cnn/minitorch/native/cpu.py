@@ -410,8 +410,9 @@ def _in_float32(fn):
             return fn(*args, **kwargs)
         out = fn(*(x.astype(np.float32) if isinstance(x, np.ndarray) and x.dtype in HALF else x
                    for x in args), **kwargs)
-        back = (lambda y: _c(y, dtype=half) if y.dtype == np.float32 else y)
-        return tuple(back(y) for y in out) if isinstance(out, tuple) else back(out)
+        with np.errstate(over="ignore"):      # beyond float16's 65504 is inf, as on the GPU
+            back = (lambda y: _c(y, dtype=half) if y.dtype == np.float32 else y)
+            return tuple(back(y) for y in out) if isinstance(out, tuple) else back(out)
     return wrapper
 
 
