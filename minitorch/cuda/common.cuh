@@ -229,8 +229,11 @@ __device__ __forceinline__ float to_opmath(__nv_bfloat16 x) { return __bfloat162
 template <typename T>
 __device__ __forceinline__ T to_opmath(T x) { return x; }
 
-// store: round a computed value to the storage type D, once (float, double and long long round
-// straight to half, never through a second type; bool is 0 or 1)
+// store: round a computed value to the storage type D (bool is 0 or 1). float16 rounds once,
+// straight from float, double or long long (as NumPy converts). bfloat16 from double or long long
+// goes through float first, as ml_dtypes (our cpu reference) and PyTorch convert: a double just
+// above a bfloat16 tie can land on the tie in float and then round to even, so rounding straight
+// from double would differ in those rare cases.
 template <typename D>
 struct Narrow {
     template <typename V> __device__ static D from(V v) { return static_cast<D>(v); }
@@ -245,8 +248,8 @@ struct Narrow<__half> {
 template <>
 struct Narrow<__nv_bfloat16> {
     __device__ static __nv_bfloat16 from(float v) { return __float2bfloat16_rn(v); }
-    __device__ static __nv_bfloat16 from(double v) { return __double2bfloat16(v); }
-    __device__ static __nv_bfloat16 from(long long v) { return __ll2bfloat16_rn(v); }
+    __device__ static __nv_bfloat16 from(double v) { return __float2bfloat16_rn((float)v); }
+    __device__ static __nv_bfloat16 from(long long v) { return __float2bfloat16_rn((float)v); }
     __device__ static __nv_bfloat16 from(bool v) { return __float2bfloat16_rn(v ? 1.0f : 0.0f); }
 };
 

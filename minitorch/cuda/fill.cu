@@ -42,14 +42,14 @@ __device__ void one_minus(T* x, long long n) {
 extern "C" __global__ void one_minus_f32(float* x, long long n) { one_minus(x, n); }
 extern "C" __global__ void one_minus_f64(double* x, long long n) { one_minus(x, n); }
 // >>> phase 05
-// float16 and bfloat16. The value comes as a double and is rounded once to half (as NumPy's
-// np.full does); arange computes in double and rounds once.
+// float16 and bfloat16. The value comes as a double, rounded to float16 once (as NumPy does) and
+// to bfloat16 through float (as ml_dtypes and PyTorch do; common.cuh, Narrow, says why).
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
 extern "C" __global__ void fill_f16(__half* out, double value, long long n) { fill(out, __double2half(value), n); }
 extern "C" __global__ void fill_bf16(__nv_bfloat16* out, double value, long long n) {
-    fill(out, __double2bfloat16(value), n);
+    fill(out, __float2bfloat16_rn((float)value), n);
 }
 
 extern "C" __global__ void arange_f16(__half* out, double start, double step, long long n) {
@@ -58,7 +58,7 @@ extern "C" __global__ void arange_f16(__half* out, double start, double step, lo
 }
 extern "C" __global__ void arange_bf16(__nv_bfloat16* out, double start, double step, long long n) {
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (i < n) out[i] = __double2bfloat16(start + (double)i * step);
+    if (i < n) out[i] = __float2bfloat16_rn((float)(start + (double)i * step));
 }
 
 // rand in half: u from cuRAND's float (0, 1], x = 1 - u in float, rounded to half. Rounding can

@@ -1,12 +1,13 @@
 # phase: 05
-"""float16 and bfloat16 through the float32 kernels: reductions and softmax.
+"""float16 and bfloat16 through the float32 kernels: max/min, var/std, softmax and the losses.
 
-Their answer must be the float32 one rounded once (PyTorch accumulates half sums in float32), so
+Their answer must be the float32 one rounded once (PyTorch accumulates half in float32), so
 :func:`in_float32` runs a float32 kernel on a float32 copy made by our cast kernel (copy.cu) and
 rounds the floating outputs back with it. It costs one extra pass over the input (2 bytes read,
 4 written, per element) before the reduction reads 4 bytes: a kernel that loads half and
-accumulates in float directly would read 2. Autocast (a later phase) keeps these ops in float32
-anyway; this keeps the code of reduce.cu and softmax.cu to one type per accumulator.
+accumulates in float directly would read 2 (sum has such kernels: reduce.cu, sum_blocks_f16).
+Autocast (a later phase) runs softmax and the losses in float32 anyway; this keeps softmax.cu's
+register-cached and shared-memory variants to one type each.
 """
 import functools
 

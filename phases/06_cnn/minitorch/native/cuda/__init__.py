@@ -17,10 +17,11 @@ from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
 from .softmax import (cross_entropy, cross_entropy_backward, log_softmax, log_softmax_backward, nll_loss,
                       nll_loss_backward, softmax, softmax_backward)
-# float16/bfloat16 reductions and softmax: float32 kernels on float32 copies, rounded once (half.py)
+# float16/bfloat16 max/min, var/std and softmax: float32 kernels on float32 copies, rounded once
+# (half.py); sum has kernels of its own that read half (reduce.py, _sum_half)
 from .half import in_float32  # noqa: E402
 
-for _name in ("sum", "extreme", "var_mean", "softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
+for _name in ("extreme", "var_mean", "softmax", "log_softmax", "softmax_backward", "log_softmax_backward",
               "cross_entropy", "cross_entropy_backward", "nll_loss", "nll_loss_backward"):
     if _name in globals():       # softmax and the losses exist from phase 06 on
         globals()[_name] = in_float32(globals()[_name])
