@@ -76,9 +76,13 @@ def _curand(index):
 def rand(shape, dtype, generator=None, index=0):
     """Uniform on [0, 1): cuRAND's (0, 1] flipped by the one_minus kernel."""
     # >>> phase 05
-    if dtype.numpy in HALF:                # float32 draws, flipped and rounded by uniform_f16/bf16
-        u = rand(shape, _dtypes.float32, generator, index)
+    if dtype.numpy in HALF:                # cuRAND's float (0, 1], flipped and rounded by uniform_f16/bf16
+        u = empty(shape, _dtypes.float32, index)
         out = empty(shape, dtype, index)
+        with cp.cuda.Device(index):
+            handle = _curand(index)
+            if u.size:
+                cp.cuda.curand.generateUniform(handle, u.ptr, u.size)
         launch_1d(kernel_for("fill.cu", "uniform", out.dtype, index), out.size, index, (u, out, out.size))
         return out
     # <<< phase 05
