@@ -1,7 +1,8 @@
 # phase: 01
 """Data types: ``minitorch.float32`` and friends, and PyTorch's type promotion.
 
-A ``dtype`` names how the bytes of a tensor are read. Six are supported:
+A ``dtype`` names how the bytes of a tensor are read: four from phase 01, and the two 2-byte
+floats (``float16``, ``bfloat16``) from phase 05:
 
 =================  =========  ===================  ===============================  =======
 minitorch name     bytes      C type in .cu        NumPy twin                       suffix
@@ -14,7 +15,7 @@ minitorch name     bytes      C type in .cu        NumPy twin                   
 ``bool``           1          ``bool``             ``numpy.bool_``                  ``bool``
 =================  =========  ===================  ===============================  =======
 
-(``float16`` and ``bfloat16`` arrive in phase 05; ``half`` is ``float16``. Both are *storage*
+(``half`` is ``float16``. The two 2-byte floats are *storage*
 types: every op loads them as float32, computes in float32 and rounds once when it stores, and
 reductions accumulate in float32, as PyTorch does. float16 has 10 mantissa bits and a range up to
 65504; bfloat16 has float32's range with 7 mantissa bits.)
@@ -71,7 +72,7 @@ HALF_NUMPY = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))    # computed 
 class _NumpyToMinitorch(dict):
     """NumPy (or CuPy) dtype -> minitorch dtype, read on every op (``Tensor.dtype``).
 
-    The four exact twins are the keys, so the common case is one dict lookup with no Python call;
+    The exact twins are the keys, so the common case is one dict lookup with no Python call;
     a miss goes to ``__missing__``, which maps other NumPy types to their nearest twin.
     """
 

@@ -413,14 +413,15 @@ import ml_dtypes  # noqa: E402
 HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 
-def _in_float32(fn):
-    """``fn`` computing half-precision arrays in float32 and rounding its float32 results back."""
+def _in_float32(fn, at):
+    """``fn`` computing half-precision arrays in float32 and rounding its float32 results back.
+    ``args[at]`` is the array whose dtype decides (one set lookup: the float32 path stays fast)."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        half = next((x.dtype for x in args if isinstance(x, np.ndarray) and x.dtype in HALF), None)
-        if half is None:
+        half = args[at].dtype
+        if half not in _HALF_SET:
             return fn(*args, **kwargs)
-        out = fn(*(x.astype(np.float32) if isinstance(x, np.ndarray) and x.dtype in HALF else x
+        out = fn(*(x.astype(np.float32) if isinstance(x, np.ndarray) and x.dtype in _HALF_SET else x
                    for x in args), **kwargs)
         with np.errstate(over="ignore"):      # beyond float16's 65504 is inf, as on the GPU
             back = (lambda y: _c(y, dtype=half) if y.dtype == np.float32 else y)
@@ -428,9 +429,12 @@ def _in_float32(fn):
     return wrapper
 
 
-for _name in ("binary", "binary_scalar", "unary", "matmul", "sum", "unary_backward", "softmax",
-              "log_softmax", "softmax_backward", "log_softmax_backward", "cross_entropy",
-              "cross_entropy_backward", "nll_loss", "nll_loss_backward", "extreme", "var_mean", "take"):
+_HALF_SET = frozenset(HALF)
+# function -> position of the argument whose dtype decides
+for _name, _at in (("binary", 1), ("binary_scalar", 1), ("unary", 1), ("unary_backward", 1), ("matmul", 0),
+                   ("sum", 0), ("extreme", 0), ("var_mean", 0), ("take", 0), ("softmax", 0), ("log_softmax", 0),
+                   ("softmax_backward", 0), ("log_softmax_backward", 0), ("cross_entropy", 0),
+                   ("cross_entropy_backward", 0), ("nll_loss", 0), ("nll_loss_backward", 1)):
     if _name in globals():       # softmax and the losses exist from phase 06 on
-        globals()[_name] = _in_float32(globals()[_name])
+        globals()[_name] = _in_float32(globals()[_name], _at)
 # <<< phase 05
