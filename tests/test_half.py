@@ -337,6 +337,30 @@ def test_autograd_through_casts(dtype, rng):
     close(x.grad, tx.grad, rtol=RTOL[dtype.name], atol=ATOL[dtype.name])
 
 
+@pytest.mark.parametrize("dtype", HALVES, ids=str)
+def test_linear_and_sgd_step(dtype, rng):
+    """nn.Linear in half (matmul in float32, rounded once) and one SGD step with momentum, whose
+    update is computed in float32 and rounded once per step, as torch.optim.SGD does."""
+    layer = mt.nn.Linear(6, 3).to(dtype=dtype)
+    tlayer = torch.nn.Linear(6, 3).to(tdt(dtype))
+    with torch.no_grad():
+        tlayer.weight.copy_(to_torch(layer.weight))
+        tlayer.bias.copy_(to_torch(layer.bias))
+    x, tx = rand_pair(rng, (5, 6), dtype)
+    y, ty = layer(x), tlayer(tx)
+    close(y, ty.detach())
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    close(layer.weight.grad, tlayer.weight.grad, rtol=RTOL[dtype.name] * 2)
+    opt = mt.optim.SGD(layer.parameters(), lr=0.1, momentum=0.9)
+    topt = torch.optim.SGD(tlayer.parameters(), lr=0.1, momentum=0.9)
+    for _ in range(2):
+        opt.step()
+        topt.step()
+    assert layer.weight.dtype is dtype
+    close(layer.weight, tlayer.weight.detach(), rtol=RTOL[dtype.name] * 2, atol=ATOL[dtype.name] * 4)
+
+
 # ---- printing and reading back ----------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", HALVES, ids=str)
 def test_repr_item_tolist(dtype):

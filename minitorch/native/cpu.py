@@ -437,4 +437,22 @@ for _name, _at in (("binary", 1), ("binary_scalar", 1), ("unary", 1), ("unary_ba
                    ("cross_entropy_backward", 0), ("nll_loss", 0), ("nll_loss_backward", 1)):
     if _name in globals():       # softmax and the losses exist from phase 06 on
         globals()[_name] = _in_float32(globals()[_name], _at)
+
+
+def _sgd_step_in_float32(step):
+    """sgd_step for half parameters: the update computed in float32 on float32 copies, then
+    ``param`` (and the momentum buffer) rounded once and written back in place."""
+    @functools.wraps(step)
+    def wrapper(param, grad, buf, *args):
+        if param.dtype not in _HALF_SET:
+            return step(param, grad, buf, *args)
+        p32, b32 = param.astype(np.float32), None if buf is None else buf.astype(np.float32)
+        step(p32, grad.astype(np.float32), b32, *args)
+        param[...] = p32
+        if buf is not None:
+            buf[...] = b32
+    return wrapper
+
+
+sgd_step = _sgd_step_in_float32(sgd_step)
 # <<< phase 05
