@@ -203,6 +203,10 @@ class Tensor:
     # ---- printing ----------------------------------------------------------------------------
     def __repr__(self):
         values = self._host_array()
+        # >>> phase 05
+        if values.dtype in _dtypes.HALF_NUMPY:
+            values = values.astype(np.float32)    # exact; NumPy formats bfloat16 (kind 'V') poorly
+        # <<< phase 05
         body = _format(values, indent=len("tensor("))
         extras = []
         if self._device.type != "cpu":
@@ -503,6 +507,16 @@ class Tensor:
         """Log-softmax along ``dim``, computed stably (see :func:`minitorch.ops.softmax.log_softmax`)."""
         return ops.log_softmax(self, dim, dtype)
     # <<< phase 06
+    # >>> phase 05
+
+    def half(self):
+        """float16 copy (``self`` when already float16); differentiable, the gradient casts back."""
+        return self.to(dtype=_dtypes.float16)
+
+    def bfloat16(self):
+        """bfloat16 copy (``self`` when already bfloat16); differentiable, the gradient casts back."""
+        return self.to(dtype=_dtypes.bfloat16)
+    # <<< phase 05
 
 
 def _format(values, indent):

@@ -41,7 +41,7 @@ def test_cpu_backend_lookup():
 
 @pytest.mark.parametrize("np_dtype,expected", [
     (np.float32, mt.float32), (np.float64, mt.float64), (np.int64, mt.int64), (np.bool_, mt.bool),
-    ("float32", mt.float32), (np.dtype(">f4"), mt.float32), (np.float16, mt.float32),
+    ("float32", mt.float32), (np.dtype(">f4"), mt.float32), (np.float16, mt.float16),
     (np.int32, mt.int64), (np.uint8, mt.int64), (np.longdouble, mt.float64),
 ])
 def test_from_numpy_dtype_exact_and_nearest(np_dtype, expected):

@@ -2,20 +2,29 @@
 # phase: 01
 """Data types: ``minitorch.float32`` and friends, and PyTorch's type promotion.
 
-A ``dtype`` names how the bytes of a tensor are read. Four are supported:
+A ``dtype`` names how the bytes of a tensor are read: four from phase 01, and the two 2-byte
+floats (``float16``, ``bfloat16``) from phase 05:
 
-=================  =========  ===============  ==========================
-minitorch name     bytes      C type in .cu    NumPy twin
-=================  =========  ===============  ==========================
-``float32``        4          ``float``        ``numpy.float32`` (default)
-``float64``        8          ``double``       ``numpy.float64``
-``int64``          8          ``long long``    ``numpy.int64``
-``bool``           1          ``bool``         ``numpy.bool_``
-=================  =========  ===============  ==========================
+=================  =========  ===================  ===============================  =======
+minitorch name     bytes      C type in .cu        NumPy twin                       suffix
+=================  =========  ===================  ===============================  =======
+``float32``        4          ``float``            ``numpy.float32`` (default)      ``f32``
+``float64``        8          ``double``           ``numpy.float64``                ``f64``
+``float16``        2          ``__half``           ``numpy.float16``                ``f16``
+``bfloat16``       2          ``__nv_bfloat16``    ``ml_dtypes.bfloat16``           ``bf16``
+``int64``          8          ``long long``        ``numpy.int64``                  ``i64``
+``bool``           1          ``bool``             ``numpy.bool_``                  ``bool``
+=================  =========  ===================  ===============================  =======
+
+(``half`` is ``float16``. The two 2-byte floats are *storage*
+types: every op loads them as float32, computes in float32 and rounds once when it stores, and
+reductions accumulate in float32, as PyTorch does. float16 has 10 mantissa bits and a range up to
+65504; bfloat16 has float32's range with 7 mantissa bits.)
 
 Promotion follows PyTorch (https://pytorch.org/docs/stable/tensor_attributes.html#type-promotion-doc):
 categories rank bool < integer < floating; a tensor with dimensions beats a zero-dimensional
-tensor, which beats a Python number, unless the weaker operand is of a higher category.
+tensor, which beats a Python number, unless the weaker operand is of a higher category. Within
+floating, the wider type wins, and float16 with bfloat16 gives float32 (neither holds the other).
 """
 import builtins
 
@@ -55,7 +64,7 @@ _ALL = (bool, int64, float32, float64)
 class _NumpyToMinitorch(dict):
     """NumPy (or CuPy) dtype -> minitorch dtype, read on every op (``Tensor.dtype``).
 
-    The four exact twins are the keys, so the common case is one dict lookup with no Python call;
+    The exact twins are the keys, so the common case is one dict lookup with no Python call;
     a miss goes to ``__missing__``, which maps other NumPy types to their nearest twin.
     """
 

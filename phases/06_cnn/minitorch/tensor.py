@@ -198,6 +198,8 @@ class Tensor:
     # ---- printing ----------------------------------------------------------------------------
     def __repr__(self):
         values = self._host_array()
+        if values.dtype in _dtypes.HALF_NUMPY:
+            values = values.astype(np.float32)    # exact; NumPy formats bfloat16 (kind 'V') poorly
         body = _format(values, indent=len("tensor("))
         extras = []
         if self._device.type != "cpu":
@@ -488,6 +490,14 @@ class Tensor:
     def log_softmax(self, dim, dtype=None):
         """Log-softmax along ``dim``, computed stably (see :func:`minitorch.ops.softmax.log_softmax`)."""
         return ops.log_softmax(self, dim, dtype)
+
+    def half(self):
+        """float16 copy (``self`` when already float16); differentiable, the gradient casts back."""
+        return self.to(dtype=_dtypes.float16)
+
+    def bfloat16(self):
+        """bfloat16 copy (``self`` when already bfloat16); differentiable, the gradient casts back."""
+        return self.to(dtype=_dtypes.bfloat16)
 
 
 def _format(values, indent):

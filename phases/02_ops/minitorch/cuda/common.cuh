@@ -161,4 +161,5 @@ __device__ __forceinline__ bool is_nan(T x) { return x != x; }
 
 
 
+
 #endif  // MINITORCH_COMMON_CUH

@@ -193,4 +193,5 @@ __device__ __forceinline__ P block_reduce(P v, P empty, Merge merge) {
 }
 
 
+
 #endif  // MINITORCH_COMMON_CUH

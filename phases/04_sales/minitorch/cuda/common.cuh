@@ -210,4 +210,5 @@ __device__ __forceinline__ void scan(const V* __restrict__ p, long long count, l
     for (; i < count; i += step) f(i, p[i]);
 }
 
+
 #endif  // MINITORCH_COMMON_CUH

@@ -197,6 +197,7 @@ UNARY(relu, Relu, long long, i64)
 BINARY(eq, Eq, bool, bool, bool)
 BINARY(ne, Ne, bool, bool, bool)
 
+
 // ---- where(cond, a, b) ---------------------------------------------------------------------------
 // A select, not arithmetic: both a and b are read, one is kept. Memory-bound like the rest; no
 // vector path because cond (1 byte) and a (4 or 8 bytes) have different vector widths.

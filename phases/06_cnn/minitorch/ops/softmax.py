@@ -133,7 +133,7 @@ def softmax(input, dim, dtype=None):
     """``exp(x_i) / sum_j exp(x_j)`` along ``dim``: probabilities that sum to 1 along ``dim``.
 
     Args:
-        input: a floating point tensor of any shape (float32 or float64).
+        input: a floating point tensor of any shape (float16 and bfloat16 compute in float32).
         dim: the dimension to normalise (negative counts from the end).
         dtype: if given, ``input`` is converted to it first (as in PyTorch).
     Returns:
@@ -193,7 +193,7 @@ def cross_entropy(input, target, reduction="mean"):
     i.e. ``nll_loss(log_softmax(input, 1), target)`` fused into one kernel per pass.
 
     Args:
-        input: logits, float32/float64, shape [N, C], [C], or [N, C, d1, ...] (classes on dim 1).
+        input: logits of a floating dtype, shape [N, C], [C], or [N, C, d1, ...] (classes on dim 1).
         target: int64 class indices in [0, C), shape [N], [] or [N, d1, ...].
         reduction: 'mean' (average over rows), 'sum', or 'none' (one loss per row, target's shape).
     Returns:

@@ -22,8 +22,8 @@ def empty(shape, dtype, index=0):
 def fill_(x, value):
     """Set every element of a contiguous array to ``value`` with the fill kernel."""
     n = x.size
-    launch_1d(kernel_for("fill.cu", "fill", x.dtype, x.device_id), n, x.device_id,
-              (x, x.dtype.type(value), n))
+    value = x.dtype.type(value)
+    launch_1d(kernel_for("fill.cu", "fill", x.dtype, x.device_id), n, x.device_id, (x, value, n))
     return x
 
 

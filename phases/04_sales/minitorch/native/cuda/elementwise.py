@@ -37,6 +37,7 @@ UNARY_OPS = {
 }
 
 
+
 def _table(ops, variants, out_dtype):
     """{(op, numpy dtype): (output dtype, kernel names per variant)} for every supported pair,
     built once so a call looks up one tuple instead of formatting names."""
