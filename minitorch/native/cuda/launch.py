@@ -12,17 +12,11 @@ import numpy as np
 from ...cuda import cupy_or_raise
 from ...cuda.array import DeviceArray
 from ...cuda.compiler import kernel
-# >>> phase 05
-from ... import dtypes as _dtypes
-# <<< phase 05
 
 cp = cupy_or_raise()     # importing the cuda backend means cuda was asked for: fail early and clearly
 
 SUFFIX = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",      # kernel names end in these
           np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
-# >>> phase 05
-SUFFIX.update({np.dtype(np.float16): "f16", _dtypes.bfloat16.numpy: "bf16"})   # __half, __nv_bfloat16
-# <<< phase 05
 BLOCK = 256              # threads per block for 1-D kernels: a multiple of the 32-thread warp
 
 
