@@ -633,3 +633,41 @@ def test_cuda_float64_gradcheck_through_the_dispatch(rng):
     inputs = [mt.tensor(rng.standard_normal(s), dtype=mt.float64, device="cuda", requires_grad=True)
               for s in ((2, 3, 4), (2, 4, 5))]
     assert gradcheck(mt.bmm, inputs)
+
+
+# ---- matmul backward: x [..., M, K] @ W [K, N] folds W's gradient into one 'tn' product ---------------
+@pytest.mark.parametrize("sa,sb", [((2, 3, 4), (4, 5)), ((2, 1, 3, 4), (4,)), ((3, 0, 4), (4, 2)),
+                                   ((2, 3, 0), (0, 5)), ((5, 2, 7), (7, 1))], ids=str)
+def test_matmul_backward_with_a_shared_matrix_vs_torch(device, rng, sa, sb):
+    a, b = rng.standard_normal(sa).astype(np.float32), rng.standard_normal(sb).astype(np.float32)
+    ta, tb = (mt.tensor(v, device=device, requires_grad=True) for v in (a, b))
+    y = ta @ tb
+    g = rng.standard_normal(tuple(y.shape)).astype(np.float32)
+    y.backward(mt.tensor(g, device=device))
+    ra, rb = (torch.tensor(v, requires_grad=True) for v in (a, b))
+    (ra @ rb).backward(torch.tensor(g))
+    np.testing.assert_allclose(to_np(ta.grad), ra.grad.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(to_np(tb.grad), rb.grad.numpy(), rtol=1e-5, atol=1e-4)
+
+
+def test_matmul_backward_with_a_shared_matrix_gradcheck(device, rng):
+    for sa, sb in (((2, 3, 4), (4, 5)), ((2, 2, 3, 4), (4,))):
+        inputs = [mt.tensor(rng.standard_normal(s), dtype=mt.float64, device=device, requires_grad=True)
+                  for s in (sa, sb)]
+        assert gradcheck(lambda a, b: a @ b, inputs)
+        # a strided (non-contiguous) batch: the flattening copies it, gradients unchanged
+        assert gradcheck(lambda a, b: a.transpose(0, 1) @ b, inputs)
+
+
+@pytest.mark.parametrize("xs,out", [((3, 0), 2), ((0, 4), 3), ((2, 3), 0)], ids=str)
+def test_linear_empty_shapes_vs_torch(device, xs, out):
+    x, w, b = np.ones(xs, np.float32), np.ones((out, xs[-1]), np.float32), np.ones(out, np.float32)
+    tx, tw, tb = (mt.tensor(v, device=device, requires_grad=True) for v in (x, w, b))
+    y = F.linear(tx, tw, tb)
+    y.sum().backward()
+    rx, rw, rb = (torch.tensor(v, requires_grad=True) for v in (x, w, b))
+    ry = torch.nn.functional.linear(rx, rw, rb)
+    ry.sum().backward()
+    for ours, theirs in ((y, ry), (tx.grad, rx.grad), (tw.grad, rw.grad), (tb.grad, rb.grad)):
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        np.testing.assert_array_equal(to_np(ours), theirs.detach().numpy())

@@ -10,6 +10,8 @@ strides - with the bias in the epilogue); backward is two GEMMs and a sum:
     dL/dW = dL/dy^T @ x        [out, rows] @ [rows, in] layout 'tn', the batch dims flattened to rows
     dL/db = sum of dL/dy over every dimension but the last
 """
+import math
+
 from ..autograd.function import Function
 from ..dtypes import promote_types
 from ..tensor import Tensor
@@ -28,8 +30,9 @@ class Linear(Function):
         x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
         gx = grad @ weight if need_x else None
-        g2 = grad.reshape(-1, grad.shape[-1])            # [rows, out]: a view of a contiguous grad
-        gw = g2.T @ x.reshape(-1, x.shape[-1]) if need_w else None
+        rows = math.prod(x.shape[:-1])                   # the batch dims flattened (1 for a 1-D x)
+        g2 = grad.reshape(rows, grad.shape[-1])          # [rows, out]: a view of a contiguous grad
+        gw = g2.T @ x.reshape(rows, x.shape[-1]) if need_w else None
         gb = g2.sum(0) if need_b else None
         return gx, gw, gb
 

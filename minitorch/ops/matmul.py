@@ -5,6 +5,10 @@ The kernel computes C[..., M, N] = A[..., M, K] @ B[..., K, N] with one thread p
 (``matmul.cu``); batch dimensions broadcast. 1-D operands are lifted to matrices and the added
 dimension removed again, exactly as ``torch.matmul`` documents.
 """
+# >>> phase 05
+import math
+
+# <<< phase 05
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .elementwise import _cast, check_broadcast, check_same_device
@@ -23,6 +27,18 @@ class MatMul(Function):
         # dL/dA = dL/dC @ B^T and dL/dB = A^T @ dL/dC, then fold broadcast batch dims back
         from .elementwise import _sum_to
         a, b = ctx.saved_tensors
+    # <<< phase 03
+    # >>> phase 05
+        if b.ndim == 2 and a.ndim > 2 and ctx.needs_input_grad[1]:
+            # x [..., M, K] @ W [K, N] (a layer applied to every position): dL/dW = x^T @ dL/dC
+            # summed over the batch is ONE product over all rows, [K, rows] @ [rows, N] in layout
+            # 'tn', rather than a batch of products then a sum (an extra [..., K, N] in memory)
+            rows = math.prod(a.shape[:-1])
+            gb = a.reshape(rows, a.shape[-1]).T @ grad.reshape(rows, grad.shape[-1])
+            ga = _sum_to(grad @ b.transpose(-1, -2), a.shape) if ctx.needs_input_grad[0] else None
+            return ga, gb
+    # <<< phase 05
+    # >>> phase 03
         ga = _sum_to(grad @ b.transpose(-1, -2), a.shape) if ctx.needs_input_grad[0] else None
         gb = _sum_to(a.transpose(-1, -2) @ grad, b.shape) if ctx.needs_input_grad[1] else None
         return ga, gb
