@@ -31,10 +31,12 @@ class Linear(Function):
         x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
         gx = grad @ weight if need_x else None
-        rows = math.prod(x.shape[:-1])                   # the batch dims flattened (1 for a 1-D x)
-        g2 = grad.reshape(rows, grad.shape[-1])          # [rows, out]: a view of a contiguous grad
-        gw = g2.T @ x.reshape(rows, x.shape[-1]) if need_w else None
-        gb = g2.sum(0) if need_b else None
+        gw = gb = None
+        if need_w or need_b:
+            rows = math.prod(x.shape[:-1])               # the batch dims flattened (1 for a 1-D x)
+            g2 = grad.reshape(rows, grad.shape[-1])      # [rows, out]: a view of a contiguous grad
+            gw = g2.T @ x.reshape(rows, x.shape[-1]) if need_w else None
+            gb = g2.sum(0) if need_b else None
         return gx, gw, gb
 
 
