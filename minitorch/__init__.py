@@ -27,6 +27,7 @@ from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero
 # >>> phase 05
 from . import backends
 from .dtypes import bfloat16, float16, half
+from .ops import bmm
 # <<< phase 05
 # >>> phase 06
 from .ops import log_softmax, softmax

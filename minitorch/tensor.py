@@ -496,6 +496,12 @@ class Tensor:
     def nonzero(self, as_tuple=False):
         return ops.nonzero(self, as_tuple)
     # <<< phase 04
+    # >>> phase 05
+
+    def bmm(self, mat2):
+        """Batched matrix product of 3-D tensors (see :func:`minitorch.ops.matmul.bmm`)."""
+        return ops.bmm(self, mat2)
+    # <<< phase 05
     # >>> phase 06
 
     # ---- softmax ---------------------------------------------------------------------------------

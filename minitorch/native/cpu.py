@@ -182,6 +182,17 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
         g = g + momentum * buf if nesterov else buf
     param -= param.dtype.type(lr) * g
 # <<< phase 03
+# >>> phase 05
+
+
+def linear(x, weight, bias=None):
+    """``x @ weight.T + bias`` (``nn.Linear``): ``x`` [..., in], ``weight`` [out, in], ``bias``
+    [out] or None, one floating dtype; returns a contiguous [..., out] array."""
+    out = np.matmul(x, weight.T)
+    if bias is not None:
+        out += bias                  # in place: out is a fresh array of the same dtype
+    return _c(out)
+# <<< phase 05
 # >>> phase 06
 # ---- softmax, cross-entropy --------------------------------------------------------------------
 # Each works on the last dimension of a C-contiguous 2-D array [rows, n] (the Tensor layer moves the

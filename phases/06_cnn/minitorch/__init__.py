@@ -21,6 +21,7 @@ from .ops import mean, sum
 from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero, stack, std, var
 from . import backends
 from .dtypes import bfloat16, float16, half
+from .ops import bmm
 from .ops import log_softmax, softmax
 
 __version__ = "0.1.0"

@@ -482,6 +482,10 @@ class Tensor:
     def nonzero(self, as_tuple=False):
         return ops.nonzero(self, as_tuple)
 
+    def bmm(self, mat2):
+        """Batched matrix product of 3-D tensors (see :func:`minitorch.ops.matmul.bmm`)."""
+        return ops.bmm(self, mat2)
+
     # ---- softmax ---------------------------------------------------------------------------------
     def softmax(self, dim, dtype=None):
         """Softmax along ``dim`` (see :func:`minitorch.ops.softmax.softmax`)."""

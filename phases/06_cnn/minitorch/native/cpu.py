@@ -175,6 +175,15 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
             buf += (1 - dampening) * g
         g = g + momentum * buf if nesterov else buf
     param -= param.dtype.type(lr) * g
+
+
+def linear(x, weight, bias=None):
+    """``x @ weight.T + bias`` (``nn.Linear``): ``x`` [..., in], ``weight`` [out, in], ``bias``
+    [out] or None, one floating dtype; returns a contiguous [..., out] array."""
+    out = np.matmul(x, weight.T)
+    if bias is not None:
+        out += bias                  # in place: out is a fresh array of the same dtype
+    return _c(out)
 # ---- softmax, cross-entropy --------------------------------------------------------------------
 # Each works on the last dimension of a C-contiguous 2-D array [rows, n] (the Tensor layer moves the
 # dimension last and flattens the rest) and gives what softmax.cu gives, special values included:

@@ -1,0 +1,673 @@
+"""Phase 05: the GEMM dispatch (minitorch/native/cuda/gemm.py) and the ops that use it.
+
+CPU part:
+- ``shape_class`` and ``choose``: the tuned table, the built-in order, allow_tf32 and the GPU's
+  architecture, on a fake ladder (a private copy of gemm.py, its RUNGS replaced).
+- ``matmul``/``linear`` of gemm.py on fake DeviceArrays (host memory, tests/fake_cuda.py) with
+  a fake launcher that runs the kernel ABI of gemm.cuh in NumPy: np.matmul's shape rules, the
+  layout letters and leading dimensions the kernels get (a transposed view is never copied), the
+  bias epilogue, folding [B, T, K] @ [K, N] into one GEMM, and that the launch is the chosen rung's.
+- The Tensor layer: ``F.linear``/``nn.Linear`` as one fused op against phase 03's composition
+  and PyTorch (values, gradients, float64 gradcheck), ``bmm`` and its PyTorch errors.
+
+GPU part (marked ``cuda``): the same ops on the real kernels, compared with the cpu results.
+"""
+import ctypes
+import json
+import math
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import minitorch
+import minitorch as mt
+from minitorch import nn
+from minitorch.autograd import gradcheck
+from minitorch.broadcast import broadcast_shape
+import minitorch.nn.functional as F
+
+import fake_cuda
+from helpers import to_np
+
+CUDA_PKG = Path(minitorch.__file__).resolve().parent / "native" / "cuda"
+GEMM_PY = CUDA_PKG / "gemm.py"
+F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+# ---- a private gemm.py on fake DeviceArrays ----------------------------------------------------------
+def read_at(ptr, dtype, shape, strides):
+    """A NumPy copy of the elements at host address ``ptr`` with ``shape`` and element
+    ``strides`` (any sign, 0 allowed): how a kernel would read them."""
+    dtype = np.dtype(dtype)
+    if math.prod(shape) == 0:
+        return np.empty(shape, dtype)
+    offsets = [(n - 1) * s for n, s in zip(shape, strides)]
+    lo = sum(o for o in offsets if o < 0)
+    hi = sum(o for o in offsets if o > 0) + 1
+    buf = (ctypes.c_char * ((hi - lo) * dtype.itemsize)).from_address(ptr + lo * dtype.itemsize)
+    return np.ndarray(shape, dtype, buffer=buf, offset=-lo * dtype.itemsize,
+                      strides=tuple(s * dtype.itemsize for s in strides)).copy()
+
+
+def read(a):
+    """A fake DeviceArray's elements as a NumPy array (any strides)."""
+    return read_at(a.ptr, a.dtype, a.shape, tuple(s // a.itemsize for s in a.strides))
+
+
+def write(a, values):
+    """Store ``values`` into the contiguous fake DeviceArray ``a``."""
+    host = np.ascontiguousarray(values, dtype=a.dtype)
+    ctypes.memmove(a.ptr, host.ctypes.data, host.nbytes)
+
+
+class FakeLauncher:
+    """The parts of launch.py that gemm.py imports, with a launch_2d that runs the kernel ABI of
+    minitorch/cuda/gemm/gemm.cuh in float64 NumPy, and records every launch."""
+
+    def __init__(self, array):
+        self.array = array
+        self.launches, self.copies = [], []
+        self.module = types.ModuleType("minitorch.native.cuda.launch")
+        m = self.module
+        m.SUFFIX = {F32: "f32", F64: "f64", np.dtype(np.int64): "i64", np.dtype(np.bool_): "bool"}
+        m.cdiv = lambda a, b: (a + b - 1) // b
+        m.kernel = lambda file, name, index, options=(): types.SimpleNamespace(file=file, name=name, options=options)
+        m.broadcast_layout = self.broadcast_layout
+        m.launch_2d = self.launch_2d
+        m.cp = None
+
+    @staticmethod
+    def broadcast_layout(operands):
+        """(shape, size, layout): the fake layout is (shape, element strides of each operand)."""
+        shape = broadcast_shape(*(op[0] for op in operands))
+        strides = []
+        for s, st, isz in operands:
+            pad = len(shape) - len(s)
+            strides.append(tuple(0 if d < pad or s[d - pad] == 1 else st[d - pad] // isz for d in range(len(shape))))
+        return shape, math.prod(shape), (shape, tuple(strides))
+
+    def launch_2d(self, fn, grid, block, args, index, shared_mem=0):
+        a, b, c, bias, m, n, k, lda, ldb, batch, (bshape, (sa, sb)) = args
+        assert all(type(v) is int for v in (m, n, k, lda, ldb, batch)), "long long arguments are Python ints"
+        la, lb = fn.name[5], fn.name[6]
+        self.launches.append(dict(file=fn.file, name=fn.name, options=fn.options, grid=grid, block=block,
+                                  m=m, n=n, k=k, lda=lda, ldb=ldb, batch=batch, bias=bias is not None,
+                                  a=a, b=b))
+        dt = c.dtype
+        for z in range(batch):
+            idx = np.unravel_index(z, bshape) if bshape else ()
+            oa = sum(int(i) * s for i, s in zip(idx, sa))
+            ob = sum(int(i) * s for i, s in zip(idx, sb))
+            A = read_at(a.ptr + oa * dt.itemsize, dt, (m, k), (lda, 1) if la == "n" else (1, lda))
+            B = read_at(b.ptr + ob * dt.itemsize, dt, (k, n), (ldb, 1) if lb == "n" else (1, ldb))
+            C = A.astype(np.float64) @ B.astype(np.float64)
+            if bias is not None:
+                C = C + read(bias)
+            host = np.ascontiguousarray(C, dtype=dt)
+            ctypes.memmove(c.ptr + z * m * n * dt.itemsize, host.ctypes.data, host.nbytes)
+
+    def contiguous(self, a):
+        self.copies.append(a.shape)
+        return self.array.from_numpy(read(a), a.device_id)
+
+
+@pytest.fixture
+def gm(monkeypatch):
+    """(private copy of gemm.py on fake DeviceArrays, FakeLauncher, the fake array module)."""
+    fake, array = fake_cuda.install(monkeypatch)
+    monkeypatch.setitem(sys.modules, "minitorch.cuda.array", array)
+    package = types.ModuleType("minitorch.native.cuda")     # the real __init__ needs CuPy
+    package.__path__ = [str(CUDA_PKG)]
+    monkeypatch.setitem(sys.modules, "minitorch.native.cuda", package)
+    launcher = FakeLauncher(array)
+    monkeypatch.setitem(sys.modules, "minitorch.native.cuda.launch", launcher.module)
+    elementwise = types.ModuleType("minitorch.native.cuda.elementwise")
+    elementwise.contiguous = launcher.contiguous
+    elementwise.binary = lambda op, x, y: array.from_numpy(read(x) + read(y), x.device_id)
+    monkeypatch.setitem(sys.modules, "minitorch.native.cuda.elementwise", elementwise)
+    creation = types.ModuleType("minitorch.native.cuda.creation")
+    creation.fill_ = lambda x, v: write(x, np.full(x.shape, v))
+    monkeypatch.setitem(sys.modules, "minitorch.native.cuda.creation", creation)
+    mod = fake_cuda.private_copy(monkeypatch, GEMM_PY, "minitorch.native.cuda._gemm_under_test")
+    monkeypatch.setattr(mod, "arch_of", lambda index: 90)
+    monkeypatch.setattr(mod, "TUNED_JSON", Path("/nonexistent/tuned.json"))
+    mod.reload_tuned()
+    return mod, launcher, array
+
+
+def ladder(mod):
+    """A full ladder as the other rungs will declare it (names, dtypes, arch, tensor cores)."""
+    R = mod.Rung
+    return {
+        "01_naive": R("gemm/01_naive.cu", (16, 16), (16, 16), ("f32", "f64")),
+        "02_coalesced": R("gemm/02_coalesced.cu", (256,), (32, 32)),
+        "03_smem_tiling": R("gemm/03_smem_tiling.cu", (256,), (32, 32)),
+        "05_blocktile_2d": R("gemm/05_blocktile_2d.cu", (256,), (128, 128), ("f32", "f64")),
+        "07_autotuned": R("gemm/07_autotuned.cu", (256,), (128, 128), options=("-DBM=128", "-DBN=128")),
+        "08_warptiling": R("gemm/08_warptiling.cu", (128,), (128, 128), arch=75),
+        "09_pipelined": R("gemm/09_pipelined.cu", (128,), (128, 128), arch=80),
+        "10_tf32_mma": R("gemm/10_tf32_mma.cu", (128,), (128, 128), arch=80, tensor_cores=True),
+        "11_half_mma": R("gemm/11_half_mma.cu", (128,), (128, 256), ("bf16", "f16"), arch=80, tensor_cores=True),
+    }
+
+
+@pytest.fixture
+def fake_ladder(gm, monkeypatch):
+    mod = gm[0]
+    monkeypatch.setattr(mod, "RUNGS", ladder(mod))
+    mod.reload_tuned()
+    return mod
+
+
+def use_table(mod, monkeypatch, tmp_path, table):
+    path = tmp_path / "tuned.json"
+    path.write_text(json.dumps(table))
+    monkeypatch.setattr(mod, "TUNED_JSON", path)
+    mod.reload_tuned()
+    return path
+
+
+# ---- shape_class ----------------------------------------------------------------------------------
+def test_shape_class_thresholds(gm):
+    sc = gm[0].shape_class
+    assert sc(512, 512, 1, 1) == "small"                  # 2**18
+    assert sc(512, 512, 1, 1) == sc(1, 1, 10 ** 6, 2 ** 18) == "small"  # k does not count; batch does
+    assert sc(2 ** 18 + 1, 1, 7, 1) == "medium"
+    assert sc(64, 64, 7, 2 ** 10) == "medium"             # 2**22 (batched)
+    assert sc(2048, 2048, 1, 1) == "medium"
+    assert sc(2048, 2048, 1, 2) == "large" and sc(2 ** 22 + 1, 1, 1, 1) == "large"
+    assert sc(0, 5, 5, 5) == "small"
+
+
+# ---- choose: the built-in order -----------------------------------------------------------------------
+def test_choose_without_table_takes_the_best_usable_rung(fake_ladder):
+    ch = fake_ladder.choose
+    for cls_shape in ((7, 7, 7, 1), (1024, 1024, 1024, 1), (4096, 4096, 4096, 8)):
+        assert ch(*cls_shape, "f32", 90, allow_tf32=False) == ("09_pipelined", ())
+    assert ch(64, 64, 64, 1, "f32", 80, allow_tf32=False)[0] == "09_pipelined"
+    assert ch(64, 64, 64, 1, "f32", 75, allow_tf32=False)[0] == "08_warptiling"     # 09 needs sm_80
+    assert ch(64, 64, 64, 1, "f32", 70, allow_tf32=False) == ("07_autotuned", ("-DBM=128", "-DBN=128"))
+    assert ch(64, 64, 64, 1, "f64", 90) == ("05_blocktile_2d", ())
+    assert ch(64, 64, 64, 1, "bf16", 90)[0] == ch(64, 64, 64, 1, "f16", 80)[0] == "11_half_mma"
+    with pytest.raises(TypeError, match="bf16"):
+        ch(64, 64, 64, 1, "bf16", 75)                    # no half rung below sm_80
+
+
+def test_choose_f64_falls_back_to_naive(fake_ladder, monkeypatch):
+    rungs = dict(fake_ladder.RUNGS)
+    del rungs["05_blocktile_2d"]
+    rungs["09_pipelined"] = fake_ladder.Rung("gemm/09_pipelined.cu", (128,), (128, 128), ("f32", "f64"), arch=80)
+    monkeypatch.setattr(fake_ladder, "RUNGS", rungs)
+    fake_ladder.reload_tuned()
+    # 09 has f64 entry points, but the f64 order is 05 then 01: tiles past 05 are sized for 4 bytes
+    assert fake_ladder.choose(300, 300, 300, 1, "f64", 90)[0] == "01_naive"
+
+
+def test_choose_honours_allow_tf32(fake_ladder, monkeypatch):
+    ch = fake_ladder.choose
+    assert ch(2048, 2048, 2048, 1, "f32", 90, allow_tf32=True)[0] == "10_tf32_mma"
+    assert ch(2048, 2048, 2048, 1, "f32", 75, allow_tf32=True)[0] == "08_warptiling"   # no TF32 rung there
+    assert ch(2048, 2048, 2048, 1, "f64", 90, allow_tf32=True)[0] == "05_blocktile_2d"
+    # default: PyTorch's switch, read on every call
+    assert minitorch.backends.cuda.matmul.allow_tf32 is False
+    assert ch(2048, 2048, 2048, 1, "f32", 90)[0] == "09_pipelined"
+    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", True)
+    assert ch(2048, 2048, 2048, 1, "f32", 90)[0] == "10_tf32_mma"
+    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", False)
+    assert ch(2048, 2048, 2048, 1, "f32", 90)[0] == "09_pipelined"
+
+
+def test_choose_never_leaves_the_rules(fake_ladder):
+    rungs = fake_ladder.RUNGS
+    for arch in (70, 75, 80, 86, 90):
+        for suffix in ("f32", "f64", "bf16", "f16"):
+            for tf32 in (False, True):
+                for shape in ((1, 1, 1, 1), (1000, 1000, 7, 1), (4096, 4096, 64, 4)):
+                    try:
+                        name, options = fake_ladder.choose(*shape, suffix, arch, allow_tf32=tf32)
+                    except TypeError:
+                        assert suffix in ("bf16", "f16") and arch < 80
+                        continue
+                    spec = rungs[name]
+                    assert suffix in spec.dtypes and spec.arch <= arch
+                    assert not (suffix == "f32" and not tf32 and spec.tensor_cores)
+                    assert isinstance(options, tuple)
+
+
+# ---- choose: the tuned table ----------------------------------------------------------------------------
+TABLE = {
+    "sm_90": {
+        "fp32": {"small": {"rung": "05_blocktile_2d", "options": ["-DBM=64", "-DBN=64"], "gflops": 900.0},
+                 "large": {"rung": "07_autotuned", "options": ["-DBM=128", "-DBN=256"], "gflops": 48000.0}},
+        "tf32": {"large": {"rung": "10_tf32_mma", "options": ["-DSTAGES=4"], "gflops": 300000.0}},
+        "bf16": {"medium": {"rung": "11_half_mma", "options": ["-DBN=128"], "gflops": 400000.0}},
+    },
+    "sm_80": {"fp32": {"small": {"rung": "02_coalesced", "options": [], "gflops": 100.0}}},
+}
+
+
+def test_choose_reads_the_table_per_class_kind_and_arch(fake_ladder, monkeypatch, tmp_path):
+    use_table(fake_ladder, monkeypatch, tmp_path, TABLE)
+    ch = fake_ladder.choose
+    assert ch(64, 64, 64, 1, "f32", 90, allow_tf32=False) == ("05_blocktile_2d", ("-DBM=64", "-DBN=64"))
+    assert ch(4096, 4096, 4096, 1, "f32", 90, allow_tf32=False) == ("07_autotuned", ("-DBM=128", "-DBN=256"))
+    assert ch(1024, 1024, 1024, 1, "f32", 90, allow_tf32=False) == ("09_pipelined", ())     # medium: not tuned
+    assert ch(4096, 4096, 4096, 1, "f32", 90, allow_tf32=True) == ("10_tf32_mma", ("-DSTAGES=4",))
+    assert ch(64, 64, 64, 1, "f32", 90, allow_tf32=True)[0] == "10_tf32_mma"   # tf32 small: built-in order
+    assert ch(1024, 1024, 64, 1, "bf16", 90) == ("11_half_mma", ("-DBN=128",))
+    assert ch(64, 64, 64, 1, "f32", 80, allow_tf32=False) == ("02_coalesced", ())
+    assert ch(64, 64, 64, 1, "f32", 86, allow_tf32=False)[0] == "09_pipelined"     # no sm_86 table
+    assert ch(64, 64, 64, 1, "f64", 90)[0] == "05_blocktile_2d"
+
+
+def test_a_bad_table_entry_is_never_taken(fake_ladder, monkeypatch, tmp_path):
+    table = {"sm_90": {"fp32": {
+        "small": {"rung": "10_tf32_mma", "options": [], "gflops": 1.0},        # tensor cores on fp32
+        "medium": {"rung": "12_wgmma", "options": [], "gflops": 1.0},          # not in RUNGS
+        "large": {"rung": "11_half_mma", "options": [], "gflops": 1.0}}},      # no f32 entry points
+        "sm_75": {"fp32": {"small": {"rung": "09_pipelined", "options": [], "gflops": 1.0}}}}   # needs sm_80
+    use_table(fake_ladder, monkeypatch, tmp_path, table)
+    for shape in ((64, 64, 64, 1), (1024, 1024, 64, 1), (4096, 4096, 64, 1)):
+        assert fake_ladder.choose(*shape, "f32", 90, allow_tf32=False)[0] == "09_pipelined"
+    assert fake_ladder.choose(64, 64, 64, 1, "f32", 75, allow_tf32=False)[0] == "08_warptiling"
+
+
+def test_the_table_is_read_once(fake_ladder, monkeypatch, tmp_path):
+    path = use_table(fake_ladder, monkeypatch, tmp_path, TABLE)
+    assert fake_ladder.choose(64, 64, 64, 1, "f32", 90, allow_tf32=False)[0] == "05_blocktile_2d"
+    path.write_text(json.dumps({}))
+    assert fake_ladder.choose(64, 64, 64, 1, "f32", 90, allow_tf32=False)[0] == "05_blocktile_2d"
+    fake_ladder.reload_tuned()
+    assert fake_ladder.choose(64, 64, 64, 1, "f32", 90, allow_tf32=False)[0] == "09_pipelined"
+
+
+def test_the_shipped_ladder_and_table_obey_the_rules(monkeypatch):
+    """With the real RUNGS and the real tuned.json (when it ships): every choice is valid, and the
+    table has the autotuner's schema and names only rungs that exist."""
+    fake, array = fake_cuda.install(monkeypatch)
+    monkeypatch.setitem(sys.modules, "minitorch.cuda.array", array)
+    package = types.ModuleType("minitorch.native.cuda")
+    package.__path__ = [str(CUDA_PKG)]
+    monkeypatch.setitem(sys.modules, "minitorch.native.cuda", package)
+    monkeypatch.setitem(sys.modules, "minitorch.native.cuda.launch", FakeLauncher(array).module)
+    mod = fake_cuda.private_copy(monkeypatch, GEMM_PY, "minitorch.native.cuda._gemm_real_table")
+    table = mod.tuned_table()
+    assert isinstance(table, dict)
+    for arch_key, kinds in table.items():
+        assert arch_key.startswith("sm_") and arch_key[3:].isdigit()
+        for kind, classes in kinds.items():
+            assert kind in ("fp32", "tf32", "bf16", "f16")
+            for cls, entry in classes.items():
+                assert cls in ("small", "medium", "large")
+                assert entry["rung"] in mod.RUNGS, f"tuned.json names {entry['rung']}, not in RUNGS"
+                assert all(isinstance(o, str) for o in entry["options"]) and entry["gflops"] >= 0
+    assert "01_naive" in mod.RUNGS
+    for arch in (80, 90):
+        for suffix in sorted({s for r in mod.RUNGS.values() for s in r.dtypes}):
+            for tf32 in (False, True):
+                for shape in ((7, 7, 7, 1), (1000, 1000, 1000, 1), (4096, 4096, 4096, 1)):
+                    name, options = mod.choose(*shape, suffix, arch, allow_tf32=tf32)
+                    spec = mod.RUNGS[name]
+                    assert suffix in spec.dtypes and spec.arch <= arch
+                    assert not (suffix == "f32" and not tf32 and spec.tensor_cores)
+
+
+# ---- matmul and linear on fake DeviceArrays -------------------------------------------------------
+def dev(array, x):
+    return array.from_numpy(np.asarray(x), 0)
+
+
+def check_product(got, want, dtype):
+    host = read(got)
+    assert host.shape == want.shape and host.dtype == dtype and got.c_contiguous
+    np.testing.assert_allclose(host, want, rtol=1e-5 if dtype == F32 else 1e-12, atol=1e-5 if dtype == F32 else 1e-12)
+
+
+MATMUL_SHAPES = [((33, 65), (65, 17)), ((1, 1), (1, 1)), ((127, 1), (1, 5)), ((2, 1, 5, 7), (3, 7, 4)),
+                 ((7,), (7, 4)), ((3, 7), (7,)), ((7,), (7,)), ((3, 0), (0, 4)), ((0, 3), (3, 4)),
+                 ((4, 2, 3), (3, 5)), ((6,), (2, 6, 3)), ((2, 3, 4), (4,)), ((5, 1, 3, 2), (1, 4, 2, 6))]
+
+
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", [F32, F64], ids=str)
+def test_matmul_follows_np_matmul(gm, rng, shapes, dtype):
+    mod, launcher, array = gm
+    a, b = (rng.standard_normal(s).astype(dtype) for s in shapes)
+    got = mod.matmul(dev(array, a), dev(array, b))
+    check_product(got, np.matmul(a.astype(np.float64), b.astype(np.float64)), dtype)
+    assert not launcher.copies
+
+
+def test_transposed_views_reach_the_kernel_as_layouts_without_copies(gm, rng):
+    mod, launcher, array = gm
+    x, w, g = (rng.standard_normal(s).astype(F32) for s in ((9, 5), (7, 5), (9, 7)))
+    X, W, G = dev(array, x), dev(array, w), dev(array, g)
+    cases = [(X, W.T, x @ w.T, "nt", 5, 5), (G.T, X, g.T @ x, "tn", 7, 5), (G, W, g @ w, "nn", 7, 5),
+             (W, X.T, w @ x.T, "nt", 5, 5), (W.T, G.T[:, :], w.T @ g.T, "tt", 5, 7)]
+    for A, B, want, layout, lda, ldb in cases:
+        check_product(mod.matmul(A, B), want.astype(np.float64), F32)
+        rec = launcher.launches[-1]
+        assert rec["name"] == f"gemm_{layout}_f32" and (rec["lda"], rec["ldb"]) == (lda, ldb)
+    # batched: x.transpose(-1, -2) of a [B, M, K] tensor is 't' too
+    xb, gb = rng.standard_normal((3, 9, 5)).astype(F32), rng.standard_normal((3, 9, 7)).astype(F32)
+    XB, GB = dev(array, xb), dev(array, gb)
+    check_product(mod.matmul(XB.transpose(0, 2, 1), GB), np.swapaxes(xb, 1, 2).astype(np.float64) @ gb, F32)
+    assert launcher.launches[-1]["name"] == "gemm_tn_f32" and launcher.launches[-1]["batch"] == 3
+    assert not launcher.copies
+
+
+def test_views_without_a_blas_layout_are_copied_first(gm, rng):
+    mod, launcher, array = gm
+    base = rng.standard_normal((40, 66)).astype(F32)
+    A = dev(array, base)[:, ::2].T                      # [33, 40]: no unit stride at all
+    c = rng.standard_normal((40, 4)).astype(F32)
+    check_product(mod.matmul(A, dev(array, c)), base[:, ::2].T.astype(np.float64) @ c, F32)
+    assert launcher.copies == [(33, 40)]
+    # an expanded row vector ([N] -> [M, N], row stride 0, as mean() backward makes) is copied,
+    # never read with a leading dimension that is not its own
+    v = rng.standard_normal(5).astype(F32)
+    V = dev(array, v)
+    expanded = V.as_strided((6, 5), (0, 4))
+    w = rng.standard_normal((5, 3)).astype(F32)
+    check_product(mod.matmul(expanded, dev(array, w)), np.broadcast_to(v, (6, 5)).astype(np.float64) @ w, F32)
+    assert launcher.copies[-1] == (6, 5)
+
+
+def test_layout_of(gm):
+    lo = gm[0].layout_of
+    assert lo((3, 4), (16, 4), 4) == ("n", 4)
+    assert lo((3, 4), (40, 4), 4) == ("n", 10)           # a slice of wider rows
+    assert lo((3, 4), (4, 12), 4) == ("t", 3)            # the .T of a [4, 3]
+    assert lo((1, 4), (999, 4), 4) == ("n", 4)           # one row: its stride is never followed
+    assert lo((1, 4), (4, 8), 4) == ("t", 2)             # one row of stride 2: 't' with ld 2
+    assert lo((4, 1), (8, 4), 4) == ("n", 2)
+    assert lo((3, 4), (0, 4), 4) is None                 # rows overlap (expanded)
+    assert lo((1, 4), (4, 0), 4) is None                 # one element repeated
+    assert lo((3, 4), (-16, 4), 4) is None               # negative strides
+    assert lo((3, 4), (8, 24), 4) is None                # no unit stride
+
+
+def test_batched_rows_fold_into_one_gemm(gm, rng):
+    mod, launcher, array = gm
+    x, w = rng.standard_normal((4, 6, 5)).astype(F32), rng.standard_normal((5, 3)).astype(F32)
+    check_product(mod.matmul(dev(array, x), dev(array, w)), x.astype(np.float64) @ w, F32)
+    rec = launcher.launches[-1]
+    assert (rec["m"], rec["n"], rec["k"], rec["batch"]) == (24, 3, 5, 1)
+    # a batch stride that is not "the next rows" stays batched (here: every batch is one matrix)
+    X = dev(array, x).as_strided((4, 6, 5), (0, 20, 4))
+    check_product(mod.matmul(X, dev(array, w)), np.broadcast_to(x[0], (4, 6, 5)).astype(np.float64) @ w, F32)
+    rec = launcher.launches[-1]
+    assert (rec["m"], rec["batch"]) == (6, 4)
+    # a sliced batch of rows still folds when the rows are evenly spaced: [:, ::2] of [4, 12, 5]
+    big = rng.standard_normal((4, 12, 5)).astype(F32)
+    check_product(mod.matmul(dev(array, big)[:, ::2], dev(array, w)), big[:, ::2].astype(np.float64) @ w, F32)
+    assert launcher.launches[-1]["batch"] == 1 and launcher.launches[-1]["lda"] == 10
+    assert not launcher.copies
+
+
+def test_linear_is_one_nt_gemm_with_the_bias(gm, rng):
+    mod, launcher, array = gm
+    for xs in ((9, 5), (2, 3, 5), (5,), (0, 5)):
+        x = rng.standard_normal(xs)
+        w, b = rng.standard_normal((7, 5)), rng.standard_normal(7)
+        got = mod.linear(dev(array, x), dev(array, w), dev(array, b))
+        check_product(got, x @ w.T + b, F64)
+        if math.prod(xs):
+            rec = launcher.launches[-1]
+            assert rec["name"] == "gemm_nt_f64" and rec["bias"] and rec["batch"] == 1
+        check_product(mod.linear(dev(array, x), dev(array, w)), x @ w.T, F64)
+    # k == 0: the bias alone
+    got = mod.linear(dev(array, np.zeros((3, 0))), dev(array, np.zeros((4, 0))), dev(array, np.arange(4.0)))
+    check_product(got, np.tile(np.arange(4.0), (3, 1)), F64)
+    assert not launcher.copies
+
+
+def test_matmul_launches_the_chosen_rung(fake_ladder, gm, monkeypatch, tmp_path, rng):
+    mod, launcher, array = gm
+    use_table(mod, monkeypatch, tmp_path, TABLE)
+    a, b = rng.standard_normal((70, 33)).astype(F32), rng.standard_normal((33, 300)).astype(F32)
+    mod.matmul(dev(array, a), dev(array, b))
+    rec = launcher.launches[-1]
+    assert rec["file"] == "gemm/05_blocktile_2d.cu" and rec["options"] == ("-DBM=64", "-DBN=64")
+    assert rec["grid"] == (math.ceil(300 / 128), 1, 1)   # the rung's tile (BM, BN) = (128, 128)
+    monkeypatch.setattr(mod, "arch_of", lambda index: 80)
+    mod.matmul(dev(array, a), dev(array, b))
+    assert launcher.launches[-1]["file"] == "gemm/02_coalesced.cu"
+    monkeypatch.setattr(mod, "arch_of", lambda index: 90)
+    mod.matmul(dev(array, a.astype(F64)), dev(array, b.astype(F64)))
+    assert launcher.launches[-1]["file"] == "gemm/05_blocktile_2d.cu" and launcher.launches[-1]["name"].endswith("f64")
+
+
+def test_matmul_errors(gm):
+    mod, _, array = gm
+    with pytest.raises(ValueError, match="inner sizes"):
+        mod.matmul(dev(array, np.ones((2, 3), F32)), dev(array, np.ones((4, 2), F32)))
+    with pytest.raises(TypeError):
+        mod.matmul(dev(array, np.ones((2, 3), np.int64)), dev(array, np.ones((3, 2), np.int64)))
+    with pytest.raises(TypeError):
+        mod.matmul(dev(array, np.ones((2, 3), F32)), dev(array, np.ones((3, 2), F64)))
+    with pytest.raises(ValueError):
+        mod.matmul(dev(array, np.ones((), F32)), dev(array, np.ones((3, 2), F32)))
+    with pytest.raises(ValueError):
+        mod.matmul(dev(array, np.ones((2, 2, 3), F32)), dev(array, np.ones((3, 3, 2), F32)))
+
+
+# ---- the Tensor layer: F.linear / nn.Linear as one op ---------------------------------------------------
+def composition(x, w, b):
+    """Phase 03's F.linear, kept here as the reference the fused op must equal."""
+    out = x @ w.T
+    return out + b if b is not None else out
+
+
+LINEAR_SHAPES = [((9, 50), 7), ((1, 1), 1), ((2, 3, 5), 4), ((5,), 3), ((4, 1, 3, 2), 6), ((0, 3), 2), ((33, 127), 65)]
+
+
+@pytest.mark.parametrize("xs,out", LINEAR_SHAPES, ids=str)
+@pytest.mark.parametrize("with_bias", [True, False], ids=["bias", "no-bias"])
+def test_linear_fused_equals_composition_and_torch(device, rng, xs, out, with_bias):
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = rng.standard_normal((out, xs[-1])).astype(np.float32)
+    b = rng.standard_normal(out).astype(np.float32) if with_bias else None
+    g = rng.standard_normal(xs[:-1] + (out,)).astype(np.float32)
+
+    def ours(fn):
+        tx, tw = (mt.tensor(v, device=device, requires_grad=True) for v in (x, w))
+        tb = mt.tensor(b, device=device, requires_grad=True) if with_bias else None
+        y = fn(tx, tw, tb)
+        y.backward(mt.tensor(g, device=device))
+        return [to_np(y), to_np(tx.grad), to_np(tw.grad)] + ([to_np(tb.grad)] if with_bias else [])
+
+    fused, composed = ours(F.linear), ours(composition)
+    tx, tw = (torch.tensor(v, requires_grad=True) for v in (x, w))
+    tb = torch.tensor(b, requires_grad=True) if with_bias else None
+    ty = torch.nn.functional.linear(tx, tw, tb)
+    ty.backward(torch.tensor(g))
+    ref = [ty.detach().numpy(), tx.grad.numpy(), tw.grad.numpy()] + ([tb.grad.numpy()] if with_bias else [])
+    for f, c, r in zip(fused, composed, ref):
+        assert f.shape == r.shape and f.dtype == np.float32
+        scale = max(1.0, np.abs(r).max(initial=0))
+        np.testing.assert_allclose(f, r, rtol=1e-5, atol=1e-5 * scale)
+        np.testing.assert_allclose(f, c, rtol=1e-5, atol=1e-5 * scale)
+
+
+def test_linear_is_one_node_and_nn_linear_uses_it(device, rng):
+    layer = nn.Linear(6, 3, device=device)
+    x = mt.tensor(rng.standard_normal((4, 2, 6)).astype(np.float32), device=device)
+    y = layer(x)
+    assert y.grad_fn.name() == "LinearBackward" and y.shape == (4, 2, 3)
+    assert F.linear(x, layer.weight).grad_fn.name() == "LinearBackward"
+    with pytest.raises(RuntimeError, match=r"input shape \(9, 3\).*weight shape \(3, 6\)"):
+        layer(mt.ones(9, 3, device=device))
+    with pytest.raises(RuntimeError, match="at least 1D"):
+        F.linear(mt.tensor(1.0, device=device), layer.weight)
+
+
+@pytest.mark.parametrize("xs,out,with_bias", [((3, 4), 5, True), ((2, 3, 4), 2, True), ((4,), 3, False),
+                                               ((1, 2, 1, 3), 1, True)], ids=str)
+def test_linear_gradcheck(device, rng, xs, out, with_bias):
+    inputs = [mt.tensor(rng.standard_normal(xs), dtype=mt.float64, device=device, requires_grad=True),
+              mt.tensor(rng.standard_normal((out, xs[-1])), dtype=mt.float64, device=device, requires_grad=True)]
+    if with_bias:
+        inputs.append(mt.tensor(rng.standard_normal(out), dtype=mt.float64, device=device, requires_grad=True))
+    assert gradcheck(lambda *t: F.linear(*t), inputs)
+
+
+def test_linear_only_the_needed_gradients(device, rng):
+    x = mt.tensor(rng.standard_normal((3, 4)).astype(np.float32), device=device)
+    w = mt.tensor(rng.standard_normal((2, 4)).astype(np.float32), device=device, requires_grad=True)
+    b = mt.tensor(rng.standard_normal(2).astype(np.float32), device=device)
+    F.linear(x, w, b).sum().backward()
+    assert x.grad is None and b.grad is None
+    np.testing.assert_allclose(to_np(w.grad), np.tile(to_np(x).sum(0), (2, 1)), rtol=1e-5)
+
+
+def test_linear_promotes_and_falls_back_like_phase_03(rng):
+    x = mt.tensor(rng.standard_normal((3, 4)), dtype=mt.float32)
+    w = mt.tensor(rng.standard_normal((2, 4)), dtype=mt.float64)
+    y = F.linear(x, w)
+    assert y.dtype is mt.float64
+    np.testing.assert_allclose(y.numpy(), composition(x.double(), w, None).numpy(), rtol=1e-12)
+    b2 = mt.tensor(rng.standard_normal((3, 2)), dtype=mt.float64)   # not [out]: broadcast as in phase 03
+    np.testing.assert_allclose(F.linear(x, w, b2).numpy(), composition(x.double(), w, b2).numpy(), rtol=1e-12)
+    with pytest.raises(TypeError):
+        F.linear(mt.ones(3, 4, dtype=mt.int64), mt.ones(2, 4, dtype=mt.int64))
+
+
+# ---- bmm -------------------------------------------------------------------------------------------
+BMM_ERRORS = [((2, 3), (2, 3, 4), "float32", "float32"), ((2, 3, 4), (3, 4), "float32", "float32"),
+              ((2, 3, 4), (3, 4, 5), "float32", "float32"), ((2, 3, 4), (2, 5, 5), "float32", "float32"),
+              ((2, 3, 4), (2, 4, 5), "float32", "float64"), ((2, 3, 4), (2, 4, 5), "int64", "float64"),
+              ((2, 3), (3, 4, 5), "float32", "float64"), ((4,), (4,), "float32", "float32")]
+
+
+@pytest.mark.parametrize("sa,sb,da,db", BMM_ERRORS, ids=str)
+def test_bmm_errors_match_pytorch(device, sa, sb, da, db):
+    with pytest.raises(RuntimeError) as theirs:
+        torch.bmm(torch.ones(sa, dtype=getattr(torch, da)), torch.ones(sb, dtype=getattr(torch, db)))
+    a, b = mt.ones(*sa, dtype=getattr(mt, da), device=device), mt.ones(*sb, dtype=getattr(mt, db), device=device)
+    with pytest.raises(RuntimeError) as ours:
+        mt.bmm(a, b)
+    assert str(ours.value) == str(theirs.value)
+    with pytest.raises(RuntimeError) as method:
+        a.bmm(b)
+    assert str(method.value) == str(theirs.value)
+
+
+def test_bmm_type_errors():
+    with pytest.raises(TypeError, match="mat2"):
+        mt.bmm(mt.ones(2, 3, 4), 3)
+    with pytest.raises(TypeError, match="floating"):
+        mt.bmm(mt.ones(2, 3, 4, dtype=mt.int64), mt.ones(2, 4, 5, dtype=mt.int64))
+
+
+@pytest.mark.parametrize("shapes", [((2, 3, 4), (2, 4, 5)), ((1, 1, 1), (1, 1, 1)), ((3, 33, 7), (3, 7, 65)),
+                                    ((0, 3, 4), (0, 4, 5)), ((2, 3, 0), (2, 0, 4))], ids=str)
+def test_bmm_values_and_gradients_vs_torch(device, rng, shapes):
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in shapes)
+    ta, tb = (mt.tensor(v, device=device, requires_grad=True) for v in (a, b))
+    y = mt.bmm(ta, tb)
+    g = rng.standard_normal(tuple(y.shape)).astype(np.float32)
+    y.backward(mt.tensor(g, device=device))
+    ra, rb = (torch.tensor(v, requires_grad=True) for v in (a, b))
+    ry = torch.bmm(ra, rb)
+    ry.backward(torch.tensor(g))
+    for ours, theirs in ((y, ry), (ta.grad, ra.grad), (tb.grad, rb.grad)):
+        np.testing.assert_allclose(to_np(ours), theirs.detach().numpy(), rtol=1e-5, atol=1e-5)
+    # transposed operands (views) give the same
+    np.testing.assert_allclose(to_np(ta.detach().transpose(1, 2).bmm(ta.detach())),
+                               np.swapaxes(a, 1, 2) @ a, rtol=1e-5, atol=1e-5)
+
+
+def test_bmm_gradcheck(device, rng):
+    inputs = [mt.tensor(rng.standard_normal(s), dtype=mt.float64, device=device, requires_grad=True)
+              for s in ((2, 3, 4), (2, 4, 5))]
+    assert gradcheck(mt.bmm, inputs)
+
+
+# ---- the GPU: dispatched matmul / linear / bmm against cpu ------------------------------------------
+@pytest.mark.cuda
+@pytest.mark.parametrize("allow_tf32", [False, True], ids=["fp32", "tf32"])
+def test_cuda_dispatch_matches_cpu(rng, monkeypatch, allow_tf32):
+    """matmul (forward and both backward layouts), F.linear and bmm on the GPU, through whatever
+    rung the dispatch picks, against the cpu results; TF32 with its looser tolerance."""
+    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", allow_tf32)
+    tol = 2e-2 if allow_tf32 else 1e-4
+    for xs, out in ((9, 50), 7), ((3, 33, 127), 65), ((2, 1, 300, 64), 257), ((1000,), 7), ((4, 1024), 1024):
+        x = rng.standard_normal(xs).astype(np.float32)
+        w = rng.standard_normal((out, xs[-1])).astype(np.float32)
+        b = rng.standard_normal(out).astype(np.float32)
+        g = rng.standard_normal(xs[:-1] + (out,)).astype(np.float32)
+        results = {}
+        for device in ("cpu", "cuda"):
+            tx, tw, tb = (mt.tensor(v, device=device, requires_grad=True) for v in (x, w, b))
+            y = F.linear(tx, tw, tb) + composition(tx, tw, tb)
+            y.backward(mt.tensor(g, device=device))
+            results[device] = [to_np(y), to_np(tx.grad), to_np(tw.grad), to_np(tb.grad)]
+        for c, gpu in zip(results["cpu"], results["cuda"]):
+            scale = np.abs(c).max(initial=1.0)
+            np.testing.assert_allclose(gpu, c, rtol=tol, atol=tol * scale)
+    a, b = rng.standard_normal((5, 33, 70)).astype(np.float32), rng.standard_normal((5, 70, 17)).astype(np.float32)
+    got = mt.bmm(mt.tensor(a, device="cuda"), mt.tensor(b, device="cuda"))
+    np.testing.assert_allclose(to_np(got), a @ b, rtol=tol, atol=tol * np.abs(a @ b).max())
+
+
+@pytest.mark.cuda
+def test_cuda_float32_never_uses_tensor_cores_by_default():
+    from minitorch.native.cuda import gemm
+    assert minitorch.backends.cuda.matmul.allow_tf32 is False
+    arch = gemm.arch_of(0)
+    for m, n, k, batch in ((7, 7, 7, 1), (1024, 1024, 1024, 1), (4096, 4096, 4096, 1), (64, 64, 64, 4096)):
+        name, _ = gemm.choose(m, n, k, batch, "f32", arch)
+        assert name in gemm.RUNGS and not gemm.RUNGS[name].tensor_cores and gemm.RUNGS[name].arch <= arch
+
+
+@pytest.mark.cuda
+def test_cuda_float64_gradcheck_through_the_dispatch(rng):
+    inputs = [mt.tensor(rng.standard_normal(s), dtype=mt.float64, device="cuda", requires_grad=True)
+              for s in ((2, 3, 4), (5, 4), (5,))]
+    assert gradcheck(lambda *t: F.linear(*t), inputs)
+    inputs = [mt.tensor(rng.standard_normal(s), dtype=mt.float64, device="cuda", requires_grad=True)
+              for s in ((2, 3, 4), (2, 4, 5))]
+    assert gradcheck(mt.bmm, inputs)
+
+
+# ---- matmul backward: x [..., M, K] @ W [K, N] folds W's gradient into one 'tn' product ---------------
+@pytest.mark.parametrize("sa,sb", [((2, 3, 4), (4, 5)), ((2, 1, 3, 4), (4,)), ((3, 0, 4), (4, 2)),
+                                   ((2, 3, 0), (0, 5)), ((5, 2, 7), (7, 1))], ids=str)
+def test_matmul_backward_with_a_shared_matrix_vs_torch(device, rng, sa, sb):
+    a, b = rng.standard_normal(sa).astype(np.float32), rng.standard_normal(sb).astype(np.float32)
+    ta, tb = (mt.tensor(v, device=device, requires_grad=True) for v in (a, b))
+    y = ta @ tb
+    g = rng.standard_normal(tuple(y.shape)).astype(np.float32)
+    y.backward(mt.tensor(g, device=device))
+    ra, rb = (torch.tensor(v, requires_grad=True) for v in (a, b))
+    (ra @ rb).backward(torch.tensor(g))
+    np.testing.assert_allclose(to_np(ta.grad), ra.grad.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(to_np(tb.grad), rb.grad.numpy(), rtol=1e-5, atol=1e-4)
+
+
+def test_matmul_backward_with_a_shared_matrix_gradcheck(device, rng):
+    for sa, sb in (((2, 3, 4), (4, 5)), ((2, 2, 3, 4), (4,))):
+        inputs = [mt.tensor(rng.standard_normal(s), dtype=mt.float64, device=device, requires_grad=True)
+                  for s in (sa, sb)]
+        assert gradcheck(lambda a, b: a @ b, inputs)
+        # a strided (non-contiguous) batch: the flattening copies it, gradients unchanged
+        assert gradcheck(lambda a, b: a.transpose(0, 1) @ b, inputs)
+
+
+@pytest.mark.parametrize("xs,out", [((3, 0), 2), ((0, 4), 3), ((2, 3), 0)], ids=str)
+def test_linear_empty_shapes_vs_torch(device, xs, out):
+    x, w, b = np.ones(xs, np.float32), np.ones((out, xs[-1]), np.float32), np.ones(out, np.float32)
+    tx, tw, tb = (mt.tensor(v, device=device, requires_grad=True) for v in (x, w, b))
+    y = F.linear(tx, tw, tb)
+    y.sum().backward()
+    rx, rw, rb = (torch.tensor(v, requires_grad=True) for v in (x, w, b))
+    ry = torch.nn.functional.linear(rx, rw, rb)
+    ry.sum().backward()
+    for ours, theirs in ((y, ry), (tx.grad, rx.grad), (tw.grad, rw.grad), (tb.grad, rb.grad)):
+        assert tuple(ours.shape) == tuple(theirs.shape)
+        np.testing.assert_array_equal(to_np(ours), theirs.detach().numpy())
