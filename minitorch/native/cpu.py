@@ -442,7 +442,7 @@ def _in_float32(fn, at):
 
 _HALF_SET = frozenset(HALF)
 # function -> position of the argument whose dtype decides
-for _name, _at in (("binary", 1), ("binary_scalar", 1), ("unary", 1), ("unary_backward", 1), ("matmul", 0),
+for _name, _at in (("binary", 1), ("binary_scalar", 1), ("unary", 1), ("unary_backward", 1), ("matmul", 0), ("linear", 0),
                    ("sum", 0), ("extreme", 0), ("var_mean", 0), ("take", 0), ("softmax", 0), ("log_softmax", 0),
                    ("softmax_backward", 0), ("log_softmax_backward", 0), ("cross_entropy", 0),
                    ("cross_entropy_backward", 0), ("nll_loss", 0), ("nll_loss_backward", 1)):
