@@ -54,11 +54,15 @@ def rung_cases(rungs, suffixes, only=None):
 _U_IN = {"fp64": 2.0 ** -53, "fp32": 2.0 ** -24, "tf32": 2.0 ** -10, "bf16": 0.0, "f16": 0.0}
 _U_ACC = {"fp64": 2.0 ** -53, "fp32": 2.0 ** -24, "tf32": 2.0 ** -22, "bf16": 2.0 ** -22, "f16": 2.0 ** -22}
 _U_OUT = {"fp64": 2.0 ** -53, "fp32": 2.0 ** -24, "tf32": 2.0 ** -24, "bf16": 2.0 ** -8, "f16": 2.0 ** -10}
+# Absolute slack: float16 results under 2**-14 are subnormal, spaced 2**-24 apart (bf16 and float32
+# have float32's range, so their subnormals never show up here).
+ABS_FLOOR = {"fp64": 0.0, "fp32": 0.0, "tf32": 0.0, "bf16": 0.0, "f16": 2.0 ** -24}
 NORM_TOL = {"fp64": 1e-12, "tf32": 5e-3, "bf16": 8e-3, "f16": 4e-3}
 
 
 def elementwise_tol(kind, k):
-    """Bound on |C - C_ref| / (|A| @ |B| + |bias|), element by element, for a correct kernel.
+    """Bound on (|C - C_ref| - ABS_FLOOR[kind]) / (|A| @ |B| + |bias|), element by element, for a
+    correct kernel (:func:`elementwise_error` computes the left side).
 
     The classic bound for a length-K dot product in any summation order is gamma_K * |a|.|b| with
     gamma_K ~ K * u (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., section 3.1);
@@ -70,6 +74,11 @@ def elementwise_tol(kind, k):
     """
     k = max(int(k), 1)
     return 2.0 * (2.0 * _U_IN[kind] + (k + 2) * _U_ACC[kind] + _U_OUT[kind])
+
+
+def elementwise_error(diff, scale, kind):
+    """(|diff| - ABS_FLOOR[kind]) / scale, clipped at 0, element by element (NumPy or torch arrays)."""
+    return (abs(diff) - ABS_FLOOR[kind]).clip(0) / scale
 
 
 def norm_tol(kind, k):
@@ -249,7 +258,8 @@ def check_torch(out, a, b, bias, kind):
         return False, float("nan"), float("nan")
     diff = (o - ref).abs()
     rel = float(torch.linalg.vector_norm(diff) / torch.linalg.vector_norm(ref).clamp_min(1e-300))
-    worst = float((diff / scale.clamp_min(1e-300)).max()) / elementwise_tol(kind, k) if diff.numel() else 0.0
+    worst = (float(elementwise_error(diff, scale.clamp_min(1e-300), kind).max()) / elementwise_tol(kind, k)
+             if diff.numel() else 0.0)
     return bool(rel <= norm_tol(kind, k) and worst <= 1.0), rel, worst
 
 
