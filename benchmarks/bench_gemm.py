@@ -208,7 +208,6 @@ def main(argv=None):
             row.update(torch_ms=tms, torch_gflops=C.gflops(m, n, k, tms), pct=100.0 * tms / ms)
             print(f"{rung:18s} {kind:5s} {label:28s} {row['gflops']:9.0f} GFLOP/s  cuBLAS {row['torch_gflops']:9.0f}"
                   f"  {row['pct']:5.1f}%  rel {rel:.1e}", flush=True)
-            del a, b, da, db
         torch.cuda.empty_cache()
     results.sort(key=lambda r: ([c[0] for c in timed].index(r["rung"]), [x[0] for x in shapes].index(r["shape"])))
 

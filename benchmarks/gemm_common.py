@@ -16,8 +16,6 @@ import math
 import re
 import statistics
 
-import numpy as np
-
 KINDS = ("fp32", "tf32", "bf16", "f16", "fp64")
 LAYOUTS = ("nn", "nt", "tn", "tt")
 TORCH_DTYPES = {"f32": "float32", "f64": "float64", "bf16": "bfloat16", "f16": "float16"}
