@@ -11,7 +11,10 @@
 # one fails; summary.txt gets one line per step. $OUT receives at most 8 files, none in folders:
 #   summary.txt, test_gemm.log, test_gemm_junit.xml, memcheck_gemm.log, racecheck_gemm.log
 #   (sanitizer logs cut to head+tail), bench_gemm-*.json, bench_gemm-*.md, extras.tar.gz (full
-#   logs, bench stdout, tuned.json + tune_log.json, ncu/ reports).
+#   logs, bench stdout, tuned.json + tune_log.json, ncu/ reports); tuned.json and ncu_gemm.json
+#   also lie in $OUT itself when fewer files were made (e.g. `tune ncu bench`).
+# The tuned table is written to the tarball, not into the package: copy it to
+# minitorch/cuda/gemm/tuned.json to ship it.
 set -uo pipefail
 export PYTHONUNBUFFERED=1 OMP_WAIT_POLICY=PASSIVE
 OUT=${OUT:-out/gpu_gemm}; W=/tmp/gpu_gemm; rm -rf "$W"; mkdir -p "$OUT" "$W/extra" "$W/bench"
@@ -75,6 +78,9 @@ for s in memcheck racecheck; do
   else cp "$f" "$OUT/"; fi
 done
 cp "$W"/bench/bench_gemm-*.json "$W"/bench/bench_gemm-*.md "$OUT/" 2>/dev/null
+for f in "$W/extra/tuned.json" "$W/extra/ncu/ncu_gemm.json"; do     # handy outside the tarball, room permitting
+  [ -f "$f" ] && [ "$(ls "$OUT" | wc -l)" -lt 7 ] && cp "$f" "$OUT/"
+done
 [ -f "$W/bench.log" ] && tail -n 60 "$W/bench.log"
 tar -czf "$OUT/extras.tar.gz" -C "$W" . 2>/dev/null
 echo "total ${SECONDS}s" | tee -a "$S"
