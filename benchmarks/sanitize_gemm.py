@@ -72,6 +72,7 @@ def main(argv=None):
     import cupy as cp
     from minitorch.native.cuda import gemm as G
     from minitorch.native.cuda.launch import SUFFIX
+    C.allow_named_rungs()
     rng = np.random.default_rng(5)
     wrong, calls = [], 0
     cases = C.rung_cases(G.RUNGS, set(SUFFIX.values()), C.parse_list(args.rungs))
