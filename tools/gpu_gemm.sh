@@ -56,7 +56,8 @@ detail() {
 }
 
 for s in $STEPS; do case $s in
-  tests) step tests 200 "python3 -m pytest -q -m cuda -p no:randomly -o addopts='-p no:cacheprovider' tests/test_gemm.py \
+  tests) XDIST=$(python3 -c "import xdist" 2>/dev/null && echo "-n 4")    # 4 processes: NVRTC compiles in parallel
+         step tests 240 "python3 -m pytest -q -m cuda -p no:randomly $XDIST -o addopts='-p no:cacheprovider' tests/test_gemm.py \
             --junitxml=$OUT/test_gemm_junit.xml > $W/test_gemm.log 2>&1";;
   memcheck|racecheck) step "$s" 150 "compute-sanitizer --tool $s --error-exitcode 9 python3 benchmarks/sanitize_gemm.py $RUNG_ARG \
             > $W/${s}_gemm.log 2>&1";;
