@@ -133,7 +133,8 @@ def main(argv=None):
     env["arch"] = C.arch_name()
     env["cuda_runtime"] = torch.version.cuda
     tf32_off = C.set_torch_tf32(torch, False)
-    print("fp32 races: torch TF32 OFF:", tf32_off, flush=True)
+    print("fp32 races: torch TF32 OFF:", tf32_off, "| ours: fp32 rungs have tensor_cores=False (plain float32 "
+          "FMAs); only the tf32 rungs, raced against torch with allow_tf32=True, round inputs to TF32", flush=True)
     seed = args.seed if args.seed is not None else int(time.time_ns() % 2**31)
     gen = torch.Generator(device="cuda").manual_seed(seed)
     cases = [c for c in C.rung_cases(G.RUNGS, set(SUFFIX.values()), args.rungs) if c[2] in args.kinds + ["fp64"]]
