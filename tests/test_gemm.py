@@ -68,7 +68,8 @@ def operand(rng, rows, cols, letter, dtype, batch=(), misaligned=False):
     """(DeviceArray view, its float64 values) of a logical [*batch, rows, cols] operand: 'n' stored
     as written, 't' the transposed view of a contiguous [*batch, cols, rows] array. ``misaligned``:
     the stored rows are a slice [1 : 1 + width] of rows of an odd length (width + 2 or + 3), so the
-    view starts 4 or 2 bytes past an aligned address and its leading dimension is odd."""
+    view starts one element past a 256-byte aligned address and its leading dimension is odd: no
+    row can be read with 16-byte vector loads."""
     r, c = (cols, rows) if letter == "t" else (rows, cols)
     pad = (2 if c % 2 else 3) if misaligned else 0
     base = rng.standard_normal(tuple(batch) + (r, c + pad)).astype(dtype)
