@@ -225,3 +225,21 @@ def test_ncu_csv_and_summary():
     table = {"sm_90": {"fp32": {"large": {"rung": "05_blocktile_2d"}}}}
     assert ncu_gemm.default_rungs(rungs, table, "sm_90") == ["05_blocktile_2d"]
     assert ncu_gemm.default_rungs({"01_naive": Rung()}, {}, "sm_90") == ["01_naive"]
+
+
+def test_bench_load_tuned(tmp_path):
+    path = tmp_path / "tuned.json"
+    assert bench_gemm.load_tuned(path, "sm_90") == {}
+    path.write_text(json.dumps({"sm_90": {"bf16": {"large": {"rung": "11_half_mma", "options": [], "gflops": 1.0}}}}))
+    assert bench_gemm.load_tuned(path, "sm_90")["bf16"]["large"]["rung"] == "11_half_mma"
+    assert bench_gemm.load_tuned(path, "sm_80") == {}
+
+
+def test_gpu_script_is_valid_bash():
+    import shutil
+    import subprocess
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash")
+    run = subprocess.run([bash, "-n", str(ROOT / "tools" / "gpu_gemm.sh")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
