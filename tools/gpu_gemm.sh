@@ -65,7 +65,8 @@ for s in $STEPS; do case $s in
          step bench $((bb + 40)) "python3 benchmarks/bench_gemm.py ${QUICK:+--quick} $RUNG_ARG --out $W/bench \
             --budget-s $bb > $W/bench.log 2>&1";;
   tune) [ -f minitorch/cuda/gemm/tuned.json ] && cp minitorch/cuda/gemm/tuned.json "$W/extra/tuned.json"
-        step tune 230 "python3 tools/tune_gemm.py --budget-s 170 --out $W/extra/tuned.json --log $W/extra/tune_log.json \
+        tb=$(( BUDGET - SECONDS - 80 )); [ $tb -gt 170 ] && tb=170; [ $tb -lt 30 ] && tb=30    # search stops, table still written
+        step tune $((tb + 50)) "python3 tools/tune_gemm.py --budget-s $tb --out $W/extra/tuned.json --log $W/extra/tune_log.json \
             > $W/extra/tune.log 2>&1";;
   ncu) step ncu 150 "python3 benchmarks/ncu_gemm.py ${RUNGS:+--rungs $RUNGS} --out $W/extra/ncu > $W/extra/ncu.log 2>&1";;
   *) echo "unknown step $s (tests memcheck racecheck bench tune ncu)" | tee -a "$S";;
