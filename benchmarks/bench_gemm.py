@@ -18,7 +18,9 @@ Square sizes 128 ... 8192 (M = N = K, layout nn) and the shapes this course trai
 M x N x K: MNIST MLP 64x128x784 forward (nt) and its backward (nn, tn); LeNet's im2col GEMMs
 50176x8x9 and 12544x16x72 (nt); GPT's 16384x1536x384 forward (nt) and backward 16384x384x1536
 (nn), 1536x384x16384 (tn). A rung is skipped at a size where its last speed predicts more than
---cap-ms per call (and 01_naive above 4096).
+--cap-ms per call (and 01_naive above 4096). A last row per kind, "tuned.json", runs what
+dispatch would: the tuned table's rung and options for the shape's class (when the table has
+this GPU's architecture).
 
 Writes benchmarks/results/bench_gemm-<gpu>-<date>.json (GPU, driver, versions, TF32 flags, every
 check and timing, GFLOP/s, % of cuBLAS) and the same name .md (one rung x size table per kind),
@@ -95,6 +97,16 @@ def out_paths(out_dir, gpu_name, when):
     return Path(out_dir) / f"{stem}.json", Path(out_dir) / f"{stem}.md"
 
 
+TUNED = "tuned.json"     # the pseudo-rung: dispatch's choice from minitorch/cuda/gemm/tuned.json
+
+
+def load_tuned(path, arch):
+    """{kind: {class: {"rung", "options", "gflops"}}} of ``arch`` from the tuned table at ``path``
+    ({} when the file or the arch is missing)."""
+    path = Path(path)
+    return json.loads(path.read_text()).get(arch, {}) if path.is_file() else {}
+
+
 HEADLINE = ("4096", "1024", "8192", "gpt fwd 16384x1536x384 nt")
 
 
@@ -133,7 +145,8 @@ def main(argv=None):
     env["arch"] = C.arch_name()
     env["cuda_runtime"] = torch.version.cuda
     tf32_off = C.set_torch_tf32(torch, False)
-    print("fp32 races: torch TF32 OFF:", tf32_off, flush=True)
+    print("fp32 races: torch TF32 OFF:", tf32_off, "| ours: fp32 rungs have tensor_cores=False (plain float32 "
+          "FMAs); only the tf32 rungs, raced against torch with allow_tf32=True, round inputs to TF32", flush=True)
     seed = args.seed if args.seed is not None else int(time.time_ns() % 2**31)
     gen = torch.Generator(device="cuda").manual_seed(seed)
     cases = [c for c in C.rung_cases(G.RUNGS, set(SUFFIX.values()), args.rungs) if c[2] in args.kinds + ["fp64"]]
@@ -155,9 +168,22 @@ def main(argv=None):
                                ok=ok, rel_err=rel, worst_over_bound=worst, error=error))
             print(f"check {rung:18s} {kind:5s} 333x517x259 {lay} +bias: {'ok' if ok else 'FAIL'} rel {rel:.1e}", flush=True)
 
+    # what dispatch would pick: the tuned table's (rung, options) for the shape's class, per kind
+    tuned = load_tuned(ROOT / "minitorch" / "cuda" / "gemm" / "tuned.json", env["arch"])
+    extra = [(TUNED, C.KIND_SUFFIX[kind], kind) for kind in args.kinds
+             if tuned.get(kind) and any(c[2] == kind for c in cases)]
+
+    def call(rung, kind, da, db, m, n, k, bias=None):
+        if rung != TUNED:
+            return G.gemm(da, db, bias, rung=rung)
+        entry = tuned[kind].get(G.shape_class(m, n, k, 1))
+        if entry is None or entry.get("rung") not in G.RUNGS:
+            raise LookupError(f"tuned.json has no usable {kind} entry for class {G.shape_class(m, n, k, 1)}")
+        return G.gemm(da, db, bias, rung=entry["rung"], options=tuple(entry.get("options") or ()) or None)
+
     torch_cache = {}
     fastest = {}                         # (rung, dtype) -> its best GFLOP/s so far: predicts the next call's time
-    timed = [c for c in cases if c[2] != "fp64"]
+    timed = [c for c in cases if c[2] != "fp64"] + extra
     # shape-major, the headline sizes first: a spent --budget-s leaves every rung measured there
     for label, m, n, k, lay in sorted(shapes, key=lambda s: priority(s[0], [x[0] for x in shapes])):
         for rung, suffix, kind in timed:
@@ -178,7 +204,7 @@ def main(argv=None):
             try:
                 with C.poisoned():
                     t0 = time.perf_counter()
-                    out = G.gemm(da, db, None, rung=rung)
+                    out = call(rung, kind, da, db, m, n, k)
                     cp.cuda.get_current_stream().synchronize()
                     first_s = time.perf_counter() - t0
                 ok, rel, worst = C.check_torch(C.to_torch(out), a, b, None, kind)
@@ -195,7 +221,7 @@ def main(argv=None):
                 row["skipped"] = f"first call took {first_s:.1f} s"
                 continue
             reps = args.repeats if flops < 1e11 else max(5, args.repeats // 2)
-            ms = C.time_ms(lambda: G.gemm(da, db, None, rung=rung), reps)
+            ms = C.time_ms(lambda: call(rung, kind, da, db, m, n, k), reps)
             row.update(ms=ms, gflops=C.gflops(m, n, k, ms), repeats=reps)
             fastest[(rung, suffix)] = max(fastest.get((rung, suffix), 0), row["gflops"])
             key = (kind, label)
@@ -208,7 +234,6 @@ def main(argv=None):
             row.update(torch_ms=tms, torch_gflops=C.gflops(m, n, k, tms), pct=100.0 * tms / ms)
             print(f"{rung:18s} {kind:5s} {label:28s} {row['gflops']:9.0f} GFLOP/s  cuBLAS {row['torch_gflops']:9.0f}"
                   f"  {row['pct']:5.1f}%  rel {rel:.1e}", flush=True)
-            del a, b, da, db
         torch.cuda.empty_cache()
     results.sort(key=lambda r: ([c[0] for c in timed].index(r["rung"]), [x[0] for x in shapes].index(r["shape"])))
 

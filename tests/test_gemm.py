@@ -13,7 +13,7 @@ What is covered, for each (rung, dtype):
 A 't' operand is the transposed view of a contiguous array, so the kernel really reads that
 layout. Every allocation is poisoned with 0xFF bytes (NaN), so an output element a kernel never
 writes fails. Tolerances (benchmarks/gemm_common.py): per element, |C - C_ref| <= tol * (|A| @ |B|
-+ |bias|) with tol from the rounding-error bound of each kind (fp32, tf32 for rungs with
++ |bias|) (+ 2**-24 for float16's subnormals) with tol from the rounding-error bound of each kind (fp32, tf32 for rungs with
 ``tensor_cores``, bf16, f16, fp64), and per matrix ||C - C_ref|| / ||C_ref|| within 3e-6 sqrt(K)
 (fp32), 5e-3 (tf32), 8e-3 (bf16), 4e-3 (f16), 1e-12 (fp64).
 Rungs with a tuning space (07-09) are also run with a sample of their configurations and with the
@@ -68,7 +68,8 @@ def operand(rng, rows, cols, letter, dtype, batch=(), misaligned=False):
     """(DeviceArray view, its float64 values) of a logical [*batch, rows, cols] operand: 'n' stored
     as written, 't' the transposed view of a contiguous [*batch, cols, rows] array. ``misaligned``:
     the stored rows are a slice [1 : 1 + width] of rows of an odd length (width + 2 or + 3), so the
-    view starts 4 or 2 bytes past an aligned address and its leading dimension is odd."""
+    view starts one element past a 256-byte aligned address and its leading dimension is odd: no
+    row can be read with 16-byte vector loads."""
     r, c = (cols, rows) if letter == "t" else (rows, cols)
     pad = (2 if c % 2 else 3) if misaligned else 0
     base = rng.standard_normal(tuple(batch) + (r, c + pad)).astype(dtype)
@@ -107,7 +108,7 @@ def run_case(rng, rung, suffix, kind, m, n, k, layout="nn", bias=False, batch_a=
     if k == 0:      # an empty sum: exactly zero, plus the bias
         np.testing.assert_array_equal(got, ref.astype(dtype).astype(np.float64), err_msg=where)
         return
-    err = np.abs(got - ref) / scale
+    err = C.elementwise_error(got - ref, scale, kind)
     tol = C.elementwise_tol(kind, k)
     worst = np.unravel_index(np.argmax(err), err.shape)
     assert err.max() <= tol, (f"{where}: element {worst} off by {err.max():.2e} x (|A||B|+|bias|) > {tol:.1e}: "

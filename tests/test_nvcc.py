@@ -30,6 +30,8 @@ def test_there_are_kernel_files():
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.relative_to(KERNEL_DIR).as_posix())
 def test_compiles_without_spills(path, arch, tmp_path):
+    if arch == "sm_90" and "wgmma" in path.read_text():
+        arch = "sm_90a"      # wgmma and TMA exist only in the arch-specific Hopper target
     cmd = [NVCC, f"-arch={arch}", "-std=c++17", "-cubin", "-o", str(tmp_path / "out.cubin"),
            "--resource-usage", "-I", str(KERNEL_DIR), "-I", str(path.parent), str(path)]
     run = subprocess.run(cmd, capture_output=True, text=True)

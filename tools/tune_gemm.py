@@ -130,59 +130,65 @@ def main(argv=None):
     tuning = getattr(G, "tuning_configs", None)
     scores, stopped = [], None
     best_at = {}                         # (kind, shape) -> best GFLOP/s so far
+    # every kind's fixed rungs first (few, and the only candidates of tf32/bf16/f16), then the
+    # configurations of the tunable rungs: a spent budget cuts the search, never a whole kind
+    queue, tunables = [], []
     for kind in args.kinds:
         cands = candidates(G.RUNGS, set(SUFFIX.values()), tuning, kind, args.rungs, args.seed)
         print(f"{kind}: {len(cands)} candidates", flush=True)
-        # operands per shape, made once per kind (fresh random data, not zeros)
-        data = {}
-        for i, (rung, options, tunable) in enumerate(cands):
-            if time.time() > deadline:
-                stopped = f"budget of {args.budget_s:.0f} s spent: {kind} stopped after {i} of {len(cands)} candidates"
-                print(stopped, flush=True)
-                break
-            suffix = C.KIND_SUFFIX[kind]
-            row = dict(kind=kind, rung=rung, options=list(options), tunable=tunable, classes={})
-            scores.append(row)
-            m, n, k, lay = CHECK_SHAPE
-            a, b, bias = C.operands(m, n, k, lay, suffix, bias=True, gen=gen)
-            try:
-                with C.poisoned():
-                    out = G.gemm(C.wrap(a), C.wrap(b), C.wrap(bias), rung=rung, options=options)
-                row["ok"], row["rel_err"], _ = C.check_torch(C.to_torch(out), a, b, bias, kind)
-            except Exception as e:       # NVRTC rejects it, too much shared memory, ...
-                row.update(ok=False, error=f"{type(e).__name__}: {str(e)[:300]}")
-            if not row["ok"]:
-                print(f"  {rung} {options}: {'FAILS the check' if 'error' not in row else row['error'][:160]}", flush=True)
+        queue += [(kind, c) for c in cands if not c[2]]
+        tunables += [(kind, c) for c in cands if c[2]]
+    queue += tunables
+    data = {}                            # (kind, shape) -> operands: fresh random data, made once
+    for i, (kind, (rung, options, tunable)) in enumerate(queue):
+        if time.time() > deadline:
+            stopped = f"budget of {args.budget_s:.0f} s spent after {i} of {len(queue)} candidates"
+            print(stopped, flush=True)
+            break
+        suffix = C.KIND_SUFFIX[kind]
+        row = dict(kind=kind, rung=rung, options=list(options), tunable=tunable, classes={})
+        scores.append(row)
+        m, n, k, lay = CHECK_SHAPE
+        a, b, bias = C.operands(m, n, k, lay, suffix, bias=True, gen=gen)
+        try:
+            with C.poisoned():
+                out = G.gemm(C.wrap(a), C.wrap(b), C.wrap(bias), rung=rung, options=options)
+            row["ok"], row["rel_err"], _ = C.check_torch(C.to_torch(out), a, b, bias, kind)
+        except Exception as e:       # NVRTC rejects it, too much shared memory, ...
+            row.update(ok=False, error=f"{type(e).__name__}: {str(e)[:300]}")
+        if not row["ok"]:
+            print(f"  {rung} {options}: {'FAILS the check' if 'error' not in row else row['error'][:160]}", flush=True)
+            continue
+        for cls in CLASSES:
+            if rung.startswith("01_") and cls == "large":
+                row["classes"][cls] = None           # seconds per call; never the best
                 continue
-            for cls in CLASSES:
-                if rung.startswith("01_") and cls == "large":
-                    row["classes"][cls] = None           # seconds per call; never the best
-                    continue
-                got = []
-                for m, n, k, lay in CLASS_SHAPES[cls]:
-                    key = (m, n, k, lay)
-                    if key not in data:
-                        data[key] = C.operands(m, n, k, lay, suffix, gen=gen)[:2]
-                    a, b = data[key]
-                    da, db = C.wrap(a), C.wrap(b)
-                    try:
-                        ms = C.time_ms(lambda: G.gemm(da, db, None, rung=rung, options=options), args.repeats, warmup=2)
-                    except Exception as e:
-                        row.update(ok=False, error=f"{type(e).__name__}: {str(e)[:300]}")
-                        break
-                    g = C.gflops(m, n, k, ms)
-                    got.append(g)
-                    bk = (kind, key)
-                    behind = best_at.get(bk) and g < BEHIND * best_at[bk]
-                    best_at[bk] = max(best_at.get(bk) or 0, g)
-                    if behind:
-                        break
-                if not row["ok"]:
+            got = []
+            for m, n, k, lay in CLASS_SHAPES[cls]:
+                key = (m, n, k, lay)
+                if (kind, key) not in data:
+                    data[(kind, key)] = C.operands(m, n, k, lay, suffix, gen=gen)[:2]
+                a, b = data[(kind, key)]
+                da, db = C.wrap(a), C.wrap(b)
+                try:
+                    ms = C.time_ms(lambda: G.gemm(da, db, None, rung=rung, options=options), args.repeats, warmup=2)
+                except Exception as e:
+                    row.update(ok=False, error=f"{type(e).__name__}: {str(e)[:300]}")
                     break
-                row["classes"][cls] = C.geomean(got) if len(got) == len(CLASS_SHAPES[cls]) else None
-            print(f"  {rung} {' '.join(options) or '(own options)'}: "
-                  + ", ".join(f"{c} {g:.0f}" if g else f"{c} -" for c, g in row["classes"].items()), flush=True)
-        torch.cuda.empty_cache()
+                g = C.gflops(m, n, k, ms)
+                got.append(g)
+                bk = (kind, key)
+                behind = best_at.get(bk) and g < BEHIND * best_at[bk]
+                best_at[bk] = max(best_at.get(bk) or 0, g)
+                if behind:
+                    break
+            if not row["ok"]:
+                break
+            row["classes"][cls] = C.geomean(got) if len(got) == len(CLASS_SHAPES[cls]) else None
+        print(f"  {kind} {rung} {' '.join(options) or '(own options)'}: "
+              + ", ".join(f"{c} {g:.0f}" if g else f"{c} -" for c, g in row["classes"].items()), flush=True)
+    data.clear()
+    torch.cuda.empty_cache()
     entries = best_entries(scores)
     merged = write_table(args.out, arch, entries)
     print(json.dumps({arch: merged.get(arch, {})}, indent=1))
