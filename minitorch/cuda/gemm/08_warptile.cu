@@ -21,7 +21,10 @@
 // Loading is rung 07's: float4 global loads, A and B stored k-major ("A transposed") in shared
 // memory, rows padded by 4 floats.
 //
-// Parameters (macros; defaults as siboehm's SGEMM_CUDA warptiling kernel for large matrices):
+// Parameters (macros; the defaults: 256 threads = 8 warps of 64 x 32, each thread 8 x 8 of C in
+// two 8 x 4 sub-tiles; 128 accumulators a thread (WN = 64, WNITER = 4, 128 threads) is another
+// good point on the H100 for this rung, but with rung 09's pipeline it no longer fits in 255
+// registers without spills):
 //   BM, BN, BK   blocktile and k-slice; WM, WN warptile; WNITER sub-tiles along n; TM, TN thread
 //   tile per sub-tile; WMITER = WM*WN / (32*TM*TN*WNITER) is derived, NUM_THREADS = 32 *
 //   (BM/WM) * (BN/WN) is derived (may be given, must agree; at most 256, see rung 07).
@@ -51,10 +54,10 @@
 #define WM 64
 #endif
 #ifndef WN
-#define WN 64
+#define WN 32
 #endif
 #ifndef WNITER
-#define WNITER 4
+#define WNITER 2
 #endif
 #ifndef TM
 #define TM 8
