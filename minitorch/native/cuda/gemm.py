@@ -319,12 +319,12 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
         return out
     name = f"gemm_{la[0]}{lb[0]}_{SUFFIX[a.dtype]}"
     fn = kernel(spec.file, name, idx, spec.options if options is None else tuple(options))
-    if spec.smem > STATIC_SMEM and fn not in _smem_raised:
+    if spec.smem > STATIC_SMEM and id(fn) not in _smem_raised:
         # Past 48 KB a kernel must opt in to more dynamic shared memory, once per kernel
         # (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)); the launch fails otherwise.
         with cp.cuda.Device(idx):
             fn.max_dynamic_shared_size_bytes = spec.smem
-        _smem_raised.add(fn)
+        _smem_raised.add(id(fn))     # compiled kernels live as long as the process: ids stay theirs
     bm, bn = spec.tile
     launch_2d(fn, (cdiv(n, bn), cdiv(m, bm), batch), spec.block,
               (a, b, out, bias, m, n, k, la[1], lb[1], batch, layout), idx, spec.smem)
