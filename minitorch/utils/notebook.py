@@ -105,9 +105,10 @@ def cuda_parts(path):
     """Split a rung's ``.cu`` file for display.
 
     Returns a dict: ``header`` (the opening ``//`` comment, without the ``// phase:`` line and the
-    ``//``), ``body`` (the function that ``GEMM_ENTRIES(NAME, ...)`` wraps: the rung's kernel body,
-    from its ``template`` line to its closing brace; the whole file after the header if no such
-    macro is found), ``first_line`` (the body's line number in the file, from 1) and ``name``.
+    ``//``), ``body`` (the rung's kernel body: the function declared ``void NAME(GEMM_PARAMS(T))``
+    that its entry points call, from its ``template`` line to its closing brace; the whole file
+    after the header if there is none), ``first_line`` (the body's line number in the file, from
+    1) and ``name`` (NAME, or None).
     """
     lines = Path(path).read_text().splitlines()
     header = []
@@ -116,26 +117,25 @@ def cuda_parts(path):
             break
         if not re.match(r"^// (phase: \d\d|GENERATED from )", line):
             header.append(line[3:] if line.startswith("// ") else line[2:])
-    entry = re.search(r"^GEMM_ENTRIES\((\w+)\s*,", "\n".join(lines), re.M)
-    start, end = len(header) + 1, len(lines)
-    name = entry.group(1) if entry else None
-    if name:
-        # the definition: the first line with "NAME(" that is not a call (followed by '{' before ';')
-        for i, line in enumerate(lines):
-            if re.search(rf"\b{name}\s*\(", line) and not line.lstrip().startswith(("//", "GEMM_")):
-                tail = "\n".join(lines[i:i + 6])
-                if tail.find("{") != -1 and (tail.find(";") == -1 or tail.find("{") < tail.find(";")):
-                    start = i
-                    while start > 0 and lines[start - 1].lstrip().startswith(("template", "__device__", "__global__")):
-                        start -= 1
-                    depth, opened = 0, False
-                    for j in range(i, len(lines)):
-                        depth += lines[j].count("{") - lines[j].count("}")
-                        opened = opened or "{" in lines[j]
-                        if opened and depth == 0:
-                            end = j + 1
-                            break
-                    break
+    start, end, name = len(header) + 1, len(lines), None
+    signature = re.compile(r"\bvoid\s+(\w+)\s*\(\s*GEMM_PARAMS\(")
+    for i, line in enumerate(lines):
+        m = signature.search(line)
+        if not m or line.rstrip().endswith("\\") or line.lstrip().startswith(("#", "//", "extern")):
+            continue                                    # a macro (the entry points) or a comment
+        depth, opened = 0, False
+        for j in range(i, len(lines)):
+            depth += lines[j].count("{") - lines[j].count("}")
+            opened = opened or "{" in lines[j]
+            if ";" in lines[j] and not opened:
+                break                                   # a declaration, not the definition
+            if opened and depth == 0:
+                name, start, end = m.group(1), i, j + 1
+                while start > 0 and lines[start - 1].lstrip().startswith(("template", "__device__", "__global__")):
+                    start -= 1
+                break
+        if name:
+            break
     return {"header": "\n".join(header).strip("\n"), "body": "\n".join(lines[start:end]),
             "first_line": start + 1, "name": name}
 
@@ -156,7 +156,7 @@ def newest(folder, *patterns):
 _RUNG_KEY = re.compile(r"^(\d\d_\w+|cublas\w*|torch\w*|pytorch\w*)$", re.I)
 _SIZE_KEY = re.compile(r"^(\d+)(?:[x×](\d+)(?:[x×](\d+))?)?$")
 _DTYPES = {"f32": "f32", "float32": "f32", "fp32": "f32", "tf32": "tf32", "bf16": "bf16", "bfloat16": "bf16",
-           "f16": "f16", "fp16": "f16", "float16": "f16", "half": "f16", "f64": "f64", "float64": "f64"}
+           "f16": "f16", "fp16": "f16", "float16": "f16", "half": "f16", "f64": "f64", "float64": "f64", "fp64": "f64"}
 
 
 def _size(value):
@@ -187,9 +187,10 @@ def gemm_records(data):
     """Rows of a bench_gemm JSON, whatever its nesting: a list of dicts with ``rung``, ``dtype``,
     ``layout``, ``M``, ``N``, ``K``, ``gflops``, ``cublas_gflops``, ``pct_cublas``, ``correct``.
 
-    A record is any dict holding a GFLOP/s number (a key containing ``gflop``); its rung, size and
-    dtype come from its own keys (``rung``/``kernel``/``name``, ``M``/``N``/``K``/``size``/``shape``,
-    ``dtype``) or from the keys of the dicts that hold it (``{"01_naive": {"1024": {...}}}``).
+    A record is any dict holding a GFLOP/s number (a key containing ``gflop``) with a rung and a
+    size; those and the dtype come from its own keys (``rung``/``kernel``/``name``,
+    ``M``/``N``/``K`` or ``m``/``n``/``k``/``size``/``shape``, ``dtype``/``kind``: benchmarks/
+    bench_gemm.py's rows) or from the keys of the dicts that hold it (``{"01_naive": {"1024": {...}}}``).
     cuBLAS rows (rung ``cublas``/``torch...``) fill ``cublas_gflops`` of the rungs of the same size
     and dtype when those lack it.
     """
@@ -207,7 +208,7 @@ def gemm_records(data):
             if isinstance(node.get(key), str):
                 ctx["rung"] = node[key]
                 break
-        for key in ("dtype", "precision", "mode"):
+        for key in ("dtype", "precision", "mode", "kind"):       # the later keys are the more specific
             if isinstance(node.get(key), str) and node[key].lower() in _DTYPES:
                 ctx["dtype"] = _DTYPES[node[key].lower()]
         if isinstance(node.get("layout"), str):
@@ -221,7 +222,7 @@ def gemm_records(data):
                     ctx["size"] = _size(node[key])
                     break
         gflops = _pick(node, lambda k: "gflop" in k and "cublas" not in k and "torch" not in k and "ref" not in k)
-        if gflops is not None and "rung" in ctx:
+        if gflops is not None and "rung" in ctx and "size" in ctx:     # (summaries have no size: skipped)
             pct = _pick(node, lambda k: "cublas" in k and ("%" in k or "pct" in k or "percent" in k),
                         lambda k: k in ("pct", "percent", "% of cublas", "pct_of_cublas", "vs_cublas_pct"))
             ratio = _pick(node, lambda k: k in ("ratio", "of_cublas", "vs_cublas", "fraction_of_cublas"))
@@ -269,33 +270,46 @@ def load_gemm_results(folder):
     data = json.loads(path.read_text())
     info = {}
     if isinstance(data, dict):
-        info = next((data[k] for k in ("info", "env", "meta", "environment") if isinstance(data.get(k), dict)), {})
+        info = dict(next((data[k] for k in ("info", "env", "meta", "environment") if isinstance(data.get(k), dict)), {}))
+        info.setdefault("date", data.get("date"))
     rows = gemm_records(data)
     return (pd.DataFrame(rows) if rows else None), info, path
 
 
 def load_ncu_results(folder):
-    """The newest ``ncu_gemm*.json`` or ``.csv`` in ``folder`` as a DataFrame (one row per kernel
-    or rung, one column per metric), and its path; ``(None, None)`` when there is none.
+    """The newest saved Nsight Compute findings under ``folder`` (or its ``ncu/`` subfolder) as a
+    DataFrame, one row per rung, one column per metric, and the file's path; ``(None, None)``
+    when there are none.
 
-    CSV: Nsight Compute's ``ncu --csv`` output (columns "Kernel Name", "Metric Name", "Metric
-    Value"; rows are pivoted) or an already wide table. JSON: a list of flat dicts, or
-    ``{rung: {metric: value}}``.
+    ``ncu_gemm*.json``: benchmarks/ncu_gemm.py's ``{"rungs": {rung: {metric: value, ...,
+    "top_stalls_per_issue": {reason: value}}}}`` (stalls become columns ``stall: <reason>``), or a
+    list of flat dicts. ``ncu_gemm*.csv``: ``ncu --csv`` output, long (one row per metric) or wide.
     """
+    import io
     import pandas as pd
-    path = newest(folder, "ncu_gemm*.json", "ncu_gemm*.csv")
+    folder = Path(folder)
+    path = newest(folder, "ncu_gemm*.json", "ncu/ncu_gemm*.json") or newest(folder, "ncu_gemm*.csv", "ncu/ncu_gemm*.csv")
     if path is None:
         return None, None
     if path.suffix == ".csv":
         text = path.read_text()
         start = text.find('"ID"') if '"ID"' in text else 0        # ncu prints its own lines first
-        return ncu_table(pd.read_csv(__import__("io").StringIO(text[start:]), thousands=",")), path
+        return ncu_table(pd.read_csv(io.StringIO(text[start:]), thousands=",")), path
     data = json.loads(path.read_text())
     if isinstance(data, dict):
-        data = next((data[k] for k in ("results", "kernels", "rungs") if k in data), data)
+        data = next((data[k] for k in ("rungs", "results", "kernels") if k in data), data)
     if isinstance(data, dict):
         data = [{"rung": k, **v} for k, v in data.items() if isinstance(v, dict)]
-    return pd.DataFrame(data), path
+    rows = []
+    for row in data:
+        flat = {}
+        for key, value in row.items():
+            if isinstance(value, dict):                 # top_stalls_per_issue: {reason: cycles per issue}
+                flat.update({f"stall: {k}": v for k, v in value.items()})
+            else:
+                flat[key] = value
+        rows.append(flat)
+    return pd.DataFrame(rows), path
 
 
 def ncu_table(frame):
