@@ -262,7 +262,7 @@ def gemm_records(data):
 def load_gemm_results(folder):
     """The newest ``bench_gemm*.json`` in ``folder``: ``(pandas.DataFrame of gemm_records, info dict,
     path)``, or ``(None, {}, None)`` when there is none. ``info`` is the file's ``info``/``env``/
-    ``meta`` dict (GPU name, versions, date), if it has one."""
+    ``meta`` dict (GPU name, versions), plus its ``date`` and ``torch_tf32*`` settings."""
     import pandas as pd
     path = newest(folder, "bench_gemm*.json")
     if path is None:
@@ -272,6 +272,7 @@ def load_gemm_results(folder):
     if isinstance(data, dict):
         info = dict(next((data[k] for k in ("info", "env", "meta", "environment") if isinstance(data.get(k), dict)), {}))
         info.setdefault("date", data.get("date"))
+        info.update({k: v for k, v in data.items() if k.startswith("torch_tf32")})   # the TF32 settings of the run
     rows = gemm_records(data)
     return (pd.DataFrame(rows) if rows else None), info, path
 
