@@ -59,3 +59,268 @@ def start(device="auto", quick=None):
     print(f"minitorch from {os.path.dirname(minitorch.__file__)}")
     print(f"device: {device} ({where}); quick mode: {quick}")
     return Session(device, quick)
+
+
+# ----------------------------------------------------------------------------------------------
+# phase 05: showing kernels, tables and saved benchmark files in a notebook
+
+import json  # noqa: E402
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+RUNG_FILE = re.compile(r"^(\d\d)_(\w+)\.cu$")
+
+
+def md_table(rows, headers):
+    """A Markdown table (str) of ``rows`` (sequences of cells) under ``headers``; numbers right-aligned.
+
+    Display it with ``IPython.display.Markdown(md_table(...))``. Floats print with 4 significant
+    digits; ``None`` prints as ``-``; a ``|`` inside a cell is escaped.
+    """
+    def cell(v):
+        if v is None:
+            return "-"
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return str(v).replace("|", "\\|")
+    numeric = [all(isinstance(r[i], (int, float)) or r[i] is None for r in rows) if rows else False
+               for i in range(len(headers))]
+    lines = ["| " + " | ".join(headers) + " |",
+             "|" + "|".join("---:" if num else "---" for num in numeric) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def rung_files(folder):
+    """{"01": Path(".../01_naive.cu"), ...}: the GEMM ladder's rung files in ``folder``, in order."""
+    found = {}
+    for path in sorted(Path(folder).glob("[0-9][0-9]_*.cu")):
+        m = RUNG_FILE.match(path.name)
+        if m:
+            found[m.group(1)] = path
+    return found
+
+
+def cuda_parts(path):
+    """Split a rung's ``.cu`` file for display.
+
+    Returns a dict: ``header`` (the opening ``//`` comment, without the ``// phase:`` line and the
+    ``//``), ``body`` (the rung's kernel body: the function declared ``void NAME(GEMM_PARAMS(T))``
+    that its entry points call, from its ``template`` line to its closing brace; the whole file
+    after the header if there is none), ``first_line`` (the body's line number in the file, from
+    1) and ``name`` (NAME, or None).
+    """
+    lines = Path(path).read_text().splitlines()
+    header = []
+    for line in lines:
+        if not line.startswith("//"):
+            break
+        if not re.match(r"^// (phase: \d\d|GENERATED from )", line):
+            header.append(line[3:] if line.startswith("// ") else line[2:])
+    start, end, name = len(header) + 1, len(lines), None
+    signature = re.compile(r"\bvoid\s+(\w+)\s*\(\s*GEMM_PARAMS\(")
+    for i, line in enumerate(lines):
+        m = signature.search(line)
+        if not m or line.rstrip().endswith("\\") or line.lstrip().startswith(("#", "//", "extern")):
+            continue                                    # a macro (the entry points) or a comment
+        depth, opened = 0, False
+        for j in range(i, len(lines)):
+            depth += lines[j].count("{") - lines[j].count("}")
+            opened = opened or "{" in lines[j]
+            if ";" in lines[j] and not opened:
+                break                                   # a declaration, not the definition
+            if opened and depth == 0:
+                name, start, end = m.group(1), i, j + 1
+                while start > 0 and lines[start - 1].lstrip().startswith(("template", "__device__", "__global__")):
+                    start -= 1
+                break
+        if name:
+            break
+    return {"header": "\n".join(header).strip("\n"), "body": "\n".join(lines[start:end]),
+            "first_line": start + 1, "name": name}
+
+
+def numbered(text, first_line=1):
+    """``text`` with a line number in front of each line (as in an editor's gutter)."""
+    lines = text.splitlines()
+    width = len(str(first_line + len(lines)))
+    return "\n".join(f"{first_line + i:>{width}}  {line}" for i, line in enumerate(lines))
+
+
+def newest(folder, *patterns):
+    """The most recently modified file in ``folder`` matching any glob pattern, or None."""
+    found = [p for pattern in patterns for p in Path(folder).glob(pattern) if p.is_file()]
+    return max(found, key=lambda p: (p.stat().st_mtime, p.name)) if found else None
+
+
+_RUNG_KEY = re.compile(r"^(\d\d_\w+|cublas\w*|torch\w*|pytorch\w*)$", re.I)
+_SIZE_KEY = re.compile(r"^(\d+)(?:[x×](\d+)(?:[x×](\d+))?)?$")
+_DTYPES = {"f32": "f32", "float32": "f32", "fp32": "f32", "tf32": "tf32", "bf16": "bf16", "bfloat16": "bf16",
+           "f16": "f16", "fp16": "f16", "float16": "f16", "half": "f16", "f64": "f64", "float64": "f64", "fp64": "f64"}
+
+
+def _size(value):
+    """(M, N, K) from 1024, '1024', '64x784x128', [64, 784, 128] or {'M':..,'N':..,'K':..}; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return (value, value, value)
+    if isinstance(value, (list, tuple)) and len(value) == 3 and all(isinstance(v, int) for v in value):
+        return tuple(value)
+    if isinstance(value, str):
+        m = _SIZE_KEY.match(value.strip())
+        if m:
+            a, b, c = m.groups()
+            return (int(a), int(b or a), int(c or b or a)) if c or not b else None
+    return None
+
+
+def _pick(d, *tests):
+    for key, value in d.items():
+        k = str(key).lower()
+        if any(t(k) for t in tests) and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    return None
+
+
+def gemm_records(data):
+    """Rows of a bench_gemm JSON, whatever its nesting: a list of dicts with ``rung``, ``dtype``,
+    ``layout``, ``M``, ``N``, ``K``, ``gflops``, ``cublas_gflops``, ``pct_cublas``, ``correct``.
+
+    A record is any dict holding a GFLOP/s number (a key containing ``gflop``) with a rung and a
+    size; those and the dtype come from its own keys (``rung``/``kernel``/``name``,
+    ``M``/``N``/``K`` or ``m``/``n``/``k``/``size``/``shape``, ``dtype``/``kind``: benchmarks/
+    bench_gemm.py's rows) or from the keys of the dicts that hold it (``{"01_naive": {"1024": {...}}}``).
+    cuBLAS rows (rung ``cublas``/``torch...``) fill ``cublas_gflops`` of the rungs of the same size
+    and dtype when those lack it.
+    """
+    out = []
+
+    def walk(node, ctx):
+        if isinstance(node, list):
+            for item in node:
+                walk(item, ctx)
+            return
+        if not isinstance(node, dict):
+            return
+        ctx = dict(ctx)
+        for key in ("rung", "kernel", "name", "impl", "variant"):
+            if isinstance(node.get(key), str):
+                ctx["rung"] = node[key]
+                break
+        for key in ("dtype", "precision", "mode", "kind"):       # the later keys are the more specific
+            if isinstance(node.get(key), str) and node[key].lower() in _DTYPES:
+                ctx["dtype"] = _DTYPES[node[key].lower()]
+        if isinstance(node.get("layout"), str):
+            ctx["layout"] = node["layout"]
+        mnk = [node.get(k, node.get(k.lower())) for k in ("M", "N", "K")]
+        if all(isinstance(v, int) for v in mnk):
+            ctx["size"] = tuple(mnk)
+        else:
+            for key in ("size", "shape", "mnk"):
+                if key in node and _size(node[key]):
+                    ctx["size"] = _size(node[key])
+                    break
+        gflops = _pick(node, lambda k: "gflop" in k and "cublas" not in k and "torch" not in k and "ref" not in k)
+        if gflops is not None and "rung" in ctx and "size" in ctx:     # (summaries have no size: skipped)
+            pct = _pick(node, lambda k: "cublas" in k and ("%" in k or "pct" in k or "percent" in k),
+                        lambda k: k in ("pct", "percent", "% of cublas", "pct_of_cublas", "vs_cublas_pct"))
+            ratio = _pick(node, lambda k: k in ("ratio", "of_cublas", "vs_cublas", "fraction_of_cublas"))
+            correct = next((bool(node[k]) for k in ("correct", "passed", "ok", "valid") if k in node), None)
+            out.append({"rung": ctx["rung"], "dtype": ctx.get("dtype", "f32"), "layout": ctx.get("layout", "nn"),
+                        "M": ctx.get("size", (None,) * 3)[0], "N": ctx.get("size", (None,) * 3)[1],
+                        "K": ctx.get("size", (None,) * 3)[2], "gflops": gflops,
+                        "cublas_gflops": _pick(node, lambda k: "gflop" in k and ("cublas" in k or "torch" in k or "ref" in k)),
+                        "pct_cublas": pct if pct is not None else (100 * ratio if ratio is not None and ratio <= 5 else None),
+                        "correct": correct})
+        for key, value in node.items():
+            if isinstance(value, (dict, list)):
+                sub = dict(ctx)
+                k = str(key)
+                if _RUNG_KEY.match(k):
+                    sub["rung"] = k
+                elif k.lower() in _DTYPES:
+                    sub["dtype"] = _DTYPES[k.lower()]
+                elif _size(k):
+                    sub["size"] = _size(k)
+                elif k in ("nn", "nt", "tn", "tt"):
+                    sub["layout"] = k
+                walk(value, sub)
+
+    walk(data, {})
+    cublas = {(r["dtype"], r["layout"], r["M"], r["N"], r["K"]): r["gflops"] for r in out
+              if re.match(r"^(cublas|torch|pytorch)", r["rung"], re.I)}
+    for r in out:
+        key = (r["dtype"], r["layout"], r["M"], r["N"], r["K"])
+        if r["cublas_gflops"] is None:
+            r["cublas_gflops"] = cublas.get(key)
+        if r["pct_cublas"] is None and r["cublas_gflops"]:
+            r["pct_cublas"] = 100 * r["gflops"] / r["cublas_gflops"]
+    return out
+
+
+def load_gemm_results(folder):
+    """The newest ``bench_gemm*.json`` in ``folder``: ``(pandas.DataFrame of gemm_records, info dict,
+    path)``, or ``(None, {}, None)`` when there is none. ``info`` is the file's ``info``/``env``/
+    ``meta`` dict (GPU name, versions), plus its ``date`` and ``torch_tf32*`` settings."""
+    import pandas as pd
+    path = newest(folder, "bench_gemm*.json")
+    if path is None:
+        return None, {}, None
+    data = json.loads(path.read_text())
+    info = {}
+    if isinstance(data, dict):
+        info = dict(next((data[k] for k in ("info", "env", "meta", "environment") if isinstance(data.get(k), dict)), {}))
+        info.setdefault("date", data.get("date"))
+        info.update({k: v for k, v in data.items() if k.startswith("torch_tf32")})   # the TF32 settings of the run
+    rows = gemm_records(data)
+    return (pd.DataFrame(rows) if rows else None), info, path
+
+
+def load_ncu_results(folder):
+    """The newest saved Nsight Compute findings under ``folder`` (or its ``ncu/`` subfolder) as a
+    DataFrame, one row per rung, one column per metric, and the file's path; ``(None, None)``
+    when there are none.
+
+    ``ncu_gemm*.json``: benchmarks/ncu_gemm.py's ``{"rungs": {rung: {metric: value, ...,
+    "top_stalls_per_issue": {reason: value}}}}`` (stalls become columns ``stall: <reason>``), or a
+    list of flat dicts. ``ncu_gemm*.csv``: ``ncu --csv`` output, long (one row per metric) or wide.
+    """
+    import io
+    import pandas as pd
+    folder = Path(folder)
+    path = newest(folder, "ncu_gemm*.json", "ncu/ncu_gemm*.json") or newest(folder, "ncu_gemm*.csv", "ncu/ncu_gemm*.csv")
+    if path is None:
+        return None, None
+    if path.suffix == ".csv":
+        text = path.read_text()
+        start = text.find('"ID"') if '"ID"' in text else 0        # ncu prints its own lines first
+        return ncu_table(pd.read_csv(io.StringIO(text[start:]), thousands=",")), path
+    data = json.loads(path.read_text())
+    if isinstance(data, dict):
+        data = next((data[k] for k in ("rungs", "results", "kernels") if k in data), data)
+    if isinstance(data, dict):
+        data = [{"rung": k, **v} for k, v in data.items() if isinstance(v, dict)]
+    rows = []
+    for row in data:
+        flat = {}
+        for key, value in row.items():
+            if isinstance(value, dict):                 # top_stalls_per_issue: {reason: cycles per issue}
+                flat.update({f"stall: {k}": v for k, v in value.items()})
+            else:
+                flat[key] = value
+        rows.append(flat)
+    return pd.DataFrame(rows), path
+
+
+def ncu_table(frame):
+    """``ncu --csv`` long output (one row per metric) -> one row per kernel, one column per metric."""
+    if "Metric Name" not in frame.columns:
+        return frame
+    name = "Kernel Name" if "Kernel Name" in frame.columns else frame.columns[0]
+    values = frame["Metric Value"]
+    if values.dtype == object:
+        values = values.astype(str).str.replace(",", "").astype(float, errors="ignore")
+    wide = frame.assign(**{"Metric Value": values}).pivot_table(index=name, columns="Metric Name",
+                                                                 values="Metric Value", aggfunc="first")
+    return wide.reset_index().rename(columns={name: "kernel"})

@@ -1,0 +1,24 @@
+# GENERATED from minitorch/__init__.py by tools/sync_phases.py (phase 05 snapshot): edit the source and re-run, not this file.
+# phase: 01
+"""MiniTorch: a PyTorch-like framework built from raw GPU memory up, one phase at a time.
+
+``import minitorch`` gives tensors on two devices: ``cpu`` (NumPy) and ``cuda`` (our own kernels,
+compiled at run time by NVRTC through CuPy). Names and signatures follow PyTorch.
+"""
+from . import cuda
+from .creation import (arange, empty, empty_like, from_numpy, full, full_like, ones, ones_like, rand,
+                       rand_like, randn, randn_like, tensor, zeros, zeros_like)
+from .device import device
+from .dtypes import bool, double, dtype, float, float32, float64, int64, long, promote_types, result_type
+from .random import initial_seed, manual_seed
+from .tensor import Size, Tensor
+from . import ops
+from .ops import (abs, add, broadcast_shapes, div, exp, flatten, log, matmul, maximum, minimum, mul, neg, permute,
+                  pow, relu, reshape, sigmoid, sqrt, squeeze, sub, tanh, transpose, unsqueeze, where)
+from . import autograd, nn, optim
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .ops import mean, sum
+from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero, stack, std, var
+from . import backends
+
+__version__ = "0.1.0"

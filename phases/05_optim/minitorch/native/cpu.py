@@ -1,0 +1,284 @@
+# GENERATED from minitorch/native/cpu.py by tools/sync_phases.py (phase 05 snapshot): edit the source and re-run, not this file.
+# phase: 01
+"""The cpu backend: each function takes and returns ``numpy.ndarray``s.
+
+It is the reference the cuda backend is tested against, so it stays plain NumPy.
+"""
+import numpy as np
+
+
+def _c(x, dtype=None):
+    """``x`` as a C-contiguous array (0-d stays 0-d, unlike np.ascontiguousarray)."""
+    return np.asarray(x, dtype=dtype, order="C")
+
+
+def empty(shape, dtype, index=None):
+    return np.empty(shape, dtype=dtype.numpy)
+
+
+def full(shape, value, dtype, index=None):
+    return np.full(shape, value, dtype=dtype.numpy)
+
+
+def fill_(x, value):
+    x[...] = value
+    return x
+
+
+def arange(start, step, n, dtype, index=None):
+    """``n`` values ``start + i * step``, computed in float64 like the cuda kernel."""
+    return (start + np.arange(n, dtype=np.float64) * step).astype(dtype.numpy)
+
+
+def from_numpy(array, index=None):
+    """Host data to this device: on cpu the array itself."""
+    return array
+
+
+def to_numpy(x):
+    return x
+
+
+def rand(shape, dtype, generator, index=None):
+    """Uniform on [0, 1)."""
+    return generator.random(shape, dtype=dtype.numpy)
+
+
+def randn(shape, dtype, generator, index=None):
+    """Standard normal."""
+    return generator.standard_normal(shape, dtype=dtype.numpy)
+
+# ---- elementwise ops ------------------------------------------------------------------------
+# Inputs of binary ops already share one dtype (the Tensor layer promotes them first) and
+# broadcast against each other; any strides are allowed. Outputs are new contiguous arrays.
+BINARY_OPS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "pow": np.power,
+    "maximum": np.maximum, "minimum": np.minimum,
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+}
+COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")     # these return bool
+
+
+def _sigmoid(x):
+    # written so that exp never overflows: for x < 0 use e^x / (1 + e^x)
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
+
+
+UNARY_OPS = {
+    "neg": np.negative, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "abs": np.abs,
+    "tanh": np.tanh, "sigmoid": _sigmoid, "relu": lambda x: np.maximum(x, x.dtype.type(0)),
+}
+
+
+def binary(op, a, b):
+    """``a <op> b`` with broadcasting; ``op`` is a key of BINARY_OPS."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _c(BINARY_OPS[op](a, b))
+
+
+def binary_scalar(op, a, scalar, reflected=False):
+    """``a <op> scalar``, or ``scalar <op> a`` when ``reflected``; keeps ``a``'s dtype."""
+    s = a.dtype.type(scalar)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = BINARY_OPS[op](s, a) if reflected else BINARY_OPS[op](a, s)
+    return _c(out)
+
+
+def unary(op, a):
+    """``op(a)`` elementwise; ``op`` is a key of UNARY_OPS. Keeps the dtype."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _c(UNARY_OPS[op](a)).astype(a.dtype, copy=False)
+
+
+def where(cond, a, b):
+    """``a`` where ``cond`` else ``b``; the three broadcast; ``a`` and ``b`` share a dtype."""
+    return _c(np.where(cond, a, b))
+
+
+def cast(a, dtype):
+    """A contiguous copy of ``a`` (any strides) converted to ``dtype``."""
+    return np.array(a, dtype=dtype.numpy, order="C", copy=True)
+
+
+def contiguous(a):
+    """A contiguous row-major copy of ``a`` (any strides)."""
+    return np.array(a, order="C", copy=True)
+
+
+def as_strided(a, shape, strides):
+    """A view of ``a``'s memory with ``shape`` and byte ``strides`` (no copy, nothing checked)."""
+    return np.lib.stride_tricks.as_strided(a, shape=tuple(shape), strides=tuple(strides))
+
+
+# ---- matrices ---------------------------------------------------------------------------------
+def transpose2d(a):
+    """The transpose of a 2-D array, materialised: ``out[j, i] = a[i, j]``, contiguous."""
+    return _c(a.T)
+
+
+def matmul(a, b):
+    """``a @ b`` for ``a`` [..., M, K] and ``b`` [..., K, N] with broadcast batch dimensions.
+
+    Floating dtypes only. Returns a contiguous [..., M, N] array.
+    """
+    return _c(np.matmul(a, b))
+
+# ---- reductions and what backward needs ---------------------------------------------------------
+def sum(a, dims, keepdim=False, scale=1.0):
+    """``scale * a.sum(dims)``; ``dims`` a tuple of non-negative axes (all when empty is not meant:
+    pass every axis). ``scale`` turns a sum into a mean without a second pass.
+
+    float32 is added in float64: NumPy sums pairwise only along the contiguous axis, and a plain
+    running float32 sum down 300K rows loses ~1e-4 relative (our GPU tree sum does not)."""
+    wide = np.float64 if a.dtype == np.float32 else None
+    out = np.sum(a, axis=tuple(dims), keepdims=keepdim, dtype=wide)
+    if scale != 1.0:
+        out = out * a.dtype.type(scale)
+    return _c(out, dtype=a.dtype)
+
+
+def unary_backward(op, grad, saved):
+    """Gradient of a unary op from its saved tensor: ``relu`` saves its input x, ``sigmoid`` and
+    ``tanh`` save their output y. Returns grad * d(op)/dx."""
+    if op == "relu":
+        return _c(np.where(saved > 0, grad, grad.dtype.type(0)))
+    if op == "sigmoid":
+        return _c(grad * saved * (1 - saved))
+    if op == "tanh":
+        return _c(grad * (1 - saved * saved))
+    raise KeyError(op)
+
+
+def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, maximize, first_step):
+    """One SGD update, in place on ``param`` (and ``buf``), as ``torch.optim.SGD`` computes it.
+
+    ``buf`` is the momentum buffer (``None`` when momentum is 0); on the first step it is set to
+    the gradient, later ``buf = momentum * buf + (1 - dampening) * g``."""
+    g = -grad if maximize else grad
+    if weight_decay:
+        g = g + weight_decay * param
+    if momentum:
+        if first_step:
+            buf[...] = g
+        else:
+            buf *= momentum
+            buf += (1 - dampening) * g
+        g = g + momentum * buf if nesterov else buf
+    param -= param.dtype.type(lr) * g
+import warnings  # noqa: E402 - phase 04 adds it
+
+
+# ---- max/min with indices, var/std ---------------------------------------------------------------
+def _rows_last(a, dims):
+    """``a`` with the reduced ``dims`` moved last and merged: [kept..., R] (a copy only if needed)."""
+    kept = [d for d in range(a.ndim) if d not in dims]
+    moved = np.transpose(a, kept + list(dims))
+    r = int(np.prod([a.shape[d] for d in dims], dtype=np.int64))
+    return moved.reshape(tuple(a.shape[d] for d in kept) + (r,)), kept
+
+
+def _reduced_shape(shape, dims, keepdim):
+    return tuple(1 if d in dims else n for d, n in enumerate(shape)) if keepdim else \
+        tuple(n for d, n in enumerate(shape) if d not in dims)
+
+
+def extreme(a, dims, keepdim=False, largest=True):
+    """Maxima (``largest``) or minima over ``dims`` and their indices: (values, int64 indices).
+
+    Indices count positions in row-major order over the reduced dimensions (the index along the
+    dimension when there is one). NaN beats numbers (the first NaN wins), ties go to the first
+    index: NumPy's argmax/argmin rule, and the kernel's.
+
+    Raises:
+        ValueError: no dimension, or a reduced dimension of size 0.
+    """
+    dims = tuple(sorted(set(dims)))
+    if not dims:
+        raise ValueError("max/min: at least one dimension must be reduced")
+    if any(a.shape[d] == 0 for d in dims):
+        raise ValueError(f"max/min: cannot reduce a dimension of size 0 (shape {a.shape}, dims {dims})")
+    rows, _ = _rows_last(a, dims)
+    idx = (np.argmax if largest else np.argmin)(rows, axis=-1)
+    vals = np.take_along_axis(rows, idx[..., None], axis=-1)[..., 0]
+    shape = _reduced_shape(a.shape, dims, keepdim)
+    return _c(vals.reshape(shape), dtype=a.dtype), _c(idx.reshape(shape), dtype=np.int64)
+
+
+def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
+    """Variance (std if ``take_sqrt``) and mean over ``dims``: ``sum((x - mean)^2) /
+    max(R - correction, 0)``, two passes (NumPy's var). 0/0 gives NaN, x/0 inf, as PyTorch."""
+    dims = tuple(sorted(set(dims)))
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        wide = np.float64 if a.dtype == np.float32 else a.dtype    # see sum(): accuracy over long axes
+        mean = np.mean(a, axis=dims, keepdims=True, dtype=wide)
+        r = int(np.prod([a.shape[d] for d in dims], dtype=np.int64))
+        m2 = np.sum((a - mean) ** 2, axis=dims, keepdims=keepdim, dtype=wide)
+        out = m2 / a.dtype.type(max(r - correction, 0))
+        if take_sqrt:
+            out = np.sqrt(out)
+    if not keepdim:
+        mean = mean.reshape(_reduced_shape(a.shape, dims, False))
+    return _c(out, dtype=a.dtype), _c(mean, dtype=a.dtype)
+
+
+# ---- indexing: gather, scatter-add, strided assignment, nonzero ---------------------------------
+# ``index`` arrays are int64 of any shape and strides; a negative index counts from the end. An
+# index outside [-size, size) is never read: take() gives NaN (float), 0 (int64) or False there and
+# the scatters skip it, like the kernels of index.cu (the Tensor layer raises before, on cpu).
+def _wrap(index, size):
+    w = np.where(index < 0, index + size, index)
+    ok = (w >= 0) & (w < size)
+    return np.where(ok, w, 0), ok
+
+
+def _missing(dtype):
+    return {"f": np.nan, "i": 0, "b": False}[dtype.kind]
+
+
+def take(a, dim, index):
+    """``a`` gathered along ``dim`` at ``index``: shape a.shape[:dim] + index.shape +
+    a.shape[dim+1:], ``out[p, b, q] = a[p, index[b], q]`` (np.take with an axis)."""
+    size = a.shape[dim]
+    shape = a.shape[:dim] + index.shape + a.shape[dim + 1:]
+    w, ok = _wrap(index, size)
+    if size == 0:
+        return np.full(shape, _missing(a.dtype), dtype=a.dtype)
+    out = np.take(a, w, axis=dim)
+    if not ok.all():
+        out[(slice(None),) * dim + (~ok,)] = _missing(a.dtype)
+    return _c(out, dtype=a.dtype)
+
+
+def index_add_(dst, dim, index, src):
+    """``dst[p, index[b], q] += src[p, b, q]`` in place (repeated indices add up); returns dst.
+    ``src`` has shape dst.shape[:dim] + index.shape + dst.shape[dim+1:]."""
+    w, ok = _wrap(index, dst.shape[dim])
+    flat = src.reshape(src.shape[:dim] + (index.size,) + src.shape[dim + index.ndim:])
+    keep = ok.reshape(-1)
+    pre = (slice(None),) * dim
+    np.add.at(dst, pre + (w.reshape(-1)[keep],), flat[pre + (keep,)])
+    return dst
+
+
+def scatter_add_(dst, dim, index, src):
+    """``dst[i0, .., index[i], .., ik] += src[i]`` for every position i of ``index`` (PyTorch's
+    scatter_add_): ``index`` and ``src`` share a shape, of dst's rank; returns dst."""
+    w, ok = _wrap(index, dst.shape[dim])
+    coords = list(np.indices(index.shape, sparse=False))
+    coords[dim] = w
+    np.add.at(dst, tuple(c[ok] for c in coords), src[ok])
+    return dst
+
+
+def copy_(dst, src):
+    """Copy ``src`` (broadcast to dst's shape, same dtype) into the view ``dst``; returns dst."""
+    dst[...] = src
+    return dst
+
+
+def nonzero(mask):
+    """Coordinates of the true elements of a bool array, in row-major order: int64 [count, ndim]."""
+    return _c(np.argwhere(mask), dtype=np.int64).reshape(-1, mask.ndim)

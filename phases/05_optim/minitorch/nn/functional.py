@@ -1,0 +1,65 @@
+# GENERATED from minitorch/nn/functional.py by tools/sync_phases.py (phase 05 snapshot): edit the source and re-run, not this file.
+# phase: 03
+"""``minitorch.nn.functional`` (import as ``F``): layers and losses as plain functions."""
+from .. import ops
+
+
+def relu(input):
+    return ops.relu(input)
+
+
+def sigmoid(input):
+    return ops.sigmoid(input)
+
+
+def tanh(input):
+    return ops.tanh(input)
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``; input [..., in], weight [out, in], bias [out] -> [..., out].
+
+    Raises:
+        RuntimeError: if input's last dimension is not weight's in_features (naming both shapes).
+    """
+    if input.shape[-1] != weight.shape[-1]:
+        raise RuntimeError(f"linear: input shape {tuple(input.shape)} does not match weight shape "
+                           f"{tuple(weight.shape)} (expected input[..., {weight.shape[-1]}])")
+    out = input @ weight.T
+    return out + bias if bias is not None else out
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got '{reduction}'")
+
+
+def mse_loss(input, target, reduction="mean"):
+    """Squared error ``(input - target) ** 2``, reduced.
+
+    Raises:
+        ValueError: if input and target shapes differ (broadcasting them is almost always a bug).
+    """
+    if input.shape != target.shape:
+        raise ValueError(f"mse_loss: input shape {tuple(input.shape)} and target shape "
+                         f"{tuple(target.shape)} differ; reshape one so they match")
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+def l1_loss(input, target, reduction="mean"):
+    """Absolute error ``|input - target|``, reduced ('mean', 'sum' or 'none'). Its gradient is
+    ``sign(input - target)`` (0 where they are equal, as PyTorch), scaled by 1/N for 'mean'.
+
+    Raises:
+        ValueError: if input and target shapes differ, or an unknown reduction.
+    """
+    if input.shape != target.shape:
+        raise ValueError(f"l1_loss: input shape {tuple(input.shape)} and target shape "
+                         f"{tuple(target.shape)} differ; reshape one so they match")
+    return _reduce((input - target).abs(), reduction)

@@ -1,0 +1,163 @@
+# GENERATED from minitorch/nn/module.py by tools/sync_phases.py (phase 05 snapshot): edit the source and re-run, not this file.
+# phase: 03
+"""``Module``: the base class of every layer and model, after ``torch.nn.Module``.
+
+Assigning a :class:`Parameter` or another module to an attribute registers it, so a model is a
+tree: ``parameters()`` walks it in registration order, ``state_dict()`` names every tensor by its
+path (``"fc1.weight"``), and ``to(device)`` moves them all.
+"""
+from collections import OrderedDict
+
+from .parameter import Parameter, zero_grads
+
+
+class Module:
+    """Subclass it, create parameters and submodules in ``__init__``, compute in ``forward``."""
+
+    def __init__(self):
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    # ---- registration by attribute assignment -------------------------------------------------
+    def __setattr__(self, name, value):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign '{name}' before Module.__init__() is called; "
+                                 "call super().__init__() first in your module's __init__")
+        for registry in (self._parameters, self._buffers, self._modules):
+            registry.pop(name, None)
+        if isinstance(value, Parameter):
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._modules[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):        # only called when normal lookup fails
+        for registry in ("_parameters", "_buffers", "_modules"):
+            found = self.__dict__.get(registry, {})
+            if name in found:
+                return found[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def register_buffer(self, name, tensor):
+        """A tensor that belongs to the module's state (saved, moved) but is not trained."""
+        self._buffers[name] = tensor
+
+    # ---- running --------------------------------------------------------------------------
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # ---- walking the tree -------------------------------------------------------------------
+    def named_children(self):
+        return iter(self._modules.items())
+
+    def children(self):
+        return (m for _, m in self.named_children())
+
+    def named_modules(self, prefix=""):
+        """``(path, module)`` for this module and every submodule, depth first."""
+        yield prefix, self
+        for name, child in self._modules.items():
+            yield from child.named_modules(f"{prefix}.{name}" if prefix else name)
+
+    def modules(self):
+        return (m for _, m in self.named_modules())
+
+    def named_parameters(self, prefix="", recurse=True):
+        """``(path, parameter)`` pairs in registration order, each parameter once."""
+        seen = set()
+        modules = self.named_modules(prefix) if recurse else [(prefix, self)]
+        for path, module in modules:
+            for name, p in module._parameters.items():
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    yield (f"{path}.{name}" if path else name), p
+
+    def parameters(self, recurse=True):
+        return (p for _, p in self.named_parameters(recurse=recurse))
+
+    def named_buffers(self, prefix=""):
+        for path, module in self.named_modules(prefix):
+            for name, b in module._buffers.items():
+                yield (f"{path}.{name}" if path else name), b
+
+    # ---- training helpers -------------------------------------------------------------------
+    def zero_grad(self, set_to_none=True):
+        """Forget accumulated gradients (``None``, or zeros when ``set_to_none=False``)."""
+        zero_grads(self.parameters(), set_to_none)
+
+    def train(self, mode=True):
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def to(self, device=None, dtype=None):
+        """Move (or convert) every parameter and buffer in place; returns ``self``.
+
+        Parameters keep their identity, so an optimizer made before ``to()`` still holds them.
+        """
+        for p in self.parameters():
+            moved = p.detach().to(device=device, dtype=dtype)
+            p._data, p._device = moved._data, moved.device
+            if p.grad is not None:
+                p.grad = p.grad.to(device=device, dtype=dtype)
+        for m in self.modules():
+            for name, b in m._buffers.items():
+                if b is not None:
+                    m._buffers[name] = b.to(device=device, dtype=dtype)
+        return self
+
+    def cuda(self, device=None):
+        return self.to(device if device is not None else "cuda")
+
+    def cpu(self):
+        return self.to("cpu")
+
+    # ---- saving and loading ---------------------------------------------------------------
+    def state_dict(self):
+        """``OrderedDict`` of path -> tensor (detached, sharing memory) for parameters and buffers."""
+        state = OrderedDict((name, p.detach()) for name, p in self.named_parameters())
+        state.update((name, b.detach()) for name, b in self.named_buffers() if b is not None)
+        return state
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy tensors from ``state_dict`` into this module's parameters and buffers.
+
+        Raises:
+            RuntimeError: listing missing and unexpected keys (when ``strict``) and any shape
+                mismatch, naming the key and both shapes.
+        """
+        own = dict(self.named_parameters())
+        own.update(dict(self.named_buffers()))
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}: "
+                               f"missing keys {missing}, unexpected keys {unexpected}")
+        for name, target in own.items():
+            if name not in state_dict:
+                continue
+            source = state_dict[name]
+            if tuple(source.shape) != tuple(target.shape):
+                raise RuntimeError(f"load_state_dict: size mismatch for {name}: copying a param with shape "
+                                   f"{tuple(source.shape)}, the shape in current model is {tuple(target.shape)}")
+            value = source.detach().to(device=target.device, dtype=target.dtype)
+            target._data = value._backend.contiguous(value._data)   # a copy: training must not touch the source
+        return missing, unexpected
+
+    # ---- printing -------------------------------------------------------------------------
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        lines = [f"({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
+        head = f"{type(self).__name__}({self.extra_repr()}"
+        return head + (")" if not lines else "\n  " + "\n  ".join(lines) + "\n)")

@@ -1,0 +1,28 @@
+# GENERATED from minitorch/nn/parameter.py by tools/sync_phases.py (phase 05 snapshot): edit the source and re-run, not this file.
+# phase: 03
+"""``Parameter``: a tensor that a :class:`Module` owns and an optimizer updates."""
+from ..tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A leaf tensor with ``requires_grad=True`` that registers itself when assigned to a module.
+
+    ``Parameter(t)`` shares ``t``'s memory (no copy).
+    """
+
+    def __init__(self, data, requires_grad=True):
+        super().__init__(data._data, data.device)
+        self.requires_grad_(requires_grad)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+
+def zero_grads(params, set_to_none=True):
+    """Forget the accumulated gradients of ``params`` (``None``, or zeros when ``set_to_none=False``);
+    what ``Module.zero_grad`` and ``Optimizer.zero_grad`` do."""
+    for p in params:
+        if set_to_none:
+            p.grad = None
+        elif p.grad is not None:
+            p.grad = p.grad.detach().zero_()

@@ -1,0 +1,10 @@
+# GENERATED from minitorch/ops/__init__.py by tools/sync_phases.py (phase 05 snapshot): edit the source and re-run, not this file.
+# phase: 02
+"""The ops: each a :class:`~minitorch.autograd.Function` plus a public function with checks."""
+from .elementwise import (abs, add, broadcast_shapes, compare, div, exp, log, maximum, minimum, mul, neg, pow,
+                          relu, sigmoid, sqrt, sub, tanh, where)
+from .matmul import matmul
+from .shape import contiguous, expand, flatten, permute, reshape, squeeze, transpose, unsqueeze, view
+from .reduce import mean, sum
+from .indexing import cat, getitem, index_add, index_select, nonzero, setitem, stack
+from .reduce import argmax, argmin, max, min, std, var

@@ -1,0 +1,5 @@
+# GENERATED from minitorch/optim/__init__.py by tools/sync_phases.py (phase 05 snapshot): edit the source and re-run, not this file.
+# phase: 03
+"""``minitorch.optim``: optimizers that update parameters from their ``.grad``."""
+from .optimizer import Optimizer
+from .sgd import SGD

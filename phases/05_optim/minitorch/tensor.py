@@ -1,0 +1,501 @@
+# GENERATED from minitorch/tensor.py by tools/sync_phases.py (phase 05 snapshot): edit the source and re-run, not this file.
+# phase: 01
+"""``minitorch.Tensor``: an N-dimensional array of one dtype on one device.
+
+A tensor is a thin handle around a raw array, ``_data``: a ``numpy.ndarray`` on ``cpu`` or our
+``DeviceArray`` (minitorch/cuda/array.py: a pointer into device memory plus shape and strides) on
+``cuda``. The raw array owns the memory; when the last tensor using it dies, the memory goes back
+to the allocator (on ``cuda``, our caching allocator, minitorch/cuda/memory.py).
+Everything a tensor computes goes through its device's backend (``minitorch/native``).
+"""
+import math
+
+import numpy as np
+
+from . import native
+from . import dtypes as _dtypes
+from .device import CPU, as_device, device as Device
+from .dtypes import FROM_NUMPY, as_dtype
+
+
+def _wrap_dim(dim, n):
+    """``dim`` as an index in ``range(n)`` (negative counts from the end), with PyTorch's error
+    when out of range."""
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def _unpack_ints(args):
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` alike: the ints as one sequence."""
+    return args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints that prints like ``minitorch.Size([2, 3])``."""
+
+    def __repr__(self):
+        return f"minitorch.Size({list(self)})"
+
+    def numel(self):
+        return math.prod(self)
+
+
+class Tensor:
+    """An N-d array with PyTorch's names.
+
+    Build one with the factories (``minitorch.tensor``, ``zeros``, ``randn``...), not directly:
+    ``Tensor(data, device)`` wraps an existing raw array without copying it.
+
+    Attributes:
+        requires_grad (bool): whether autograd records ops on this tensor (phase 03).
+    """
+
+    def __init__(self, data, device=CPU, requires_grad=False):
+        self._data = data
+        self._device = device
+        self.requires_grad = requires_grad
+
+    # ---- what a tensor is -------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        """The shape, or the length of dimension ``dim`` (negative counts from the end)."""
+        return self.shape if dim is None else self._data.shape[self._dim(dim)]
+
+    @property
+    def dtype(self):
+        # derived from the raw array, so it is never stale; one dict lookup (it is read on every op)
+        return FROM_NUMPY[self._data.dtype]
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    def numel(self):
+        """Number of elements: the product of the shape (1 for a zero-dimensional tensor)."""
+        return int(self._data.size)
+
+    def element_size(self):
+        """Bytes per element."""
+        return self._data.itemsize
+
+    def stride(self, dim=None):
+        """Elements to step in memory to move one index along each dimension (PyTorch's unit)."""
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[self._dim(dim)]
+
+    def is_contiguous(self):
+        """True when elements lie in row-major order with no gaps (strides of a fresh tensor)."""
+        return bool(self._data.flags.c_contiguous)
+
+    def data_ptr(self):
+        """Address of the first element: a host address on cpu, a device address on cuda."""
+        return self._data.ctypes.data if self._device.type == "cpu" else self._data.ptr
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def _dim(self, dim):
+        """Normalise a possibly negative dimension index, with PyTorch's error when out of range."""
+        return _wrap_dim(dim, max(self.ndim, 1))
+
+    @property
+    def _backend(self):
+        return native.get(self._device)
+
+    # ---- moving between devices and dtypes ---------------------------------------------------
+    def to(self, *args, device=None, dtype=None):
+        """Copy to another device and/or dtype; returns ``self`` when nothing changes.
+
+        Accepts ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(other_tensor)`` and the
+        keywords ``device=`` and ``dtype=``, like ``torch.Tensor.to``.
+        """
+        for a in args:
+            if isinstance(a, Tensor):
+                device, dtype = a.device, a.dtype
+            elif isinstance(a, (str, Device, int)):
+                device = a
+            else:
+                dtype = a
+        device = self._device if device is None else as_device(device)
+        dtype = self.dtype if dtype is None else as_dtype(dtype)
+        out = self
+        if dtype is not self.dtype:
+            out = out._cast(dtype)
+        if device != self._device:
+            out = Tensor(native.get(device).from_numpy(out._host_array(), device.index), device)
+        return out
+
+    def _cast(self, dtype):
+        from .ops.elementwise import Cast
+        return Cast.apply(self, dtype)
+        if self._device.type == "cpu":
+            return Tensor(self._data.astype(dtype.numpy), self._device)
+        raise NotImplementedError("dtype conversion of cuda tensors needs the cast kernel of phase 02")
+
+    def _host_array(self):
+        """The elements as a NumPy array (a device-to-host copy for cuda tensors)."""
+        if not self.is_contiguous():                  # copy views compactly first, with our kernel
+            return self._backend.to_numpy(self._backend.contiguous(self._data))
+        return self._backend.to_numpy(self._data)
+
+    def cpu(self):
+        return self.to(CPU)
+
+    def cuda(self, device=None):
+        return self.to(Device("cuda", device) if isinstance(device, int) else (device or "cuda"))
+
+    def numpy(self):
+        """The NumPy array behind a cpu tensor (shared memory, like PyTorch).
+
+        Raises:
+            TypeError: for a cuda tensor; call ``.cpu()`` first.
+        """
+        if self._device.type != "cpu":
+            raise TypeError(f"can't convert {self._device} device type tensor to numpy. "
+                            "Use Tensor.cpu() to copy the tensor to host memory first.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.numpy(), dtype=dtype)
+
+    def item(self):
+        """The value of a one-element tensor as a Python number (waits for the GPU on cuda).
+
+        Raises:
+            RuntimeError: if the tensor has more than one element.
+        """
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return self._host_array().item()
+
+    def tolist(self):
+        return self._host_array().tolist()
+
+    def fill_(self, value):
+        """Set every element to ``value`` in place (our fill kernel on cuda); returns ``self``."""
+        if not self.is_contiguous():
+            raise NotImplementedError("fill_ on a non-contiguous view is not supported yet")
+        self._backend.fill_(self._data, value)
+        return self
+
+    # ---- printing ----------------------------------------------------------------------------
+    def __repr__(self):
+        values = self._host_array()
+        body = _format(values, indent=len("tensor("))
+        extras = []
+        if self._device.type != "cpu":
+            extras.append(f"device='{self._device}'")
+        if self.dtype.name not in ("float32", "int64", "bool") or values.size == 0:
+            extras.append(f"dtype={self.dtype}")
+        extras += self._repr_autograd()
+        return "tensor(" + ", ".join([body] + extras) + ")"
+
+    def _repr_autograd(self):
+        if self.grad_fn is not None:
+            return [f"grad_fn=<{self.grad_fn.name()}>"]
+        return ["requires_grad=True"] if self.requires_grad else []
+
+    # ---- arithmetic: each operator is one op in minitorch/ops -----------------------------------
+    def __add__(self, other):
+        return ops.add(self, other)
+
+    def __radd__(self, other):
+        return ops.add(other, self)
+
+    def __sub__(self, other):
+        return ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return ops.sub(other, self)
+
+    def __mul__(self, other):
+        return ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return ops.mul(other, self)
+
+    def __truediv__(self, other):
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return ops.div(other, self)
+
+    def __pow__(self, other):
+        return ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return ops.pow(other, self)
+
+    def __matmul__(self, other):
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return ops.matmul(other, self)
+
+    def __neg__(self):
+        return ops.neg(self)
+
+    def __eq__(self, other):
+        return ops.compare("eq", self, other)
+
+    def __ne__(self, other):
+        return ops.compare("ne", self, other)
+
+    def __lt__(self, other):
+        return ops.compare("lt", self, other)
+
+    def __le__(self, other):
+        return ops.compare("le", self, other)
+
+    def __gt__(self, other):
+        return ops.compare("gt", self, other)
+
+    def __ge__(self, other):
+        return ops.compare("ge", self, other)
+
+    __hash__ = object.__hash__        # defining __eq__ would otherwise make tensors unhashable
+
+    def add(self, other):
+        return ops.add(self, other)
+
+    def sub(self, other):
+        return ops.sub(self, other)
+
+    def mul(self, other):
+        return ops.mul(self, other)
+
+    def div(self, other):
+        return ops.div(self, other)
+
+    def pow(self, exponent):
+        return ops.pow(self, exponent)
+
+    def matmul(self, other):
+        return ops.matmul(self, other)
+
+    def maximum(self, other):
+        return ops.maximum(self, other)
+
+    def minimum(self, other):
+        return ops.minimum(self, other)
+
+    def neg(self):
+        return ops.neg(self)
+
+    def exp(self):
+        return ops.exp(self)
+
+    def log(self):
+        return ops.log(self)
+
+    def sqrt(self):
+        return ops.sqrt(self)
+
+    def abs(self):
+        return ops.abs(self)
+
+    def tanh(self):
+        return ops.tanh(self)
+
+    def sigmoid(self):
+        return ops.sigmoid(self)
+
+    def relu(self):
+        return ops.relu(self)
+
+    def eq(self, other):
+        return ops.compare("eq", self, other)
+
+    def ne(self, other):
+        return ops.compare("ne", self, other)
+
+    def lt(self, other):
+        return ops.compare("lt", self, other)
+
+    def le(self, other):
+        return ops.compare("le", self, other)
+
+    def gt(self, other):
+        return ops.compare("gt", self, other)
+
+    def ge(self, other):
+        return ops.compare("ge", self, other)
+
+    # ---- dtype shorthands --------------------------------------------------------------------
+    def float(self):
+        return self.to(dtype=_dtypes.float32)
+
+    def double(self):
+        return self.to(dtype=_dtypes.float64)
+
+    def long(self):
+        return self.to(dtype=_dtypes.int64)
+
+    def bool(self):
+        return self.to(dtype=_dtypes.bool)
+
+    # ---- shape: views where possible ---------------------------------------------------------
+    @property
+    def T(self):
+        """All dimensions reversed (the transpose, for a matrix): a view."""
+        return ops.permute(self, *reversed(range(self.ndim)))
+
+    def transpose(self, dim0, dim1):
+        return ops.transpose(self, dim0, dim1)
+
+    def t(self):
+        """Transpose of a tensor of at most 2 dimensions (a view)."""
+        if self.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but got {self.ndim}")
+        return self.T
+
+    def permute(self, *dims):
+        return ops.permute(self, *dims)
+
+    def reshape(self, *shape):
+        return ops.reshape(self, *shape)
+
+    def view(self, *shape):
+        return ops.view(self, *shape)
+
+    def expand(self, *shape):
+        return ops.expand(self, *shape)
+
+    def contiguous(self):
+        """Self when already row-major, else a compact copy (our strided-copy kernel on cuda)."""
+        return ops.contiguous(self)
+
+    def unsqueeze(self, dim):
+        return ops.unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        return ops.squeeze(self, dim)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return ops.flatten(self, start_dim, end_dim)
+
+    # ---- autograd --------------------------------------------------------------------------
+    grad = None        # the gradient accumulated by backward(), a Tensor of the same shape
+    grad_fn = None     # the recorded op that made this tensor (None for leaves)
+
+    @property
+    def is_leaf(self):
+        """True for tensors the user made (not results of recorded ops): their .grad is kept."""
+        return self.grad_fn is None
+
+    def requires_grad_(self, requires_grad=True):
+        """Ask autograd to record ops on this leaf tensor; returns ``self``.
+
+        Raises:
+            RuntimeError: on non-leaf tensors, or for integer/bool dtypes.
+        """
+        if not self.is_leaf:
+            raise RuntimeError("requires_grad_() can only change leaf tensors; use .detach() first")
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError(f"only floating point tensors can require gradients, got {self.dtype}")
+        self.requires_grad = requires_grad
+        return self
+
+    def detach(self):
+        """The same data (shared memory) with no graph behind it and requires_grad False."""
+        return Tensor(self._data, self._device)
+
+    def backward(self, gradient=None, retain_graph=False, create_graph=False):
+        """Compute d(self)/d(leaf) for every leaf that requires grad and add it to ``leaf.grad``.
+
+        ``gradient`` (same shape as self) is required unless self has one element.
+        The graph is freed afterwards unless ``retain_graph``.
+        """
+        from .autograd.engine import backward
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+
+    def zero_(self):
+        """Set every element to zero in place; returns ``self``."""
+        return self.fill_(0)
+
+    def sum(self, dim=None, keepdim=False):
+        return ops.sum(self, dim, keepdim)
+
+    def mean(self, dim=None, keepdim=False):
+        return ops.mean(self, dim, keepdim)
+
+    # ---- max/min, argmax/argmin, var/std ------------------------------------------------------
+    def max(self, dim=None, keepdim=False):
+        """The maximum, or ``(values, indices)`` along ``dim`` (see :func:`minitorch.ops.reduce.max`)."""
+        return ops.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        """The minimum, or ``(values, indices)`` along ``dim`` (see :func:`minitorch.ops.reduce.min`)."""
+        return ops.min(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        """int64 index of the first maximum along ``dim`` (over all elements when None)."""
+        return ops.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        """int64 index of the first minimum along ``dim`` (over all elements when None)."""
+        return ops.argmin(self, dim, keepdim)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """Variance over ``dim`` (``correction=1``: unbiased); see :func:`minitorch.ops.reduce.var`."""
+        return ops.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """Standard deviation over ``dim``; see :func:`minitorch.ops.reduce.var`."""
+        return ops.std(self, dim, unbiased, keepdim, correction=correction)
+
+    # ---- indexing (see minitorch/ops/indexing.py) -------------------------------------------------
+    def __getitem__(self, key):
+        """``x[key]``: a view for ints, slices, None, ``...``; a gathered copy for index tensors and
+        bool masks (a mask waits for the GPU: the count of true elements sizes the result)."""
+        return ops.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        """``x[key] = value`` in place, for basic keys and bool masks of x's shape."""
+        ops.setitem(self, key, value)
+
+    def index_select(self, dim, index):
+        return ops.index_select(self, dim, index)
+
+    def index_add(self, dim, index, source, alpha=1):
+        return ops.index_add(self, dim, index, source, alpha)
+
+    def nonzero(self, as_tuple=False):
+        return ops.nonzero(self, as_tuple)
+
+
+def _format(values, indent):
+    """Print values as PyTorch does: 4 decimals when any float is fractional, else ``1.``."""
+    kind = values.dtype.kind
+    options = dict(separator=", ", prefix=" " * indent, threshold=1000, edgeitems=3)
+    if kind == "f":
+        finite = values[np.isfinite(values)]
+        whole = finite.size == 0 or bool(np.all(finite == np.round(finite)))
+        big = finite.size > 0 and (np.abs(finite).max() >= 1e8 or (np.abs(finite[finite != 0]).min(initial=1) < 1e-4))
+        if big:
+            options.update(formatter={"float_kind": lambda x: f"{x:.4e}"})
+        elif whole:
+            options.update(precision=0, floatmode="fixed")
+        else:
+            options.update(precision=4, floatmode="fixed")
+    return np.array2string(values, **options)
+
+
+from . import ops  # noqa: E402  (ops import Tensor, so they come after it)
