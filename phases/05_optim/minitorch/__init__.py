@@ -20,5 +20,7 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import mean, sum
 from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero, stack, std, var
 from . import backends
+from .dtypes import bfloat16, float16, half
+from .ops import bmm
 
 __version__ = "0.1.0"

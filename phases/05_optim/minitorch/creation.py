@@ -12,6 +12,7 @@ import numpy as np
 from . import native, random
 from .device import as_device
 from .dtypes import as_dtype, float32, from_numpy_dtype, int64, scalar_dtype
+from . import dtypes as _dtypes
 from .tensor import Tensor, _unpack_ints
 
 __all__ = ["tensor", "from_numpy", "empty", "zeros", "ones", "full", "rand", "randn", "arange",
@@ -67,6 +68,8 @@ def from_numpy(array):
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy() expected a numpy.ndarray, got {type(array).__name__}")
     from_numpy_dtype(array.dtype)            # raises for dtypes we do not support
+    if array.dtype in _dtypes.HALF_NUMPY:    # float16 and ml_dtypes.bfloat16 share memory too
+        return Tensor(array)
     return Tensor(array if array.dtype in (np.float32, np.float64, np.int64, np.bool_)
                   else array.astype(from_numpy_dtype(array.dtype).numpy))
 

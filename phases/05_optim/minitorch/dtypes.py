@@ -2,20 +2,29 @@
 # phase: 01
 """Data types: ``minitorch.float32`` and friends, and PyTorch's type promotion.
 
-A ``dtype`` names how the bytes of a tensor are read. Four are supported:
+A ``dtype`` names how the bytes of a tensor are read: four from phase 01, and the two 2-byte
+floats (``float16``, ``bfloat16``) from phase 05:
 
-=================  =========  ===============  ==========================
-minitorch name     bytes      C type in .cu    NumPy twin
-=================  =========  ===============  ==========================
-``float32``        4          ``float``        ``numpy.float32`` (default)
-``float64``        8          ``double``       ``numpy.float64``
-``int64``          8          ``long long``    ``numpy.int64``
-``bool``           1          ``bool``         ``numpy.bool_``
-=================  =========  ===============  ==========================
+=================  =========  ===================  ===============================  =======
+minitorch name     bytes      C type in .cu        NumPy twin                       suffix
+=================  =========  ===================  ===============================  =======
+``float32``        4          ``float``            ``numpy.float32`` (default)      ``f32``
+``float64``        8          ``double``           ``numpy.float64``                ``f64``
+``float16``        2          ``__half``           ``numpy.float16``                ``f16``
+``bfloat16``       2          ``__nv_bfloat16``    ``ml_dtypes.bfloat16``           ``bf16``
+``int64``          8          ``long long``        ``numpy.int64``                  ``i64``
+``bool``           1          ``bool``             ``numpy.bool_``                  ``bool``
+=================  =========  ===================  ===============================  =======
+
+(``half`` is ``float16``. The two 2-byte floats are *storage*
+types: every op loads them as float32, computes in float32 and rounds once when it stores, and
+reductions accumulate in float32, as PyTorch does. float16 has 10 mantissa bits and a range up to
+65504; bfloat16 has float32's range with 7 mantissa bits.)
 
 Promotion follows PyTorch (https://pytorch.org/docs/stable/tensor_attributes.html#type-promotion-doc):
 categories rank bool < integer < floating; a tensor with dimensions beats a zero-dimensional
-tensor, which beats a Python number, unless the weaker operand is of a higher category.
+tensor, which beats a Python number, unless the weaker operand is of a higher category. Within
+floating, the wider type wins, and float16 with bfloat16 gives float32 (neither holds the other).
 """
 import builtins
 
@@ -50,12 +59,19 @@ float = float32
 double = float64
 
 _ALL = (bool, int64, float32, float64)
+import ml_dtypes  # noqa: E402  (NumPy has no bfloat16; ml_dtypes registers one)
+
+float16 = dtype("float16", np.float16, 2)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, 2)
+half = float16
+_ALL = _ALL + (float16, bfloat16)
+HALF_NUMPY = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))    # computed in float32 ("opmath")
 
 
 class _NumpyToMinitorch(dict):
     """NumPy (or CuPy) dtype -> minitorch dtype, read on every op (``Tensor.dtype``).
 
-    The four exact twins are the keys, so the common case is one dict lookup with no Python call;
+    The exact twins are the keys, so the common case is one dict lookup with no Python call;
     a miss goes to ``__missing__``, which maps other NumPy types to their nearest twin.
     """
 
@@ -94,6 +110,8 @@ def as_dtype(d):
         return d
     if isinstance(d, str) and d in ("bool", "int64", "float32", "float64", "long", "float", "double"):
         return globals()[d]
+    if isinstance(d, str) and d in ("float16", "bfloat16", "half"):
+        return globals()[d]
     return from_numpy_dtype(d)
 
 
@@ -114,6 +132,8 @@ def promote_types(a, b):
         return a
     if a.category != b.category:
         return a if a.category > b.category else b
+    if a.itemsize == b.itemsize == 2 and a.category == 2:
+        return float32                # float16 and bfloat16: neither holds the other (PyTorch's rule)
     return a if a.itemsize >= b.itemsize else b
 
 

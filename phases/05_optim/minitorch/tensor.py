@@ -198,6 +198,8 @@ class Tensor:
     # ---- printing ----------------------------------------------------------------------------
     def __repr__(self):
         values = self._host_array()
+        if values.dtype in _dtypes.HALF_NUMPY:
+            values = values.astype(np.float32)    # exact; NumPy formats bfloat16 (kind 'V') poorly
         body = _format(values, indent=len("tensor("))
         extras = []
         if self._device.type != "cpu":
@@ -479,6 +481,18 @@ class Tensor:
 
     def nonzero(self, as_tuple=False):
         return ops.nonzero(self, as_tuple)
+
+    def bmm(self, mat2):
+        """Batched matrix product of 3-D tensors (see :func:`minitorch.ops.matmul.bmm`)."""
+        return ops.bmm(self, mat2)
+
+    def half(self):
+        """float16 copy (``self`` when already float16); differentiable, the gradient casts back."""
+        return self.to(dtype=_dtypes.float16)
+
+    def bfloat16(self):
+        """bfloat16 copy (``self`` when already bfloat16); differentiable, the gradient casts back."""
+        return self.to(dtype=_dtypes.bfloat16)
 
 
 def _format(values, indent):

@@ -289,7 +289,9 @@ def from_cuda_array(obj):
         raise TypeError(f"expected an object with __cuda_array_interface__ (CuPy array, cuda tensor), "
                         f"got {type(obj).__name__}") from None
     dtype = np.dtype(cai["typestr"])
-    if dtype not in (np.float32, np.float64, np.int64, np.bool_):
+    kernels = (np.float32, np.float64, np.int64, np.bool_)
+    kernels += (np.float16,)        # CuPy's float16 ("<f2"); CuPy has no bfloat16
+    if dtype not in kernels:
         raise TypeError(f"from_cuda_array: dtype {dtype} has no kernels; expected float32, float64, int64 or bool")
     shape = tuple(cai["shape"])
     ptr = cai["data"][0]

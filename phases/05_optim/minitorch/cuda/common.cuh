@@ -210,4 +210,51 @@ __device__ __forceinline__ void scan(const V* __restrict__ p, long long count, l
     for (; i < count; i += step) f(i, p[i]);
 }
 
+// ---- float16 and bfloat16: stored in 2 bytes, computed in float ---------------------------------
+// __half (1 sign, 5 exponent, 10 mantissa bits: up to 65504) and __nv_bfloat16 (8 exponent bits
+// like float, 7 mantissa bits) are storage types. Every kernel loads them as float ("opmath", as
+// PyTorch calls it), computes in float, and rounds to nearest-even ONCE when it stores: the
+// answer is then the correctly rounded float result, whatever the op. NVRTC finds these two
+// headers itself (angle brackets: compiler.py pastes only our quoted includes).
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+// load: half -> float (exact); every other type passes through unchanged
+__device__ __forceinline__ float to_opmath(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_opmath(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T>
+__device__ __forceinline__ T to_opmath(T x) { return x; }
+
+// store: round a computed value to the storage type D (bool is 0 or 1). float16 rounds once,
+// straight from float, double or long long (as NumPy converts). bfloat16 from double or long long
+// goes through float first, as ml_dtypes (our cpu reference) and PyTorch convert: a double just
+// above a bfloat16 tie can land on the tie in float and then round to even, so rounding straight
+// from double would differ in those rare cases.
+template <typename D>
+struct Narrow {
+    template <typename V> __device__ static D from(V v) { return static_cast<D>(v); }
+};
+template <>
+struct Narrow<__half> {
+    __device__ static __half from(float v) { return __float2half_rn(v); }
+    __device__ static __half from(double v) { return __double2half(v); }
+    __device__ static __half from(long long v) { return __ll2half_rn(v); }
+    __device__ static __half from(bool v) { return __float2half_rn(v ? 1.0f : 0.0f); }
+};
+template <>
+struct Narrow<__nv_bfloat16> {
+    __device__ static __nv_bfloat16 from(float v) { return __float2bfloat16_rn(v); }
+    __device__ static __nv_bfloat16 from(double v) { return __float2bfloat16_rn((float)v); }
+    __device__ static __nv_bfloat16 from(long long v) { return __float2bfloat16_rn((float)v); }
+    __device__ static __nv_bfloat16 from(bool v) { return __float2bfloat16_rn(v ? 1.0f : 0.0f); }
+};
+
+// the value v stored as D: narrow<__half>(1.5f); a bool result (a comparison) stays a bool
+template <typename D, typename V>
+__device__ __forceinline__ D narrow(V v) { return Narrow<D>::from(v); }
+template <typename D>
+__device__ __forceinline__ bool narrow_result(bool v) { return v; }
+template <typename D>
+__device__ __forceinline__ D narrow_result(float v) { return Narrow<D>::from(v); }
+
 #endif  // MINITORCH_COMMON_CUH

@@ -197,6 +197,65 @@ UNARY(relu, Relu, long long, i64)
 BINARY(eq, Eq, bool, bool, bool)
 BINARY(ne, Ne, bool, bool, bool)
 
+// float16 and bfloat16: the float functors above, wrapped to load each operand as float and round
+// the result once (common.cuh: to_opmath, narrow_result). A comparison's bool passes through. The
+// scalar of the _scalar kernels stays a float (not rounded to half first): x * 0.1 multiplies by
+// 0.1f, as PyTorch does. 8 halves make a 16-byte vector, so the fast path moves 8 per load.
+template <class Op, typename T>
+struct InFloat {
+    __device__ auto operator()(T a, T b) const { return narrow_result<T>(Op()(to_opmath(a), to_opmath(b))); }
+    __device__ auto operator()(T x) const { return narrow_result<T>(Op()(to_opmath(x))); }
+};
+
+template <class Op, typename T>
+struct InFloatScalar {
+    float s;
+    bool reflected;
+    __device__ auto operator()(T x) const {
+        const float v = to_opmath(x);
+        return narrow_result<T>(reflected ? Op()(s, v) : Op()(v, s));
+    }
+};
+
+#define HALF_BINARY(NAME, OP, T, R, SUF)                                                             \
+    extern "C" __global__ void NAME##_##SUF(const T* __restrict__ a, const T* __restrict__ b,      \
+                                            R* __restrict__ out, long long n) {                     \
+        map2_contiguous(a, b, out, n, InFloat<OP, T>());                                            \
+    }                                                                                               \
+    extern "C" __global__ void NAME##_strided_##SUF(const T* a, const T* b, R* out, long long n,   \
+                                                    const Layout L) {                               \
+        map2_strided(a, b, out, n, L, InFloat<OP, T>());                                            \
+    }                                                                                               \
+    extern "C" __global__ void NAME##_scalar_##SUF(const T* __restrict__ a, float s, R* __restrict__ out, \
+                                                   long long n, bool reflected) {                  \
+        map1_contiguous(a, out, n, InFloatScalar<OP, T>{s, reflected});                             \
+    }                                                                                               \
+    extern "C" __global__ void NAME##_scalar_strided_##SUF(const T* a, float s, R* out, long long n, \
+                                                           bool reflected, const Layout L) {       \
+        map1_strided(a, out, n, L, InFloatScalar<OP, T>{s, reflected});                             \
+    }
+
+#define HALF_UNARY(NAME, OP, T, SUF)                                                                 \
+    extern "C" __global__ void NAME##_##SUF(const T* __restrict__ a, T* __restrict__ out, long long n) { \
+        map1_contiguous(a, out, n, InFloat<OP, T>());                                               \
+    }                                                                                               \
+    extern "C" __global__ void NAME##_strided_##SUF(const T* a, T* out, long long n, const Layout L) { \
+        map1_strided(a, out, n, L, InFloat<OP, T>());                                               \
+    }
+
+#define HALF_OPS(T, SUF)                                                                             \
+    HALF_BINARY(add, Add, T, T, SUF) HALF_BINARY(sub, Sub, T, T, SUF) HALF_BINARY(mul, Mul, T, T, SUF) \
+    HALF_BINARY(div, Div, T, T, SUF) HALF_BINARY(pow, Pow, T, T, SUF)                               \
+    HALF_BINARY(maximum, Maximum, T, T, SUF) HALF_BINARY(minimum, Minimum, T, T, SUF)               \
+    HALF_BINARY(eq, Eq, T, bool, SUF) HALF_BINARY(ne, Ne, T, bool, SUF) HALF_BINARY(lt, Lt, T, bool, SUF) \
+    HALF_BINARY(le, Le, T, bool, SUF) HALF_BINARY(gt, Gt, T, bool, SUF) HALF_BINARY(ge, Ge, T, bool, SUF) \
+    HALF_UNARY(neg, Neg, T, SUF) HALF_UNARY(exp, Exp, T, SUF) HALF_UNARY(log, Log, T, SUF)          \
+    HALF_UNARY(sqrt, Sqrt, T, SUF) HALF_UNARY(abs, Abs, T, SUF) HALF_UNARY(tanh, Tanh, T, SUF)      \
+    HALF_UNARY(sigmoid, Sigmoid, T, SUF) HALF_UNARY(relu, Relu, T, SUF)
+
+HALF_OPS(__half, f16)
+HALF_OPS(__nv_bfloat16, bf16)
+
 // ---- where(cond, a, b) ---------------------------------------------------------------------------
 // A select, not arithmetic: both a and b are read, one is kept. Memory-bound like the rest; no
 // vector path because cond (1 byte) and a (4 or 8 bytes) have different vector widths.
@@ -230,6 +289,8 @@ WHERE(float, f32)
 WHERE(double, f64)
 WHERE(long long, i64)
 WHERE(bool, bool)
+WHERE(__half, f16)
+WHERE(__nv_bfloat16, bf16)
 
 // ---- gradients of unary ops -----------------------------------------------------------------------
 // backward(grad, saved) = grad * d(op)/dx, from what forward saved: relu keeps its input x,
@@ -258,3 +319,16 @@ BACKWARD(sigmoid, SigmoidBackward, float, f32)
 BACKWARD(sigmoid, SigmoidBackward, double, f64)
 BACKWARD(tanh, TanhBackward, float, f32)
 BACKWARD(tanh, TanhBackward, double, f64)
+// half gradients: computed in float (each step rounded as in float32), rounded once to half
+#define HALF_BACKWARD(NAME, OP, T, SUF)                                                              \
+    extern "C" __global__ void NAME##_backward_##SUF(const T* __restrict__ grad, const T* __restrict__ saved, \
+                                                     T* __restrict__ out, long long n) {            \
+        map2_contiguous(grad, saved, out, n, InFloat<OP, T>());                                     \
+    }
+
+HALF_BACKWARD(relu, ReluBackward, __half, f16)
+HALF_BACKWARD(relu, ReluBackward, __nv_bfloat16, bf16)
+HALF_BACKWARD(sigmoid, SigmoidBackward, __half, f16)
+HALF_BACKWARD(sigmoid, SigmoidBackward, __nv_bfloat16, bf16)
+HALF_BACKWARD(tanh, TanhBackward, __half, f16)
+HALF_BACKWARD(tanh, TanhBackward, __nv_bfloat16, bf16)

@@ -42,3 +42,39 @@ __device__ void one_minus(T* x, long long n) {
 
 extern "C" __global__ void one_minus_f32(float* x, long long n) { one_minus(x, n); }
 extern "C" __global__ void one_minus_f64(double* x, long long n) { one_minus(x, n); }
+// float16 and bfloat16. The value comes as a double, rounded to float16 once (as NumPy does) and
+// to bfloat16 through float (as ml_dtypes and PyTorch do; common.cuh, Narrow, says why).
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+extern "C" __global__ void fill_f16(__half* out, double value, long long n) { fill(out, __double2half(value), n); }
+extern "C" __global__ void fill_bf16(__nv_bfloat16* out, double value, long long n) {
+    fill(out, __float2bfloat16_rn((float)value), n);
+}
+
+extern "C" __global__ void arange_f16(__half* out, double start, double step, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __double2half(start + (double)i * step);
+}
+extern "C" __global__ void arange_bf16(__nv_bfloat16* out, double start, double step, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __float2bfloat16_rn((float)(start + (double)i * step));
+}
+
+// rand in half: u from cuRAND's float (0, 1], x = 1 - u in float, rounded to half. Rounding can
+// carry a value just below 1 up to exactly 1.0 (any x > 1 - 2^-12 in float16, 1 - 2^-9 in
+// bfloat16), which [0, 1) forbids: those become the largest half below 1 (1 - 2^-11, 1 - 2^-8).
+extern "C" __global__ void uniform_f16(const float* __restrict__ u, __half* __restrict__ out, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) {
+        const float x = __half2float(__float2half_rn(1.0f - u[i]));
+        out[i] = __float2half_rn(x < 1.0f ? x : 1.0f - 0x1p-11f);
+    }
+}
+extern "C" __global__ void uniform_bf16(const float* __restrict__ u, __nv_bfloat16* __restrict__ out, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) {
+        const float x = __bfloat162float(__float2bfloat16_rn(1.0f - u[i]));
+        out[i] = __float2bfloat16_rn(x < 1.0f ? x : 1.0f - 0x1p-8f);
+    }
+}

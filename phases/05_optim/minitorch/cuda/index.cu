@@ -64,6 +64,12 @@ __device__ __forceinline__ void atomic_add(double* p, double v) { atomicAdd(p, v
 __device__ __forceinline__ void atomic_add(long long* p, long long v) {
     atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
 }
+// float16 and bfloat16: NaN for a missing element; atomicAdd on 2-byte halves (sm_70+ for
+// __half, sm_80+ for __nv_bfloat16) rounds after each add, as a scatter in half does anywhere.
+template <> __device__ __forceinline__ __half missing<__half>() { return __ushort_as_half(0x7e00); }
+template <> __device__ __forceinline__ __nv_bfloat16 missing<__nv_bfloat16>() { return __ushort_as_bfloat16(0x7fc0); }
+__device__ __forceinline__ void atomic_add(__half* p, __half v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add(__nv_bfloat16* p, __nv_bfloat16 v) { atomicAdd(p, v); }
 
 // index -> position along the dimension, or -1 if out of range
 __device__ __forceinline__ long long wrap(long long w, long long size) {
@@ -141,6 +147,10 @@ GATHER(bool, bool)
 SCATTER(float, f32)
 SCATTER(double, f64)
 SCATTER(long long, i64)
+GATHER(__half, f16)
+GATHER(__nv_bfloat16, bf16)
+SCATTER(__half, f16)
+SCATTER(__nv_bfloat16, bf16)
 
 // counts[b] = number of true elements in mask[b * CHUNK, (b + 1) * CHUNK)
 extern "C" __global__ void nonzero_count(const bool* __restrict__ mask, long long n, long long* __restrict__ counts) {

@@ -112,6 +112,69 @@ __device__ __forceinline__ void sum_threads(const T* __restrict__ a, T* __restri
 SUM(float, f32)
 SUM(double, f64)
 SUM(long long, i64)
+// ---- float16 / bfloat16 sums: half loaded, float accumulated, float written ----------------------
+// The same two strategies as sum_blocks and sum_threads, with float running sums (a half running
+// sum stops growing at 2048 when adding ones: float16 has 11 significant bits). They write FLOAT:
+// slices' partial sums are then added by sum_blocks_f32, and Python rounds the final float sums to
+// half once with the cast kernel (copy.cu), as PyTorch does.
+template <typename T>
+__device__ __forceinline__ void sum_blocks_half(const T* __restrict__ a, float* __restrict__ out, long long R,
+                                                const Layout& kept, const Layout& red, float scale) {
+    const RowSlice<T> slice = row_slice(a, kept);
+    const T* row = slice.row;
+    const long long step = slice.nt;
+    long long r = slice.t;
+    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+    for (; r + 3 * step < R; r += 4 * step) {
+        long long k0[1], k1[1], k2[1], k3[1];
+        layout_offsets<1>(red, r, k0);
+        layout_offsets<1>(red, r + step, k1);
+        layout_offsets<1>(red, r + 2 * step, k2);
+        layout_offsets<1>(red, r + 3 * step, k3);
+        s0 += to_opmath(row[k0[0]]);
+        s1 += to_opmath(row[k1[0]]);
+        s2 += to_opmath(row[k2[0]]);
+        s3 += to_opmath(row[k3[0]]);
+    }
+    for (; r < R; r += step) {
+        long long k[1];
+        layout_offsets<1>(red, r, k);
+        s0 += to_opmath(row[k[0]]);
+    }
+    const float total = block_reduce((s0 + s1) + (s2 + s3), 0.0f, [](float x, float y) { return x + y; });
+    if (threadIdx.x == 0) out[(long long)blockIdx.x * gridDim.y + blockIdx.y] = total * scale;
+}
+
+template <typename T>
+__device__ __forceinline__ void sum_threads_half(const T* __restrict__ a, float* __restrict__ out, long long n_out,
+                                                 long long R, const Layout& kept, const Layout& red, float scale) {
+    GRID_STRIDE_LOOP(o, n_out) {
+        long long base[1];
+        layout_offsets<1>(kept, o, base);
+        const T* row = a + base[0];
+        float acc = 0.0f;
+        for (long long r = 0; r < R; ++r) {
+            long long k[1];
+            layout_offsets<1>(red, r, k);
+            acc += to_opmath(row[k[0]]);
+        }
+        out[o] = acc * scale;
+    }
+}
+
+#define SUM_HALF(T, SUF)                                                                             \
+    extern "C" __global__ void sum_blocks_##SUF(const T* __restrict__ a, float* __restrict__ out, long long R, \
+                                                const Layout kept, const Layout red, float scale) { \
+        sum_blocks_half(a, out, R, kept, red, scale);                                               \
+    }                                                                                               \
+    extern "C" __global__ void sum_threads_##SUF(const T* __restrict__ a, float* __restrict__ out,  \
+                                                 long long n_out, long long R, const Layout kept,   \
+                                                 const Layout red, float scale) {                   \
+        sum_threads_half(a, out, n_out, R, kept, red, scale);                                       \
+    }
+
+SUM_HALF(__half, f16)
+SUM_HALF(__nv_bfloat16, bf16)
 
 // =================================================================================================
 // Phase 04: a bandwidth-bound contiguous sum, max/min with indices (argmax/argmin), var/std.

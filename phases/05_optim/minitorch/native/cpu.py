@@ -41,11 +41,19 @@ def to_numpy(x):
 
 def rand(shape, dtype, generator, index=None):
     """Uniform on [0, 1)."""
+    if dtype.numpy in HALF:
+        # NumPy draws float32/float64 only: draw float32 and round; a draw that rounds up to 1.0
+        # becomes the largest value below 1, so the interval stays half-open
+        x = generator.random(shape, dtype=np.float32).astype(dtype.numpy)
+        below_one = dtype.numpy.type(1 - ml_dtypes.finfo(dtype.numpy).epsneg)
+        return np.where(x >= 1, below_one, x)
     return generator.random(shape, dtype=dtype.numpy)
 
 
 def randn(shape, dtype, generator, index=None):
     """Standard normal."""
+    if dtype.numpy in HALF:
+        return generator.standard_normal(shape, dtype=np.float32).astype(dtype.numpy)
     return generator.standard_normal(shape, dtype=dtype.numpy)
 
 # ---- elementwise ops ------------------------------------------------------------------------
@@ -167,6 +175,15 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
             buf += (1 - dampening) * g
         g = g + momentum * buf if nesterov else buf
     param -= param.dtype.type(lr) * g
+
+
+def linear(x, weight, bias=None):
+    """``x @ weight.T + bias`` (``nn.Linear``): ``x`` [..., in], ``weight`` [out, in], ``bias``
+    [out] or None, one floating dtype; returns a contiguous [..., out] array."""
+    out = np.matmul(x, weight.T)
+    if bias is not None:
+        out += bias                  # in place: out is a fresh array of the same dtype
+    return _c(out)
 import warnings  # noqa: E402 - phase 04 adds it
 
 
@@ -282,3 +299,58 @@ def copy_(dst, src):
 def nonzero(mask):
     """Coordinates of the true elements of a bool array, in row-major order: int64 [count, ndim]."""
     return _c(np.argwhere(mask), dtype=np.int64).reshape(-1, mask.ndim)
+# ---- float16 and bfloat16: storage types, computed in float32 ------------------------------------
+# NumPy has float16 (and ml_dtypes adds bfloat16) but computes some ops in the half type itself
+# (a Python scalar is rounded to half before ``x * 0.1``; a float16 sum accumulates in float16). We
+# want PyTorch's rule, which our kernels follow too: load as float32 ("opmath"), compute, round once
+# on store, accumulate reductions in float32. So each function below converts its half inputs to
+# float32, runs the float32 code above, and rounds its floating outputs back to the input's type.
+# (In-place scatters, copies and fills work on the half arrays directly: they store, not compute.)
+import functools  # noqa: E402 - phase 05 adds these
+import ml_dtypes  # noqa: E402
+
+HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+
+
+def _in_float32(fn, at):
+    """``fn`` computing half-precision arrays in float32 and rounding its float32 results back.
+    ``args[at]`` is the array whose dtype decides (one set lookup: the float32 path stays fast)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        half = args[at].dtype
+        if half not in _HALF_SET:
+            return fn(*args, **kwargs)
+        out = fn(*(x.astype(np.float32) if isinstance(x, np.ndarray) and x.dtype in _HALF_SET else x
+                   for x in args), **kwargs)
+        with np.errstate(over="ignore"):      # beyond float16's 65504 is inf, as on the GPU
+            back = (lambda y: _c(y, dtype=half) if y.dtype == np.float32 else y)
+            return tuple(back(y) for y in out) if isinstance(out, tuple) else back(out)
+    return wrapper
+
+
+_HALF_SET = frozenset(HALF)
+# function -> position of the argument whose dtype decides
+for _name, _at in (("binary", 1), ("binary_scalar", 1), ("unary", 1), ("unary_backward", 1), ("matmul", 0), ("linear", 0),
+                   ("sum", 0), ("extreme", 0), ("var_mean", 0), ("take", 0), ("softmax", 0), ("log_softmax", 0),
+                   ("softmax_backward", 0), ("log_softmax_backward", 0), ("cross_entropy", 0),
+                   ("cross_entropy_backward", 0), ("nll_loss", 0), ("nll_loss_backward", 1)):
+    if _name in globals():       # softmax and the losses exist from phase 06 on
+        globals()[_name] = _in_float32(globals()[_name], _at)
+
+
+def _sgd_step_in_float32(step):
+    """sgd_step for half parameters: the update computed in float32 on float32 copies, then
+    ``param`` (and the momentum buffer) rounded once and written back in place."""
+    @functools.wraps(step)
+    def wrapper(param, grad, buf, *args):
+        if param.dtype not in _HALF_SET:
+            return step(param, grad, buf, *args)
+        p32, b32 = param.astype(np.float32), None if buf is None else buf.astype(np.float32)
+        step(p32, grad.astype(np.float32), b32, *args)
+        param[...] = p32
+        if buf is not None:
+            buf[...] = b32
+    return wrapper
+
+
+sgd_step = _sgd_step_in_float32(sgd_step)

@@ -8,3 +8,5 @@ from .shape import contiguous, expand, flatten, permute, reshape, squeeze, trans
 from .reduce import mean, sum
 from .indexing import cat, getitem, index_add, index_select, nonzero, setitem, stack
 from .reduce import argmax, argmin, max, min, std, var
+from .linear import linear
+from .matmul import bmm

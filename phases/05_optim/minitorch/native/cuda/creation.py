@@ -12,6 +12,9 @@ import numpy as np
 from ... import random
 from ...cuda import array
 from .launch import cp, kernel_for, launch_1d
+from ... import dtypes as _dtypes
+
+HALF = _dtypes.HALF_NUMPY
 
 
 def empty(shape, dtype, index=0):
@@ -22,8 +25,10 @@ def empty(shape, dtype, index=0):
 def fill_(x, value):
     """Set every element of a contiguous array to ``value`` with the fill kernel."""
     n = x.size
-    launch_1d(kernel_for("fill.cu", "fill", x.dtype, x.device_id), n, x.device_id,
-              (x, x.dtype.type(value), n))
+    value = x.dtype.type(value)
+    if x.dtype in HALF:
+        value = np.float64(value)          # fill_f16/fill_bf16 take a double and round it once
+    launch_1d(kernel_for("fill.cu", "fill", x.dtype, x.device_id), n, x.device_id, (x, value, n))
     return x
 
 
@@ -67,6 +72,15 @@ def _curand(index):
 
 def rand(shape, dtype, generator=None, index=0):
     """Uniform on [0, 1): cuRAND's (0, 1] flipped by the one_minus kernel."""
+    if dtype.numpy in HALF:                # cuRAND's float (0, 1], flipped and rounded by uniform_f16/bf16
+        u = empty(shape, _dtypes.float32, index)
+        out = empty(shape, dtype, index)
+        with cp.cuda.Device(index):
+            handle = _curand(index)
+            if u.size:
+                cp.cuda.curand.generateUniform(handle, u.ptr, u.size)
+        launch_1d(kernel_for("fill.cu", "uniform", out.dtype, index), out.size, index, (u, out, out.size))
+        return out
     out = empty(shape, dtype, index)
     with cp.cuda.Device(index):
         handle = _curand(index)
@@ -79,6 +93,9 @@ def rand(shape, dtype, generator=None, index=0):
 
 def randn(shape, dtype, generator=None, index=0):
     """Standard normal from cuRAND (which fills an even count: we draw one spare if needed)."""
+    if dtype.numpy in HALF:                # float32 draws, rounded by the cast kernel
+        from .elementwise import cast
+        return cast(randn(shape, _dtypes.float32, generator, index), dtype)
     n = math.prod(shape)
     buf = empty((n + n % 2,), dtype, index)
     with cp.cuda.Device(index):

@@ -36,6 +36,14 @@ UNARY_OPS = {
     **{op: _FLOATS for op in ("exp", "log", "sqrt", "tanh", "sigmoid")},
 }
 
+# float16 and bfloat16 have every float op: their kernels load float, compute, round once
+# (elementwise.cu, InFloat). Their _scalar kernels take the number as a C float, not rounded to half.
+_HALVES = ("f16", "bf16")
+_HALF_DTYPES = tuple(dt for dt, suf in SUFFIX.items() if suf in _HALVES)
+for _ops in (BINARY_OPS, UNARY_OPS):
+    for _op in _ops:
+        _ops[_op] = _ops[_op] + _HALVES
+
 
 def _table(ops, variants, out_dtype):
     """{(op, numpy dtype): (output dtype, kernel names per variant)} for every supported pair,
@@ -119,6 +127,8 @@ def binary_scalar(op, a, scalar, reflected=False):
         _unsupported(BINARY_OPS, "binary", op, a)
     out_dtype, vec, names = entry
     s = a.dtype.type(scalar)                 # the exact C type the kernel takes
+    if a.dtype in _HALF_DTYPES:
+        s = np.float32(scalar)               # half kernels take float: x * 0.1 uses 0.1f, as PyTorch
     flip = _TRUE if reflected else _FALSE
     idx = a.device_id
     n = a.size
@@ -236,3 +246,5 @@ def unary_backward(op, grad, saved):
     out = empty(grad.shape, grad.dtype, idx)
     launch_stride(kernel(FILE, name, idx), n, 16 // grad.itemsize, idx, (grad, saved, out, n))
     return out
+_BACKWARD.update({(op, dt): f"{op}_backward_{SUFFIX[dt]}" for op in ("relu", "sigmoid", "tanh")
+                  for dt in _HALF_DTYPES})

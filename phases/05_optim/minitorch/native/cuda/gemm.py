@@ -8,13 +8,25 @@ arguments in ``gemm.cuh``); what differs is how its blocks share work, which thi
 in a :class:`Rung`: threads per block, the C tile a block computes, shared memory, the dtypes it
 has, the oldest GPU it runs on. :func:`gemm` reads the layout letters off the strides, so a
 transposed view (``W.T``, ``grad.T``) is multiplied where it lies.
+
+Dispatch: :func:`matmul` and :func:`linear` (the backend functions the Tensor layer calls) ask
+:func:`choose` for the rung of a product's (shape class, kind of arithmetic, GPU architecture):
+first the tuned table ``minitorch/cuda/gemm/tuned.json`` that the autotuner writes, then a built-in
+order (the highest rung that exists, runs on this GPU and has the dtype).
 """
-from dataclasses import dataclass, field
+import functools
+import itertools
+import json
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
-import numpy as np
 
+from ...backends.cuda import matmul as _tf32_switch
+from ...broadcast import broadcast_shape
+from ...cuda import cupy_or_raise
 from ...cuda.array import empty
-from .launch import SUFFIX, broadcast_layout, cdiv, kernel, launch_2d
+from .launch import SUFFIX, broadcast_layout, cdiv, cp, kernel, launch_2d
 
 
 @dataclass(frozen=True)
@@ -36,36 +48,244 @@ class Rung:
 
 RUNGS = {
     "01_naive": Rung("gemm/01_naive.cu", (16, 16), (16, 16), ("f32", "f64")),
+    # 1-D blocks: thread t of a block owns row t // BN (or t // (BN / TN)) of the C tile; the
+    # kernels read only threadIdx.x, so block must stay (threads, 1). Shared memory is static.
+    "02_coalesced": Rung("gemm/02_coalesced.cu", (1024, 1), (32, 32)),
+    "03_smem_tiling": Rung("gemm/03_smem_tiling.cu", (1024, 1), (32, 32)),
+    "04_blocktile_1d": Rung("gemm/04_blocktile_1d.cu", (512, 1), (64, 64)),
+    "05_blocktile_2d": Rung("gemm/05_blocktile_2d.cu", (256, 1), (128, 128), ("f32", "f64")),
+    "06_vectorized": Rung("gemm/06_vectorized.cu", (256, 1), (128, 128)),
+    # Tensor cores (sm_80+): 8 warps, 128 x 128 block tile, 3-stage cp.async pipeline.
+    "10_tf32_mma": Rung("gemm/10_tf32_mma.cu", (256,), (128, 128), ("f32",), smem=110592, arch=80,
+                        tensor_cores=True),
+    # bf16/fp16 on tensor cores (sm_80+): ldmatrix from swizzled smem tiles, 3 stages. tensor_cores
+    # stays False: it marks float32 rounded to TF32 (allow_tf32), and this rung has no float32.
+    "11_half_mma": Rung("gemm/11_half_mma.cu", (256,), (128, 128), ("bf16", "f16"), smem=98304, arch=80),
 }
+
+
+# ---- the tuned rungs (07-09): tile sizes are compile-time parameters --------------------------
+# Each of these files reads its tile sizes from macros (-DBM=128 ...); the values below are the
+# files' own defaults, written out so that Python always knows the block, tile and shared memory
+# that go with a compiled kernel. rung_with(rung, config) makes the Rung of any configuration;
+# tuning_configs(rung) lists the configurations tools/tune_gemm.py tries.
+TUNED_DEFAULTS = {
+    "07_autotuned": {"BM": 128, "BN": 128, "BK": 8, "TM": 8, "TN": 8},
+    "08_warptile": {"BM": 128, "BN": 128, "BK": 16, "WM": 64, "WN": 32, "WNITER": 2, "TM": 8, "TN": 4},
+    "09_pipelined": {"BM": 128, "BN": 128, "BK": 16, "WM": 64, "WN": 32, "WNITER": 2, "TM": 8, "TN": 4,
+                     "STAGES": 3},
+}
+
+# The values the autotuner tries for each parameter (tuning_configs keeps the valid combinations).
+TUNING_SPACE = {
+    "07_autotuned": {"BM": [64, 128, 256], "BN": [64, 128, 256], "BK": [8, 16, 32],
+                     "TM": [4, 8, 16], "TN": [4, 8]},
+    "08_warptile": {"BM": [64, 128, 256], "BN": [64, 128, 256], "BK": [8, 16],
+                    "WM": [32, 64, 128], "WN": [32, 64], "WNITER": [1, 2, 4], "TM": [4, 8], "TN": [4]},
+    "09_pipelined": {"BM": [64, 128, 256], "BN": [64, 128, 256], "BK": [8, 16],
+                     "WM": [32, 64, 128], "WN": [32, 64], "WNITER": [1, 2, 4], "TM": [4, 8], "TN": [4],
+                     "STAGES": [2, 3, 4]},
+}
+
+# Accumulators (C elements) per thread worth trying: more do not fit in 255 registers without
+# spilling (with nvcc 13, sm_80/sm_90; rung 09's pipeline state costs registers too); fewer than
+# 32 leave too few FMAs per shared-memory read, and fewer than 128 threads too few warps to hide
+# latency. Not validity rules: such configurations are correct, only not worth timing.
+_ACCUMULATORS = {"07_autotuned": (16, 128), "08_warptile": (32, 128), "09_pipelined": (32, 64)}
+_MIN_THREADS = 128
+STATIC_SMEM = 48 * 1024      # shared memory a block may declare statically (rungs 07, 08)
+MAX_SMEM = 227 * 1024        # the most dynamic shared memory any GPU gives one block (sm_90)
+
+# file and oldest GPU here; block, tile, smem and options are filled in from the defaults below
+RUNGS.update({
+    "07_autotuned": Rung("gemm/07_autotuned.cu", (), ()),
+    "08_warptile": Rung("gemm/08_warptile.cu", (), ()),
+    "09_pipelined": Rung("gemm/09_pipelined.cu", (), (), arch=80),    # cp.async
+})
+
+
+def _geometry(rung, c):
+    """(threads per block, (BM, BN), dynamic shared memory bytes) of configuration ``c`` (a full
+    dict) of tuned rung ``rung``, after checking the rules the file's static_asserts check.
+    Raises ValueError naming every broken rule."""
+    broken = []
+
+    def need(ok, rule):
+        if not ok:
+            broken.append(rule)
+
+    bm, bn, bk, tm, tn = c["BM"], c["BN"], c["BK"], c["TM"], c["TN"]
+    if any(not isinstance(v, int) or v <= 0 for v in c.values()):
+        raise ValueError(f"{rung}: every parameter must be a positive int, got {c}")
+    need(bk % 4 == 0 and bm % 4 == 0 and bn % 4 == 0, "BM, BN, BK multiples of 4 (float4 loads)")
+    need(tm % 4 == 0 and tn % 4 == 0, "TM, TN multiples of 4 (float4 shared-memory reads)")
+    smem = 0
+    if rung == "07_autotuned":
+        need(bm % tm == 0 and bn % tn == 0, "TM divides BM and TN divides BN")
+        threads = (bm // tm) * (bn // tn)
+        need(bk * (bm + 4 + bn + 4) * 4 <= STATIC_SMEM, "BK * (BM+4 + BN+4) * 4 <= 48 KB")
+    else:
+        wm, wn, wniter = c["WM"], c["WN"], c["WNITER"]
+        need(bm % wm == 0 and bn % wn == 0, "WM divides BM and WN divides BN")
+        threads = 32 * (bm // wm) * (bn // wn)
+        per_sub = 32 * tm * tn * wniter
+        wmiter = (wm * wn) // per_sub
+        need(wmiter >= 1 and (wm * wn) % per_sub == 0, "WM*WN a multiple of 32*TM*TN*WNITER")
+        if wmiter >= 1:
+            need(wm % wmiter == 0 and wn % wniter == 0, "WMITER divides WM and WNITER divides WN")
+            wsubm, wsubn = wm // wmiter, wn // wniter
+            need(wsubm % tm == 0 and wsubn % tn == 0 and (wsubm // tm) * (wsubn // tn) == 32,
+                 "the 32 lanes tile a WSUBM x WSUBN sub-tile exactly")
+        if rung == "08_warptile":
+            need(bk * (bm + 4 + bn + 4) * 4 <= STATIC_SMEM, "BK * (BM+4 + BN+4) * 4 <= 48 KB")
+        else:
+            stages = c["STAGES"]
+            need(2 <= stages <= 4, "STAGES from 2 to 4")
+            smem = stages * bk * (bm + 4 + bn + 4) * 4
+            need(smem <= MAX_SMEM, "STAGES * BK * (BM+4 + BN+4) * 4 <= 227 KB")
+            # copy_tile: the block's copies cover each tile exactly, both ways (both layouts of
+            # an operand are compiled into one module)
+            need(threads >= 32, "at least one warp")
+            if threads >= 32:
+                need(threads % bk == 0 and all(r % (threads // bk) == 0 for r in (bm, bn)),
+                     "NUM_THREADS % BK == 0 and BM, BN multiples of NUM_THREADS / BK")
+                need(all(threads % (r // 4) == 0 and bk % (threads // (r // 4)) == 0
+                         for r in (bm, bn) if threads >= r // 4) and threads >= max(bm, bn) // 4,
+                     "NUM_THREADS a multiple of BM/4 and BN/4, and BK of NUM_THREADS / (BM/4), / (BN/4)")
+    need(threads % 32 == 0 and threads <= 256, "NUM_THREADS a multiple of 32, at most 256")
+    if "NUM_THREADS" in c:
+        need(c["NUM_THREADS"] == threads, f"NUM_THREADS equal to the derived {threads}")
+    if broken:
+        raise ValueError(f"{rung}: invalid configuration {c}: needs " + "; ".join(broken))
+    return threads, (bm, bn), smem
+
+
+def config_of(rung, options):
+    """The configuration dict of NVRTC ``options`` ("-DBM=64", ...) for tuned rung ``rung``,
+    filled in with the rung's defaults. Raises ValueError for an option that is not -DNAME=int
+    of one of the rung's parameters (or NUM_THREADS)."""
+    config = dict(TUNED_DEFAULTS[rung])
+    for opt in options:
+        name, eq, value = opt[2:].partition("=") if opt.startswith("-D") else ("", "", "")
+        if not eq or not (name in config or name == "NUM_THREADS") or not value.lstrip("-").isdigit():
+            raise ValueError(f"{rung}: option {opt!r} is not -DNAME=int with NAME one of "
+                             f"{', '.join(TUNED_DEFAULTS[rung])}")
+        config[name] = int(value)
+    return config
+
+
+def options_of(rung, config):
+    """The NVRTC options of ``config`` (a dict, may be partial) for tuned rung ``rung``: one
+    -DNAME=value per parameter, in the rung's parameter order (one module per distinct tuple)."""
+    full = {**TUNED_DEFAULTS[rung], **config}
+    return tuple(f"-D{k}={full[k]}" for k in TUNED_DEFAULTS[rung])
+
+
+@functools.lru_cache(maxsize=None)
+def _rung_with(rung, items):
+    config = dict(items)
+    threads, tile, smem = _geometry(rung, config)
+    return replace(RUNGS[rung], block=(threads,), tile=tile, smem=smem, options=options_of(rung, config))
+
+
+def rung_with(rung, config):
+    """The :class:`Rung` of tuned rung ``rung`` ("07_autotuned", "08_warptile", "09_pipelined")
+    compiled with ``config``: a dict of parameters ({"BM": 64, "BK": 16, ...}; missing ones keep
+    the defaults of :data:`TUNED_DEFAULTS`) or a tuple of NVRTC options ("-DBM=64", ...). Its
+    block, tile, dynamic shared memory and options all follow the configuration.
+
+    Raises:
+        KeyError: ``rung`` is not a tuned rung.
+        ValueError: an unknown parameter, or a configuration the kernel rejects (the rules of its
+            static_asserts, each broken one named).
+    """
+    if rung not in TUNED_DEFAULTS:
+        raise KeyError(f"{rung!r} is not a tuned rung: one of {', '.join(TUNED_DEFAULTS)}")
+    if isinstance(config, (tuple, list)):
+        config = config_of(rung, config)
+    unknown = set(config) - set(TUNED_DEFAULTS[rung]) - {"NUM_THREADS"}
+    if unknown:
+        raise ValueError(f"{rung}: unknown parameters {sorted(unknown)}; it has {', '.join(TUNED_DEFAULTS[rung])}")
+    full = {**TUNED_DEFAULTS[rung], **config}
+    return _rung_with(rung, tuple(sorted(full.items())))
+
+
+def tuning_configs(rung, max_smem=MAX_SMEM):
+    """Yield the NVRTC option tuples ("-DBM=..", "-DBN=..", ...) of every configuration of tuned
+    rung ``rung`` in :data:`TUNING_SPACE` that the kernel accepts, that has at least 128 threads
+    and keeps _ACCUMULATORS[rung] (low, high) accumulators a thread (more spill registers) and needs at most
+    ``max_smem`` bytes of dynamic shared memory (the device's opt-in limit, e.g.
+    cupy.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]). Each tuple is accepted by
+    ``gemm(..., rung=rung, options=...)`` and by :func:`rung_with`.
+
+    Raises:
+        KeyError: ``rung`` is not a tuned rung.
+    """
+    space = TUNING_SPACE[rung]
+    names = list(space)
+    for values in itertools.product(*(space[n] for n in names)):
+        config = dict(zip(names, values))
+        try:
+            spec = rung_with(rung, config)
+        except ValueError:
+            continue
+        threads = spec.block[0]
+        low, high = _ACCUMULATORS[rung]
+        if not low <= config["BM"] * config["BN"] // threads <= high or threads < _MIN_THREADS \
+                or spec.smem > max_smem:
+            continue
+        yield spec.options
+
+
+for _name in TUNED_DEFAULTS:
+    RUNGS[_name] = rung_with(_name, {})
 
 
 def layout_of(shape2, strides2, itemsize):
     """('n' or 't', leading dimension in elements) for a matrix of ``shape2`` (rows, cols) and byte
-    ``strides2``, or None when neither dimension has unit stride (the caller copies it first).
-    A dimension of size 1 counts as unit-stride: its stride is never followed."""
+    ``strides2``, or None when it is not one of the two BLAS layouts (the caller copies it first).
+
+    'n': unit stride along the columns, rows ``ld >= cols`` apart (``x``, ``grad``); 't': unit
+    stride along the rows, columns ``ld >= rows`` apart (``W.T``, ``x.transpose(-1, -2)``). A
+    dimension of size 1 counts as unit-stride: its stride is never followed. None for views
+    whose rows overlap (an expanded ``[N] -> [M, N]`` has row stride 0, from ``mean``/``sum``
+    backward), negative strides or no unit stride at all: no kernel is asked to read those.
+    """
     rows, cols = shape2
     s_row, s_col = (s // itemsize for s in strides2)
-    if s_col == 1 or cols == 1:
-        return "n", max(s_row, cols) if rows > 1 else max(cols, 1)
-    if s_row == 1 or rows == 1:
-        return "t", max(s_col, rows) if cols > 1 else max(rows, 1)
+    if (s_col == 1 or cols == 1) and (rows == 1 or s_row >= max(cols, 1)):
+        return "n", s_row if rows > 1 else max(cols, 1)
+    if (s_row == 1 or rows == 1) and (cols == 1 or s_col >= max(rows, 1)):
+        return "t", s_col if cols > 1 else max(rows, 1)
     return None
 
 
-def gemm(a, b, bias=None, rung="01_naive", options=None):
+_smem_raised = set()     # kernels whose dynamic shared memory limit gemm() has raised
+
+
+def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
     """``a @ b (+ bias)`` with rung ``rung`` (a key of :data:`RUNGS`).
 
     Shapes: ``a`` [..., M, K], ``b`` [..., K, N] with broadcast batch dimensions, ``bias`` [N] or
     None; returns a new contiguous [..., M, N] array of the same dtype. Both operands share a dtype
     the rung has; each may be any view whose rows or columns are unit-stride (others are copied).
-    ``options`` replaces the rung's NVRTC options (the autotuner's tile sizes).
+    ``options`` replaces the rung's NVRTC options (the autotuner's tile sizes). For a tuned rung
+    (07-09) the launch follows them: ``options=("-DBM=64", ...)`` or ``config={"BM": 64, ...}``
+    (parameters not given keep their defaults) give the block, tile and shared memory of that
+    configuration (:func:`rung_with`).
 
     Raises:
         KeyError: unknown rung.  TypeError: dtypes differ or the rung has none for them.
         ValueError: operands not 2-D or more, inner sizes or batch shapes that do not match, a
-            bias that is not [N].
+            bias that is not [N]; for a tuned rung, an invalid configuration.
     """
     spec = RUNGS[rung]
+    if rung in TUNED_DEFAULTS and (options is not None or config is not None):
+        merged = config_of(rung, options) if options is not None else dict(TUNED_DEFAULTS[rung])
+        spec = rung_with(rung, {**merged, **(config or {})})
+        options = None                  # spec.options now holds them, in canonical order
+    elif config is not None:
+        raise ValueError(f"gemm: rung {rung} has no compile-time configuration")
     if a.dtype != b.dtype or SUFFIX.get(a.dtype) not in spec.dtypes:
         raise TypeError(f"gemm rung {rung} takes two arrays of one of {spec.dtypes}, got {a.dtype} and {b.dtype}")
     if a.ndim < 2 or b.ndim < 2:
@@ -100,7 +320,192 @@ def gemm(a, b, bias=None, rung="01_naive", options=None):
         return out
     name = f"gemm_{la[0]}{lb[0]}_{SUFFIX[a.dtype]}"
     fn = kernel(spec.file, name, idx, spec.options if options is None else tuple(options))
+    if spec.smem > STATIC_SMEM and id(fn) not in _smem_raised:
+        # Past 48 KB a kernel must opt in to more dynamic shared memory, once per kernel
+        # (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)); the launch fails otherwise.
+        with cp.cuda.Device(idx):
+            fn.max_dynamic_shared_size_bytes = spec.smem
+        _smem_raised.add(id(fn))     # compiled kernels live as long as the process: ids stay theirs
     bm, bn = spec.tile
     launch_2d(fn, (cdiv(n, bn), cdiv(m, bm), batch), spec.block,
               (a, b, out, bias, m, n, k, la[1], lb[1], batch, layout), idx, spec.smem)
     return out
+
+
+# ---- dispatch: which rung for which product ----------------------------------------------------------
+TUNED_JSON = Path(__file__).resolve().parents[2] / "cuda" / "gemm" / "tuned.json"
+SMALL, MEDIUM = 2 ** 18, 2 ** 22      # elements of C (all batches): the autotuner's classes too
+KINDS = {"f32": "fp32", "f64": "fp64", "bf16": "bf16", "f16": "f16"}   # table key per dtype suffix
+# float64 is the correctness dtype (gradcheck): 05 is the last rung with simple f64 entry points; the
+# later ones are built around 4-byte elements (float4 loads, shared-memory and register budgets)
+F64_ORDER = ("05_blocktile_2d", "01_naive")
+
+
+def shape_class(m, n, k, batch=1):
+    """'small', 'medium' or 'large': the size class of a product with ``batch`` C matrices of
+    ``m`` x ``n`` (``k`` does not enter: the class says how many blocks fill the GPU).
+    ``m * n * batch <= 2**18`` is small (a few waves of blocks on an H100 at best), ``<= 2**22``
+    medium, beyond that large. The autotuner (benchmarks) files its results under the same classes.
+    """
+    c = m * n * batch
+    return "small" if c <= SMALL else "medium" if c <= MEDIUM else "large"
+
+
+_tuned = None
+
+
+def tuned_table():
+    """The autotuner's table ``{"sm_90": {kind: {class: {"rung", "options", "gflops"}}}}``, read
+    from ``minitorch/cuda/gemm/tuned.json`` on first use ({} when the file is missing)."""
+    global _tuned
+    if _tuned is None:
+        try:
+            _tuned = json.loads(TUNED_JSON.read_text())
+        except FileNotFoundError:
+            _tuned = {}
+    return _tuned
+
+
+def _usable(name, suffix, arch, tensor_cores_ok):
+    """Whether rung ``name`` exists, has entry points for ``suffix``, runs on compute capability
+    ``arch`` and (for float32) uses tensor cores only when ``tensor_cores_ok``."""
+    spec = RUNGS.get(name)
+    return (spec is not None and suffix in spec.dtypes and spec.arch <= arch
+            and (suffix != "f32" or tensor_cores_ok or not spec.tensor_cores))
+
+
+def _default(suffix, arch, tf32):
+    """The built-in choice: the highest-numbered usable rung (rung names start with their number).
+    float32 prefers a TF32 rung when ``tf32``, else only rungs without tensor cores; float64
+    follows F64_ORDER first."""
+    ranked = sorted(RUNGS, reverse=True)
+    if suffix == "f64":
+        ranked = [r for r in F64_ORDER if r in RUNGS] + ranked
+    if suffix == "f32":
+        tc = [r for r in ranked if RUNGS[r].tensor_cores]
+        ranked = (tc if tf32 else []) + [r for r in ranked if not RUNGS[r].tensor_cores]
+    for name in ranked:
+        if _usable(name, suffix, arch, tf32):
+            return name
+    raise TypeError(f"no GEMM rung has {suffix} entry points for sm_{arch}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _choose(cls, suffix, arch, tf32):
+    kind = "tf32" if suffix == "f32" and tf32 else KINDS.get(suffix, suffix)
+    entry = tuned_table().get(f"sm_{arch}", {}).get(kind, {}).get(cls)
+    # a tuned entry is taken only if it is still valid here: the rung may have been renamed or
+    # removed since the table was written, and the table must never override allow_tf32
+    if entry and _usable(entry.get("rung"), suffix, arch, tf32):
+        return entry["rung"], tuple(entry.get("options") or ())
+    name = _default(suffix, arch, tf32)
+    return name, RUNGS[name].options
+
+
+def choose(m, n, k, batch, dtype_suffix, arch, allow_tf32=None):
+    """The rung and NVRTC options for ``batch`` products ``[m, k] @ [k, n]`` of dtype
+    ``dtype_suffix`` ('f32', 'f64', 'bf16', 'f16') on a GPU of compute capability ``arch`` (90
+    for an H100): ``(rung name, options tuple)``.
+
+    The tuned table's entry for (``sm_<arch>``, kind, :func:`shape_class`) wins when it names a
+    usable rung; the kind is 'tf32' for float32 when ``allow_tf32`` (default: the switch
+    ``minitorch.backends.cuda.matmul.allow_tf32``), else 'fp32', and 'bf16'/'f16' for half
+    dtypes. Otherwise the built-in order: the highest rung without tensor cores for float32
+    (with them first when TF32 is allowed), 05_blocktile_2d (else 01) for float64, the half
+    rung for bf16/f16. Never a rung missing from RUNGS, above ``arch``, or using tensor cores on
+    float32 unless TF32 is allowed.
+
+    Raises:
+        TypeError: no rung has the dtype on this architecture.
+    """
+    if allow_tf32 is None:
+        allow_tf32 = _tf32_switch.allow_tf32
+    return _choose(shape_class(m, n, k, batch), dtype_suffix, int(arch), bool(allow_tf32))
+
+
+def reload_tuned():
+    """Forget the loaded table and the cached choices (after the autotuner rewrote tuned.json, or
+    a test replaced RUNGS)."""
+    global _tuned
+    _tuned = None
+    _choose.cache_clear()
+
+
+@functools.lru_cache(maxsize=None)
+def arch_of(index):
+    """Compute capability of GPU ``index`` as an int (90 for sm_90)."""
+    return int(cupy_or_raise().cuda.Device(index).compute_capability)
+
+
+def _mm(a, b, bias):
+    """gemm() with the rung :func:`choose` picks; ``a`` [..., M, K], ``b`` [..., K, N]."""
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    batch = math.prod(broadcast_shape(a.shape[:-2], b.shape[:-2]))
+    suffix = SUFFIX.get(a.dtype)
+    if suffix is None or a.dtype != b.dtype:
+        raise TypeError(f"cuda matmul takes two arrays of one floating dtype, got {a.dtype} and {b.dtype}")
+    rung, options = choose(m, n, k, batch, suffix, arch_of(a.device_id))
+    return gemm(a, b, bias, rung, options)
+
+
+def matmul(a, b, bias=None):
+    """``a @ b (+ bias)`` with the fastest usable rung of the ladder (see :func:`choose`).
+
+    ``a`` [..., M, K] and ``b`` [..., K, N] with broadcast batch dimensions, as ``np.matmul``
+    (1-D operands too: a [K] is one row, b [K] one column, and that dimension is dropped from the
+    result); ``bias`` [N] or None, added in the GEMM's epilogue. Both one dtype a rung has
+    (float32, float64; bf16/f16 with the half rung). Any strides: transposed views go to the
+    kernel as layout 't', nothing is copied unless neither dimension of a matrix is unit-stride.
+    A batched ``a`` times a 2-D ``b`` (``x @ W.T`` with x [B, T, K]) is one GEMM of B*T rows when
+    ``a``'s batches lie one after the other in memory.
+
+    Returns a new contiguous array of the broadcast shape.
+
+    Raises:
+        TypeError: dtypes differ or no rung has them.  ValueError: 0-d operands, inner sizes that
+            differ, batch shapes that do not broadcast, a bias that is not [N].
+    """
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul: operands must have at least one dimension")
+    a2 = a.as_strided((1,) + a.shape, (a.itemsize * a.shape[0],) + a.strides) if a.ndim == 1 else a
+    b2 = b.as_strided(b.shape + (1,), b.strides + (b.itemsize,)) if b.ndim == 1 else b
+    if a2.shape[-1] != b2.shape[-2]:
+        raise ValueError(f"matmul: inner sizes differ: {a.shape} @ {b.shape}")
+    out_shape = (broadcast_shape(a2.shape[:-2], b2.shape[:-2]) + ((a2.shape[-2],) if a.ndim > 1 else ())
+                 + ((b2.shape[-1],) if b.ndim > 1 else ()))
+    if b2.ndim == 2 and a2.ndim > 2:
+        # [B, T, K] @ [K, N]: when a's batches lie row after row in memory they are more rows of
+        # one matrix: one GEMM of B*T rows (one launch, a bigger grid, the shape class it really is)
+        a2 = _fold_rows(a2) or a2
+    out = _mm(a2, b2, bias)
+    return out.reshape(out_shape)
+
+
+def _fold_rows(a):
+    """``a`` [..., M, K] as one [prod(...) * M, K] matrix view, or None when its batch and row
+    dimensions are not one evenly strided run of rows (or the view is not a BLAS layout)."""
+    row, inner = None, 1           # row: byte stride of the merged row dimension
+    for size, stride in zip(reversed(a.shape[:-1]), reversed(a.strides[:-1])):
+        if size == 1:
+            continue
+        if row is None:            # the innermost dimension that moves: its stride is the row's
+            row = stride
+        elif stride != row * inner:
+            return None
+        inner *= size
+    if row is None:                # a single row: any stride will do
+        row = a.itemsize * max(a.shape[-1], 1)
+    view = a.as_strided((math.prod(a.shape[:-1]), a.shape[-1]), (row, a.strides[-1]))
+    return view if layout_of(view.shape, view.strides, a.itemsize) is not None else None
+
+
+def linear(x, weight, bias=None):
+    """``x @ weight.T + bias`` (``nn.Linear``): one GEMM in layout 'nt' (``weight`` read where
+    it lies, transposed by its strides) with the bias added in the epilogue.
+
+    Shapes: ``x`` [..., in], ``weight`` [out, in], ``bias`` [out] or None -> [..., out]; one dtype.
+
+    Raises:
+        as :func:`matmul`.
+    """
+    return matmul(x, weight.T, bias)

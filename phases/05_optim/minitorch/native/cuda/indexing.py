@@ -18,6 +18,9 @@ from .launch import (LAYOUT, MAX_DIMS, SUFFIX, StructArg, broadcast_strides, cdi
 
 FILE = "index.cu"
 _SCATTER_DTYPES = ("f32", "f64", "i64")
+_GATHER_DTYPES = ("f32", "f64", "i64", "bool")
+_SCATTER_DTYPES += ("f16", "bf16")      # atomicAdd on __half / __nv_bfloat16 (index.cu)
+_GATHER_DTYPES += ("f16", "bf16")
 _I64 = np.dtype(np.int64)
 _CHUNK = 4096                # index.cu's ix::CHUNK: mask elements per block in nonzero
 _BLOCK = 256
@@ -28,9 +31,9 @@ def _elem_strides(x):
     return tuple(s // x.itemsize for s in x.strides)
 
 
-def _suffix(x, what, allowed=("f32", "f64", "i64", "bool")):
+def _suffix(x, what, allowed=None):
     suf = SUFFIX.get(x.dtype)
-    if suf not in allowed:
+    if suf not in (allowed or _GATHER_DTYPES):
         raise TypeError(f"cuda {what} has no kernel for {x.dtype}")
     return suf
 

@@ -427,3 +427,7 @@ def broadcast_layout(operands):
     strides = tuple(broadcast_strides(s, st, isz, out_shape) for s, st, isz in operands)
     return out_shape, size, pack_layout(out_shape, strides)
 UNROLL = 4           # common.cuh's UNROLL: 16-byte vectors each thread has in flight in scan()
+import ml_dtypes     # noqa: E402 - NumPy's bfloat16 dtype
+
+SUFFIX[np.dtype(np.float16)] = "f16"             # __half kernels
+SUFFIX[np.dtype(ml_dtypes.bfloat16)] = "bf16"    # __nv_bfloat16 kernels

@@ -93,6 +93,8 @@ def sum(a, dims, keepdim=False, scale=1.0):
     """
     names = _NAMES.get(a.dtype)
     if names is None:
+        if a.dtype in _HALF_SUM:
+            return _sum_half(a, dims, keepdim, scale)
         raise TypeError(f"cuda sum has no kernel for {a.dtype}; float32, float64 and int64 only")
     T = a.dtype.type
     idx = a.device_id
@@ -281,3 +283,42 @@ def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
     launch_2d(kernel("reduce.cu", f"welford_combine_{suf}", idx), (n_out,), (_block_for(splits),),
               (part, out, mean, splits, dof, root), idx)
     return out, mean
+
+
+# ---- phase 05: float16 / bfloat16 sums, accumulated in float ------------------------------------------
+# sum_blocks_f16 / sum_threads_f16 (and _bf16) read half and write float sums; partial sums of
+# sliced rows are added by sum_blocks_f32, and the float result is rounded to half once, by the
+# cast kernel: PyTorch's answer (float32 accumulation, one rounding).
+import numpy as _np  # noqa: E402 - phase 05 adds these
+
+from .elementwise import cast as _cast  # noqa: E402
+
+_F32 = _np.dtype(_np.float32)
+_HALF_SUM = {dt: (f"sum_threads_{s}", f"sum_blocks_{s}") for dt, s in SUFFIX.items() if s in ("f16", "bf16")}
+
+
+def _sum_half(a, dims, keepdim, scale):
+    """``scale * a.sum(dims)`` for float16/bfloat16 ``a`` (any strides): float sums, one rounding.
+    Same plan as :func:`sum` (one thread or one block per output, long rows cut into slices)."""
+    names = _HALF_SUM[a.dtype]
+    idx = a.device_id
+    dims = tuple(sorted(set(dims)))
+    out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
+        a.shape, a.strides, a.itemsize, dims, bool(keepdim), sm_count(idx))
+    out = empty(out_shape, _F32, idx)
+    s = _np.float32(scale)
+    if n_out == 0:
+        pass
+    elif strategy == "threads":
+        launch_stride(kernel("reduce.cu", names[0], idx), n_out, 1, idx, (a, out, n_out, r, kept, red, s))
+    elif splits == 1:
+        launch(kernel("reduce.cu", names[1], idx), (n_out,), (block,), (a, out, r, kept, red, s), index=idx)
+    else:
+        # pass 1: float partial sums, n_out rows of `splits`; pass 2: the float32 kernel adds them
+        partial = empty((n_out * splits,), _F32, idx)
+        launch(kernel("reduce.cu", names[1], idx), (n_out, splits), (block,),
+               (a, partial, r, kept, red, _np.float32(1)), index=idx)
+        kept2, red2 = _partials_layouts(n_out, splits)
+        launch(kernel("reduce.cu", "sum_blocks_f32", idx), (n_out,), (_block_for(splits),),
+               (partial, out, splits, kept2, red2, s), index=idx)
+    return _cast(out, a.dtype)

@@ -1,0 +1,80 @@
+// GENERATED from minitorch/cuda/fill.cu by tools/sync_phases.py (phase 05 snapshot): edit the source and re-run, not this file.
+// phase: 01
+// fill.cu - the first kernels: write one value, or an arithmetic sequence, into device memory.
+//
+// A kernel is a function the GPU runs once per thread. We launch a 1-D grid of blocks of 256
+// threads and give each thread one element: global index i = blockIdx.x * blockDim.x + threadIdx.x.
+// The grid is rounded up to whole blocks, so the last block may have threads past the end: the
+// `if (i < n)` guard keeps them from writing memory that is not ours.
+//
+// Each kernel exists once per element type. The template holds the logic; the extern "C" wrappers
+// give each type a plain name (fill_f32, fill_f64, ...) that Python can look up.
+
+template <typename T>
+__device__ void fill(T* out, T value, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = value;
+}
+
+extern "C" __global__ void fill_f32(float* out, float value, long long n) { fill(out, value, n); }
+extern "C" __global__ void fill_f64(double* out, double value, long long n) { fill(out, value, n); }
+extern "C" __global__ void fill_i64(long long* out, long long value, long long n) { fill(out, value, n); }
+extern "C" __global__ void fill_bool(bool* out, bool value, long long n) { fill(out, value, n); }
+
+// out[i] = start + i * step, computed in double so long float sequences do not drift.
+template <typename T>
+__device__ void arange(T* out, double start, double step, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (T)(start + (double)i * step);
+}
+
+extern "C" __global__ void arange_f32(float* out, double start, double step, long long n) { arange(out, start, step, n); }
+extern "C" __global__ void arange_f64(double* out, double start, double step, long long n) { arange(out, start, step, n); }
+extern "C" __global__ void arange_i64(long long* out, double start, double step, long long n) { arange(out, start, step, n); }
+
+// cuRAND's uniform numbers lie in (0, 1]; PyTorch's rand promises [0, 1). x -> 1 - x maps one
+// onto the other, so no sample can be exactly 1.0 (which would break floor(rand * n) indexing).
+template <typename T>
+__device__ void one_minus(T* x, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) x[i] = (T)1 - x[i];
+}
+
+extern "C" __global__ void one_minus_f32(float* x, long long n) { one_minus(x, n); }
+extern "C" __global__ void one_minus_f64(double* x, long long n) { one_minus(x, n); }
+// float16 and bfloat16. The value comes as a double, rounded to float16 once (as NumPy does) and
+// to bfloat16 through float (as ml_dtypes and PyTorch do; common.cuh, Narrow, says why).
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+extern "C" __global__ void fill_f16(__half* out, double value, long long n) { fill(out, __double2half(value), n); }
+extern "C" __global__ void fill_bf16(__nv_bfloat16* out, double value, long long n) {
+    fill(out, __float2bfloat16_rn((float)value), n);
+}
+
+extern "C" __global__ void arange_f16(__half* out, double start, double step, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __double2half(start + (double)i * step);
+}
+extern "C" __global__ void arange_bf16(__nv_bfloat16* out, double start, double step, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __float2bfloat16_rn((float)(start + (double)i * step));
+}
+
+// rand in half: u from cuRAND's float (0, 1], x = 1 - u in float, rounded to half. Rounding can
+// carry a value just below 1 up to exactly 1.0 (any x > 1 - 2^-12 in float16, 1 - 2^-9 in
+// bfloat16), which [0, 1) forbids: those become the largest half below 1 (1 - 2^-11, 1 - 2^-8).
+extern "C" __global__ void uniform_f16(const float* __restrict__ u, __half* __restrict__ out, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) {
+        const float x = __half2float(__float2half_rn(1.0f - u[i]));
+        out[i] = __float2half_rn(x < 1.0f ? x : 1.0f - 0x1p-11f);
+    }
+}
+extern "C" __global__ void uniform_bf16(const float* __restrict__ u, __nv_bfloat16* __restrict__ out, long long n) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n) {
+        const float x = __bfloat162float(__float2bfloat16_rn(1.0f - u[i]));
+        out[i] = __float2bfloat16_rn(x < 1.0f ? x : 1.0f - 0x1p-8f);
+    }
+}
