@@ -122,7 +122,9 @@ def cases(table):
     """(op, dtype) for every op of ``table`` ({op: kernel name suffixes}) and dtype it has kernels for."""
     for op, suffixes in table.items():
         for dt, suffix in SUFFIX.items():
-            if suffix in suffixes:
+            # the four dtypes of phases 01-04; float16/bfloat16 (CuPy has no bfloat16 arrays) are
+            # checked against the cpu backend in tests/test_half.py
+            if suffix in suffixes and suffix in ("f32", "f64", "i64", "bool"):
                 yield op, dt
 
 
