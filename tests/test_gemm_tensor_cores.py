@@ -60,10 +60,12 @@ def _check(c, ref, unit):
                            f"{c[tuple(np.argwhere(bad)[0])]} vs {ref[tuple(np.argwhere(bad)[0])]}")
 
 
-CASES = [("10_tf32_mma", np.float32, 0.0)] + [("11_half_mma", HALF[s], UNIT[s]) for s in HALF]
+CASES = ([("10_tf32_mma", np.float32, 0.0), ("10_tf32_mma_wide", np.float32, 0.0)]
+         + [("11_half_mma", HALF[s], UNIT[s]) for s in HALF])
+IDS = ["tf32", "tf32_wide", "bf16", "f16"]
 
 
-@pytest.mark.parametrize("rung,dtype,unit", CASES, ids=["tf32", "bf16", "f16"])
+@pytest.mark.parametrize("rung,dtype,unit", CASES, ids=IDS)
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("mnk", SIZES, ids=lambda s: "x".join(map(str, s)))
 def test_rung_matches_float64(rng, rung, dtype, unit, layout, mnk):
@@ -77,7 +79,7 @@ def test_rung_matches_float64(rng, rung, dtype, unit, layout, mnk):
     _check(to_numpy(out), ref + bias.astype(np.float64), unit)
 
 
-@pytest.mark.parametrize("rung,dtype,unit", CASES, ids=["tf32", "bf16", "f16"])
+@pytest.mark.parametrize("rung,dtype,unit", CASES, ids=IDS)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_rung_unaligned_views(rng, rung, dtype, unit, layout):
     """Operands that start one element after a 16-byte boundary take the element-by-element copies."""
@@ -94,7 +96,7 @@ def test_rung_unaligned_views(rng, rung, dtype, unit, layout):
     _check(to_numpy(out), a.astype(np.float64) @ b.astype(np.float64), unit)
 
 
-@pytest.mark.parametrize("rung,dtype,unit", CASES, ids=["tf32", "bf16", "f16"])
+@pytest.mark.parametrize("rung,dtype,unit", CASES, ids=IDS)
 @pytest.mark.parametrize("layout", ["nn", "nt", "tn"])
 def test_rung_batched_broadcast(rng, rung, dtype, unit, layout):
     """[2, 1, M, K] @ [3, K, N] -> [2, 3, M, N]: A repeats over the 3, B over the 2."""
@@ -112,14 +114,15 @@ def _tf32(x):
     return ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
 
 
+@pytest.mark.parametrize("rung", ["10_tf32_mma", "10_tf32_mma_wide"])
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_tf32_rounding(rng, layout):
+def test_tf32_rounding(rng, layout, rung):
     """Random normal data: C equals the float64 product of the TF32-rounded inputs up to float32
     accumulation error, and differs from the float32 product by about TF32's 2^-11."""
     m, n, k = 200, 150, 300
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
-    out = to_numpy(gemm(_operand(a, layout[0]), _operand(b, layout[1]), None, rung="10_tf32_mma"))
+    out = to_numpy(gemm(_operand(a, layout[0]), _operand(b, layout[1]), None, rung=rung))
     ref = _tf32(a).astype(np.float64) @ _tf32(b).astype(np.float64)
     scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
     assert np.all(np.abs(out - ref) <= 1e-5 * scale)
@@ -129,6 +132,6 @@ def test_rungs_registered():
     from minitorch.native.cuda.gemm import RUNGS
     assert RUNGS["10_tf32_mma"].tensor_cores and RUNGS["10_tf32_mma"].dtypes == ("f32",)
     assert set(RUNGS["11_half_mma"].dtypes) == {"bf16", "f16"}
-    for name in ("10_tf32_mma", "11_half_mma"):
+    for name in ("10_tf32_mma", "10_tf32_mma_wide", "11_half_mma"):
         assert RUNGS[name].arch == 80 and RUNGS[name].smem > 48 * 1024
 
