@@ -39,8 +39,8 @@
 // Shared memory. The tiles keep the layout they have in global memory (mma.cuh: a row of the smem
 // tile is a run of unit-stride elements), padded so that a warp's fragment reads hit 32 different
 // banks: a K-major tile (A 'n', B 't') has rows of BK + 4 floats, so lane (g, t) reads bank
-// (4g + t + const) % 32; an M/N-major tile (A 't', B 'n') has rows of 128 + 8 floats, so lane
-// (g, t) reads bank (8t + g + const) % 32. Both are 32 distinct banks (no conflicts), and the row
+// (4g + t + const) % 32; an M/N-major tile (A 't', B 'n') has rows of 128 + 8 (or 256 + 8)
+// floats, so lane (g, t) reads bank (8t + g + const) % 32. Both are 32 distinct banks (no conflicts), and the row
 // lengths stay multiples of 16 bytes, as cp.async's 16-byte copies need.
 //
 // Arguments, layouts and batches: gemm.cuh. Needs sm_80 (cp.async, tf32 mma).
@@ -48,22 +48,35 @@
 
 namespace tf32 {
 
-constexpr int BM = 128, BN = 128, BK = 32, STAGES = 3;
+// TF32_BN (an NVRTC option, -DTF32_BN=256) widens the block tile to 128 x 256 and the warptiles to
+// 64 x 64: each fragment read from smem then feeds 8 mmas instead of 4, which halves the smem bytes
+// per mma (192 -> 128 B: at 128 B per clock an SM's smem keeps its tensor cores busy only with the
+// wider tile), for 128 accumulators a thread and one block per SM. Which wins is measured
+// (benchmarks/bench_gemm.py), so both are rungs in native/cuda/gemm.py.
+#ifndef TF32_BN
+#define TF32_BN 128
+#endif
+constexpr int BM = 128, BN = TF32_BN, BK = 32, STAGES = 3;
 constexpr int THREADS = 256, WARPS_N = 4;             // 8 warps: 2 along m, 4 along n
-constexpr int WM = 64, WN = 32;                       // warptile
-constexpr int MT = WM / 16, NT = WN / 8;              // mma tiles per warptile: 4 x 4
-constexpr int KPAD = BK + 4, MNPAD = 128 + 8;         // smem row lengths (floats), see the header
+constexpr int WM = 64, WN = BN / WARPS_N;             // warptile: 64 x 32 (or 64 x 64)
+constexpr int MT = WM / 16, NT = WN / 8;              // mma tiles per warptile: 4 x 4 (or 4 x 8)
+// smem row lengths (floats), see the header: BM + 8 and BN + 8 are 8 more than a multiple of 32.
+constexpr int KPAD = BK + 4, MPAD = BM + 8, NPAD = BN + 8;
 
-// Where chunk q (4 floats) of row r of a tile starts, for the two smem layouts.
-struct KMajor { static __device__ __forceinline__ int at(int r, int q) { return r * KPAD + q * 4; } };
-struct MNMajor { static __device__ __forceinline__ int at(int r, int q) { return r * MNPAD + q * 4; } };
+// Where chunk q (4 floats) of row r of a tile starts, for rows of PAD floats.
+template <int PAD>
+struct Rows { static __device__ __forceinline__ int at(int r, int q) { return r * PAD + q * 4; } };
+using KMajor = Rows<KPAD>;     // A 'n' (rows m), B 't' (rows n)
+using MMajor = Rows<MPAD>;     // A 't' (rows k)
+using NMajor = Rows<NPAD>;     // B 'n' (rows k)
 
-constexpr int TILE_K = BM * KPAD;                     // floats of a K-major tile: 128 x 36
-constexpr int TILE_MN = BK * MNPAD;                   // floats of an M/N-major tile: 32 x 136
-constexpr int TILE = TILE_K > TILE_MN ? TILE_K : TILE_MN;   // one slot fits either
-constexpr int SMEM_BYTES = STAGES * 2 * TILE * 4;     // 110592: native/cuda/gemm.py's Rung.smem
-static_assert(BM == BN && BM == 128, "the smem layouts above assume 128 x 128 tiles");
-static_assert(SMEM_BYTES == 110592, "keep Rung.smem in native/cuda/gemm.py in step");
+constexpr int cmax(int x, int y) { return x > y ? x : y; }
+constexpr int A_TILE = cmax(BM * KPAD, BK * MPAD);    // floats of A's slot: fits either layout
+constexpr int B_TILE = cmax(BN * KPAD, BK * NPAD);
+constexpr int STAGE = A_TILE + B_TILE;
+constexpr int SMEM_BYTES = STAGES * STAGE * 4;        // native/cuda/gemm.py's Rung.smem
+static_assert(BM == 128 && (BN == 128 || BN == 256), "tiles of 128 x 128 or 128 x 256");
+static_assert(SMEM_BYTES == (BN == 128 ? 110592 : 165888), "keep Rung.smem in native/cuda/gemm.py in step");
 
 __device__ __forceinline__ unsigned to_tf32(float x) {
     unsigned r;
@@ -80,9 +93,9 @@ __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], const
 
 // op(A)[m, k] and op(B)[k, n] of one stage's tiles, m, k, n counted inside the tile.
 template <bool TA>
-__device__ __forceinline__ float a_at(const float* s, int m, int k) { return TA ? s[k * MNPAD + m] : s[m * KPAD + k]; }
+__device__ __forceinline__ float a_at(const float* s, int m, int k) { return TA ? s[k * MPAD + m] : s[m * KPAD + k]; }
 template <bool TB>
-__device__ __forceinline__ float b_at(const float* s, int k, int n) { return TB ? s[n * KPAD + k] : s[k * MNPAD + n]; }
+__device__ __forceinline__ float b_at(const float* s, int k, int n) { return TB ? s[n * KPAD + k] : s[k * NPAD + n]; }
 
 }  // namespace tf32
 
@@ -91,7 +104,7 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
     using namespace tf32;
     static_assert(sizeof(T) == 4, "float32 only");
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    float* smem = reinterpret_cast<float*>(smem_raw);   // stage s: A tile at s*2*TILE, B tile after it
+    float* smem = reinterpret_cast<float*>(smem_raw);   // stage s: A tile at s*STAGE, B tile after it
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int g = lane >> 2, t = lane & 3;
@@ -113,13 +126,13 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
 
             // Queue the copies of K-tile kt into stage s (rows/cols per mma.cuh's table).
             auto load_stage = [&](int kt, int s) {
-                float* sa = smem + s * 2 * TILE;
-                float* sb = sa + TILE;
+                float* sa = smem + s * STAGE;
+                float* sb = sa + A_TILE;
                 const long long k0 = (long long)kt * BK;
-                if constexpr (TA) tc::load_tile<float, BK, BM, THREADS, MNMajor>(sa, a, lda, k0, K, m0, M, a_vec, tid);
+                if constexpr (TA) tc::load_tile<float, BK, BM, THREADS, MMajor>(sa, a, lda, k0, K, m0, M, a_vec, tid);
                 else    tc::load_tile<float, BM, BK, THREADS, KMajor>(sa, a, lda, m0, M, k0, K, a_vec, tid);
                 if constexpr (TB) tc::load_tile<float, BN, BK, THREADS, KMajor>(sb, b, ldb, n0, N, k0, K, b_vec, tid);
-                else    tc::load_tile<float, BK, BN, THREADS, MNMajor>(sb, b, ldb, k0, K, n0, N, b_vec, tid);
+                else    tc::load_tile<float, BK, BN, THREADS, NMajor>(sb, b, ldb, k0, K, n0, N, b_vec, tid);
             };
 
             float acc[MT][NT][4];
@@ -148,8 +161,8 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
                 if (kt + STAGES - 1 < ktiles) load_stage(kt + STAGES - 1, write);
                 tc::cp_async_commit();
 
-                const float* sa = smem + read * 2 * TILE;
-                const float* sb = sa + TILE;
+                const float* sa = smem + read * STAGE;
+                const float* sb = sa + A_TILE;
                 // Not unrolled: the fragments of one k-step at a time stay in registers (unrolled,
                 // the compiler loads all four steps' ahead and needs ~160 registers: one block per SM).
 #pragma unroll 1
@@ -212,10 +225,11 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
     }
 }
 
-// 256 threads. On sm_90 (228 KB of smem per SM) two blocks of 108 KB fit on an SM if each thread
-// keeps to 128 registers: __launch_bounds__' second argument asks the compiler for that. An sm_80
-// SM (164 KB) holds one such block whatever the registers, so there it is left free to use more.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// 256 threads. On sm_90 (228 KB of smem per SM) two 128 x 128 blocks of 108 KB fit on an SM if
+// each thread keeps to 128 registers: __launch_bounds__' second argument asks the compiler for
+// that. An sm_80 SM (164 KB) holds one such block whatever the registers, so there it is left free
+// to use more; so is the 128 x 256 tile (162 KB), one block per SM anywhere.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && TF32_BN == 128
 #define TF32_BLOCKS_PER_SM 2
 #else
 #define TF32_BLOCKS_PER_SM 1

@@ -24,7 +24,7 @@
 //    would do the same at the cost of memory; the XOR costs one instruction.
 //
 // The block (256 threads = 8 warps, 2 along m x 4 along n) computes 128 x 128 of C; each warp a
-// 64 x 32 warptile = 4 x 4 mma tiles, 64 float32 accumulators per thread. K advances BK = 64
+// 64 x 32 warptile = 4 x 4 mma tiles, 64 float32 accumulators per thread (HALF_BN below: 128 x 256). K advances BK = 64
 // elements (128 bytes) a step through STAGES = 3 cp.async buffers (96 KB), zero-filled at the
 // edges; operands whose rows are not 16-byte aligned are copied element by element instead.
 //
@@ -50,14 +50,23 @@
 
 namespace half_mma {
 
-constexpr int BM = 128, BN = 128, BK = 64, STAGES = 3;
+// HALF_BN (an NVRTC option, -DHALF_BN=256) widens the block tile to 128 x 256 and the warptiles to
+// 64 x 64: each A fragment then feeds 8 mmas instead of 4, 128 instead of 192 smem bytes per mma
+// (an SM's smem gives 128 B per clock, one m16n8k16 per clock keeps its tensor cores busy), for
+// 128 accumulators a thread and one block per SM. Not a rung yet: with nvcc 13.0 that variant
+// spills a few bytes of registers (the 128 x 128 default does not); to try it, pass the option.
+#ifndef HALF_BN
+#define HALF_BN 128
+#endif
+constexpr int BM = 128, BN = HALF_BN, BK = 64, STAGES = 3;
 constexpr int THREADS = 256, WARPS_N = 4;              // 8 warps: 2 along m, 4 along n
-constexpr int WM = 64, WN = 32;                        // warptile
-constexpr int MT = WM / 16, NT = WN / 8;               // mma tiles per warptile: 4 x 4
-constexpr int TILE = BM * BK;                          // elements of one operand's tile (either layout)
-constexpr int SMEM_BYTES = STAGES * 2 * TILE * 2;      // 98304: native/cuda/gemm.py's Rung.smem
-static_assert(BM == 128 && BN == 128 && BK == 64, "the layouts below assume these");
-static_assert(SMEM_BYTES == 98304, "keep Rung.smem in native/cuda/gemm.py in step");
+constexpr int WM = 64, WN = BN / WARPS_N;              // warptile: 64 x 32 (or 64 x 64)
+constexpr int MT = WM / 16, NT = WN / 8;               // mma tiles per warptile: 4 x 4 (or 4 x 8)
+constexpr int A_TILE = BM * BK, B_TILE = BN * BK;      // elements of each operand's tile (either layout)
+constexpr int STAGE = A_TILE + B_TILE;
+constexpr int SMEM_BYTES = STAGES * STAGE * 2;         // native/cuda/gemm.py's Rung.smem
+static_assert(BM == 128 && (BN == 128 || BN == 256) && BK == 64, "the layouts below assume these");
+static_assert(SMEM_BYTES == (BN == 128 ? 98304 : 147456), "keep Rung.smem in native/cuda/gemm.py in step");
 
 // Chunk q (8 elements, 16 bytes) of row r of a tile with COLS elements per row (COLS >= 64, so
 // a row has at least 8 chunks and the XOR stays inside the row).
@@ -65,8 +74,9 @@ template <int COLS>
 struct Swizzled {
     static __device__ __forceinline__ int at(int r, int q) { return r * COLS + ((q ^ (r & 7)) << 3); }
 };
-using KMajor = Swizzled<BK>;          // rows of BK = 64 k          (A 'n', B 't'): 8 chunks a row
-using MNMajor = Swizzled<BM>;         // rows of 128 m or n         (A 't', B 'n'): 16 chunks a row
+using KMajor = Swizzled<BK>;          // rows of BK = 64 k        (A 'n', B 't'): 8 chunks a row
+using MMajor = Swizzled<BM>;          // rows of BM = 128 m       (A 't'): 16 chunks a row
+using NMajor = Swizzled<BN>;          // rows of BN = 128 / 256 n (B 'n'): 16 / 32 chunks a row
 
 template <typename T> struct Half;
 template <> struct Half<__nv_bfloat16> {
@@ -116,7 +126,7 @@ __device__ __forceinline__ int a_row(int lane, int m0, int k0) {
         return KMajor::at(m, q);
     } else {                           // stored [k][m], read .trans: the row is a k, the chunk an m8 block
         const int k = k0 + ((j >> 1) << 3) + i, q = (m0 >> 3) + (j & 1);
-        return MNMajor::at(k, q);
+        return MMajor::at(k, q);
     }
 }
 // Same for B, two n8 tiles at n0 and n0 + 8: matrix j holds n 8*(j/2).. and k 8*(j%2).., so the
@@ -129,7 +139,7 @@ __device__ __forceinline__ int b_row(int lane, int n0, int k0) {
         return KMajor::at(n, q);
     } else {                           // stored [k][n], read .trans
         const int k = k0 + ((j & 1) << 3) + i, q = (n0 >> 3) + (j >> 1);
-        return MNMajor::at(k, q);
+        return NMajor::at(k, q);
     }
 }
 
@@ -140,7 +150,7 @@ __device__ __forceinline__ void gemm_half_mma(GEMM_PARAMS(T)) {
     using namespace half_mma;
     using H = Half<T>;
     extern __shared__ __align__(128) unsigned char smem_raw[];
-    T* smem = reinterpret_cast<T*>(smem_raw);           // stage s: A tile at s*2*TILE, B tile after it
+    T* smem = reinterpret_cast<T*>(smem_raw);           // stage s: A tile at s*STAGE, B tile after it
     const unsigned smem_base = tc::smem_u32(smem);
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -162,13 +172,13 @@ __device__ __forceinline__ void gemm_half_mma(GEMM_PARAMS(T)) {
             const long long m0 = mt * BM;
 
             auto load_stage = [&](int kt, int s) {
-                T* sa = smem + s * 2 * TILE;
-                T* sb = sa + TILE;
+                T* sa = smem + s * STAGE;
+                T* sb = sa + A_TILE;
                 const long long k0 = (long long)kt * BK;
-                if constexpr (TA) tc::load_tile<T, BK, BM, THREADS, MNMajor>(sa, a, lda, k0, K, m0, M, a_vec, tid);
+                if constexpr (TA) tc::load_tile<T, BK, BM, THREADS, MMajor>(sa, a, lda, k0, K, m0, M, a_vec, tid);
                 else              tc::load_tile<T, BM, BK, THREADS, KMajor>(sa, a, lda, m0, M, k0, K, a_vec, tid);
                 if constexpr (TB) tc::load_tile<T, BN, BK, THREADS, KMajor>(sb, b, ldb, n0, N, k0, K, b_vec, tid);
-                else              tc::load_tile<T, BK, BN, THREADS, MNMajor>(sb, b, ldb, k0, K, n0, N, b_vec, tid);
+                else              tc::load_tile<T, BK, BN, THREADS, NMajor>(sb, b, ldb, k0, K, n0, N, b_vec, tid);
             };
 
             float acc[MT][NT][4];
@@ -195,8 +205,8 @@ __device__ __forceinline__ void gemm_half_mma(GEMM_PARAMS(T)) {
                 if (kt + STAGES - 1 < ktiles) load_stage(kt + STAGES - 1, write);
                 tc::cp_async_commit();
 
-                const unsigned sa = smem_base + (unsigned)(read * 2 * TILE) * 2u;   // byte addresses
-                const unsigned sb = sa + TILE * 2u;
+                const unsigned sa = smem_base + (unsigned)(read * STAGE) * 2u;   // byte addresses
+                const unsigned sb = sa + A_TILE * 2u;
 #pragma unroll 1
                 for (int kk = 0; kk < BK; kk += 16) {
                     unsigned af[MT][4];
@@ -253,8 +263,9 @@ __device__ __forceinline__ void gemm_half_mma(GEMM_PARAMS(T)) {
 }
 
 // 256 threads; on sm_90 two 96 KB blocks share an SM if each thread keeps to 128 registers (see
-// 10_tf32_mma.cu). An sm_80 SM (164 KB of smem) holds one block whatever the registers.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// 10_tf32_mma.cu). An sm_80 SM (164 KB of smem) holds one block whatever the registers; the
+// 128 x 256 tile (144 KB) is one block per SM anywhere.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && HALF_BN == 128
 #define HALF_BLOCKS_PER_SM 2
 #else
 #define HALF_BLOCKS_PER_SM 1

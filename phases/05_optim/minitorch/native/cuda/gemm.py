@@ -58,6 +58,9 @@ RUNGS = {
     # Tensor cores (sm_80+): 8 warps, 128 x 128 block tile, 3-stage cp.async pipeline.
     "10_tf32_mma": Rung("gemm/10_tf32_mma.cu", (256,), (128, 128), ("f32",), smem=110592, arch=80,
                         tensor_cores=True),
+    # The same with a 128 x 256 block tile (64 x 64 warptiles: fewer smem bytes per mma, one block per SM).
+    "10_tf32_mma_wide": Rung("gemm/10_tf32_mma.cu", (256,), (128, 256), ("f32",), smem=165888, arch=80,
+                             tensor_cores=True, options=("-DTF32_BN=256",)),
     # bf16/fp16 on tensor cores (sm_80+): ldmatrix from swizzled smem tiles, 3 stages. tensor_cores
     # stays False: it marks float32 rounded to TF32 (allow_tf32), and this rung has no float32.
     "11_half_mma": Rung("gemm/11_half_mma.cu", (256,), (128, 128), ("bf16", "f16"), smem=98304, arch=80),

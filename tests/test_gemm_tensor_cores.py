@@ -1,0 +1,137 @@
+"""Phase 05: the tensor-core GEMM rungs (10_tf32_mma float32 through TF32, 11_half_mma bfloat16 and
+float16) against a float64 reference, through ``minitorch.native.cuda.gemm.gemm``.
+
+Inputs are small integers (-3..3, bias -8..8): their products and sums are exact in TF32, bf16,
+fp16 and float32, so the accumulators hold the exact float64 result and the only error left is
+the final rounding of C to bf16/fp16 (float32: none). Any fragment, swizzle or pipeline mistake
+shows up as a wrong integer, far outside that bound. One test uses random normal data to check
+the TF32 rounding itself (cvt.rna) against a NumPy emulation.
+Cases: odd sizes (1, 7, 33, 127, 1000, non-square, not multiples of the 128 x 128 x BK tile),
+sizes whose rows are 16-byte aligned (the cp.async 16-byte path) and not (the element path), all
+four layouts (n/t for A and B, as transposed views), a view shifted by one element, batches with
+broadcasting, with and without bias. Needs an sm_80+ GPU.
+"""
+import numpy as np
+import pytest
+
+import minitorch
+
+pytestmark = pytest.mark.cuda
+if not minitorch.cuda.is_available():
+    pytest.skip("needs CuPy and a CUDA GPU", allow_module_level=True)
+
+import cupy as cp  # noqa: E402
+import ml_dtypes  # noqa: E402
+
+from minitorch.cuda.array import from_numpy, to_numpy  # noqa: E402
+from minitorch.native.cuda.gemm import gemm  # noqa: E402
+
+if int(cp.cuda.Device().compute_capability) < 80:
+    pytest.skip("tensor-core rungs need sm_80 or newer", allow_module_level=True)
+
+SIZES = [(1, 1, 1), (7, 7, 7), (33, 1, 127), (1, 33, 7), (127, 33, 1000), (1000, 127, 33),
+         (130, 257, 65),            # edges in every dimension
+         (256, 128, 96),            # whole tiles, rows 16-byte aligned
+         (136, 264, 72)]            # aligned rows (multiples of 8), edge tiles
+LAYOUTS = ["nn", "nt", "tn", "tt"]
+HALF = {"bf16": ml_dtypes.bfloat16, "f16": np.float16}
+UNIT = {"bf16": 2.0 ** -8, "f16": 2.0 ** -11}          # unit roundoff of C's type
+
+
+def _operand(x, letter):
+    """A DeviceArray holding ``x`` ([..., R, C]) with unit stride along C ('n') or along R ('t':
+    the transposed view of a contiguous [..., C, R] array)."""
+    if letter == "n":
+        return from_numpy(x, 0)
+    axes = list(range(x.ndim))
+    axes[-1], axes[-2] = axes[-2], axes[-1]
+    return from_numpy(np.ascontiguousarray(np.swapaxes(x, -1, -2)), 0).transpose(*axes)
+
+
+def _ints(rng, shape, dtype, lo=-3, hi=3):
+    return rng.integers(lo, hi + 1, shape).astype(dtype)
+
+
+def _check(c, ref, unit):
+    c = c.astype(np.float64)
+    assert c.shape == ref.shape
+    bad = ~(np.abs(c - ref) <= unit * np.abs(ref))        # NaN (an unwritten element) fails too
+    assert not bad.any(), (f"{bad.sum()} of {bad.size} wrong, first at {np.argwhere(bad)[0]}: "
+                           f"{c[tuple(np.argwhere(bad)[0])]} vs {ref[tuple(np.argwhere(bad)[0])]}")
+
+
+CASES = ([("10_tf32_mma", np.float32, 0.0), ("10_tf32_mma_wide", np.float32, 0.0)]
+         + [("11_half_mma", HALF[s], UNIT[s]) for s in HALF])
+IDS = ["tf32", "tf32_wide", "bf16", "f16"]
+
+
+@pytest.mark.parametrize("rung,dtype,unit", CASES, ids=IDS)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("mnk", SIZES, ids=lambda s: "x".join(map(str, s)))
+def test_rung_matches_float64(rng, rung, dtype, unit, layout, mnk):
+    m, n, k = mnk
+    a, b = _ints(rng, (m, k), dtype), _ints(rng, (k, n), dtype)
+    bias = _ints(rng, (n,), dtype, -8, 8)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    out = gemm(_operand(a, layout[0]), _operand(b, layout[1]), None, rung=rung)
+    _check(to_numpy(out), ref, unit)
+    out = gemm(_operand(a, layout[0]), _operand(b, layout[1]), from_numpy(bias, 0), rung=rung)
+    _check(to_numpy(out), ref + bias.astype(np.float64), unit)
+
+
+@pytest.mark.parametrize("rung,dtype,unit", CASES, ids=IDS)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_rung_unaligned_views(rng, rung, dtype, unit, layout):
+    """Operands that start one element after a 16-byte boundary take the element-by-element copies."""
+    m, n, k = 72, 136, 80
+    a, b = _ints(rng, (m, k), dtype), _ints(rng, (k, n), dtype)
+    shifted = []
+    for x, letter in zip((a, b), layout):
+        stored = x if letter == "n" else np.ascontiguousarray(x.T)      # what lies in memory
+        flat = from_numpy(np.concatenate([np.zeros(1, dtype), stored.ravel()]), 0)
+        isz = stored.itemsize
+        view = flat.as_strided(stored.shape, (stored.shape[1] * isz, isz), isz)   # one element in
+        shifted.append(view if letter == "n" else view.T)
+    out = gemm(shifted[0], shifted[1], None, rung=rung)
+    _check(to_numpy(out), a.astype(np.float64) @ b.astype(np.float64), unit)
+
+
+@pytest.mark.parametrize("rung,dtype,unit", CASES, ids=IDS)
+@pytest.mark.parametrize("layout", ["nn", "nt", "tn"])
+def test_rung_batched_broadcast(rng, rung, dtype, unit, layout):
+    """[2, 1, M, K] @ [3, K, N] -> [2, 3, M, N]: A repeats over the 3, B over the 2."""
+    m, n, k = 65, 40, 130
+    a, b = _ints(rng, (2, 1, m, k), dtype), _ints(rng, (3, k, n), dtype)
+    bias = _ints(rng, (n,), dtype, -8, 8)
+    out = gemm(_operand(a, layout[0]), _operand(b, layout[1]), from_numpy(bias, 0), rung=rung)
+    ref = a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64)
+    _check(to_numpy(out), ref, unit)
+
+
+def _tf32(x):
+    """cvt.rna.tf32.f32 in NumPy: keep 10 mantissa bits, rounding half away from zero."""
+    bits = np.asarray(x, np.float32).view(np.uint32)
+    return ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+@pytest.mark.parametrize("rung", ["10_tf32_mma", "10_tf32_mma_wide"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_tf32_rounding(rng, layout, rung):
+    """Random normal data: C equals the float64 product of the TF32-rounded inputs up to float32
+    accumulation error, and differs from the float32 product by about TF32's 2^-11."""
+    m, n, k = 200, 150, 300
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    out = to_numpy(gemm(_operand(a, layout[0]), _operand(b, layout[1]), None, rung=rung))
+    ref = _tf32(a).astype(np.float64) @ _tf32(b).astype(np.float64)
+    scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+    assert np.all(np.abs(out - ref) <= 1e-5 * scale)
+
+
+def test_rungs_registered():
+    from minitorch.native.cuda.gemm import RUNGS
+    assert RUNGS["10_tf32_mma"].tensor_cores and RUNGS["10_tf32_mma"].dtypes == ("f32",)
+    assert set(RUNGS["11_half_mma"].dtypes) == {"bf16", "f16"}
+    for name in ("10_tf32_mma", "10_tf32_mma_wide", "11_half_mma"):
+        assert RUNGS[name].arch == 80 and RUNGS[name].smem > 48 * 1024
+
