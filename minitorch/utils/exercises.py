@@ -313,12 +313,17 @@ def checkpoint(*ids):
 # ----------------------------------------------------------------------------------------------
 # grading
 
-def exercise(ex_id, cuda=False):
-    """Decorator tagging a grading test with the exercise it grades (``cuda``: needs a GPU).
+def exercise(ex_id, cuda=False, needs=()):
+    """Decorator tagging a grading test with the exercise it grades.
 
+    Args:
+        cuda: the test needs a GPU (skipped without one).
+        needs: other exercises of the phase the test cannot avoid calling (the host side of a
+            kernel's launch, say); keep it short. A failure then names them, and CI fills them in
+            along with ``ex_id`` when it checks that the test passes with that exercise alone.
     Under pytest it also adds the marks ``exercise(ex_id)`` (and ``cuda``)."""
     def tag(fn):
-        fn.exercise_id, fn.needs_cuda = ex_id, cuda
+        fn.exercise_id, fn.needs_cuda, fn.needs = ex_id, cuda, tuple(needs)
         if "pytest" in sys.modules:
             import pytest
             fn = pytest.mark.exercise(ex_id)(fn)
@@ -335,6 +340,7 @@ class Result:
     status: str         # "passed", "failed", "skipped" (a cuda exercise without a GPU)
     message: str = ""
     tests: int = 0
+    needs: tuple = ()
 
 
 def _sentence(test, exc):
@@ -400,6 +406,7 @@ def grade(tests_file, workspace, phase=None, gpu=None):
             if not runnable:
                 results.append(Result(ex_id, ex.title, "skipped", "needs a CUDA GPU", 0))
                 continue
+            needs = tuple(sorted({n for t in mine for n in t.needs}))
             failure = None
             for t in runnable:
                 try:
@@ -407,7 +414,13 @@ def grade(tests_file, workspace, phase=None, gpu=None):
                 except Exception as exc:      # noqa: BLE001 - every failure is a result
                     failure = _sentence(t.__name__, exc)
                     break
-            results.append(Result(ex_id, ex.title, "failed" if failure else "passed", failure or "", len(runnable)))
+            results.append(Result(ex_id, ex.title, "failed" if failure else "passed", failure or "",
+                                  len(runnable), needs))
+        status = {r.id: r.status for r in results}
+        for r in results:
+            missing = [n for n in r.needs if status.get(n) != "passed"]
+            if r.status == "failed" and missing:
+                r.message = f"needs {', '.join(missing)} first; {r.message}"
         unknown = sorted({t.exercise_id for t in tests} - set(found))
         for ex_id in unknown:
             results.append(Result(ex_id, "?", "failed", f"tests for exercise {ex_id}, which {workspace} does not have"))

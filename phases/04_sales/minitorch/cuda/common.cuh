@@ -95,8 +95,8 @@ __device__ __forceinline__ void layout_offsets(const Layout& L, long long i, lon
         }
 #pragma unroll
         for (int k = 0; k < NOPS; ++k) off[k] += coord * L.strides[k][d];
-// <<< exercise
     }
+// <<< exercise
 }
 
 // ---- the two access patterns of one-input maps ---------------------------------------------------
