@@ -261,28 +261,6 @@ def _copy_notebook(src, dst):
     nbformat.write(nb, dst)
 
 
-def fill_in(workspace, reference_root, ids):
-    """Put the reference body of each exercise in ``ids`` back into ``workspace`` (CI's check that
-    exercise k's tests pass with k alone solved); returns the files changed."""
-    ref = exercises_in(reference_root)
-    changed = []
-    for rel, path in _files(workspace):
-        lines = path.read_text().splitlines()
-        found = [ex for ex in find_exercises(rel, lines) if ex.id in ids]
-        if not found:
-            continue
-        ref_lines = {}
-
-        def body(ex):
-            r = ref[ex.id]
-            if r.file not in ref_lines:
-                ref_lines[r.file] = (Path(reference_root) / r.file).read_text().splitlines()
-            return ref_lines[r.file][r.body:r.close]
-        path.write_text("\n".join(rewrite(lines, found, lambda ex: True, body)) + "\n")
-        changed.append(path)
-    return changed
-
-
 # ----------------------------------------------------------------------------------------------
 # the notebook's checkpoints
 
