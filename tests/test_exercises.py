@@ -88,8 +88,8 @@ def test_stubs_keep_signature_docstring_and_hints():
     text = "\n".join(out)
     assert '"""The gradient."""' in text and "a, = ctx.saved_tensors" in text and "# hint: multiply" in text
     assert "grad * a" not in text
-    assert ("raise NotImplementedError('exercise 03.9 (minitorch/ops/op.py, Op.backward): Op backward \u2014 "
-            "see the notebook, section \\'3b - Backward\\'')") in text
+    assert ('raise NotImplementedError("exercise 03.9 (minitorch/ops/op.py, Op.backward): Op backward \u2014 '
+            'see the notebook, section 3b - Backward")') in text
     assert ex.is_stub(ex.find_exercises("x.py", out)[0], out)
     assert not ex.is_stub(e, lines)
     cu = CU_SOURCE.splitlines()
@@ -169,13 +169,33 @@ def test_start_and_check_commands(tmp_path, capsys):
 NVCC = shutil.which("nvcc")
 
 
+def _stubbed_kernels(workspace):
+    """The .cu files of a workspace holding a stub, or using a function stubbed in a header
+    (compiling every kernel of every phase twice would take minutes)."""
+    cuda = workspace / "minitorch" / "cuda"
+    found = [e for e in ex.exercises_in(workspace).values() if not e.file.endswith(".py")]
+    files = {workspace / e.file for e in found if e.file.endswith(".cu")}
+    in_headers = [e.function for e in found if e.file.endswith(".cuh")]
+    return sorted(files | {p for p in cuda.glob("*.cu") if any(re.search(rf"\b{f}\b", p.read_text()) for f in in_headers)})
+
+
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 @pytest.mark.parametrize("phase", sorted(FOLDERS), ids=[f.name for f in FOLDERS.values()])
-def test_workspace_kernels_compile(phase, arch, tmp_path):
+def test_workspace_kernels_compile(phase, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
     ex.make_workspace(FOLDERS[phase], tmp_path / "w")
-    kernels = tmp_path / "w" / "minitorch" / "cuda"
-    for path in sorted(kernels.glob("*.cu")):
-        run = subprocess.run([NVCC, f"-arch={arch}", "-std=c++17", "-cubin", "-o", str(tmp_path / "out.cubin"),
-                              "-I", str(kernels), str(path)], capture_output=True, text=True)
-        assert run.returncode == 0, f"{path.name} ({arch}) does not compile in a fresh workspace:\n{run.stderr}"
+    files = _stubbed_kernels(tmp_path / "w")
+    assert files, f"phase {phase:02d}: no kernel is stubbed in a fresh workspace"
+
+    def compile_one(job):
+        path, arch = job
+        # -Xptxas -O0: this checks that stubs compile; the optimizing build of every kernel is
+        # test_nvcc.py's (and takes minutes for softmax.cu and reduce.cu)
+        run = subprocess.run([NVCC, f"-arch={arch}", "-std=c++17", "-cubin", "-Xptxas", "-O0", "-o", str(tmp_path / f"{path.stem}_{arch}.cubin"),
+                              "-I", str(path.parent), str(path)], capture_output=True, text=True)
+        return path.name, arch, run.returncode, run.stderr
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(compile_one, [(p, a) for p in files for a in ("sm_80", "sm_90")]))
+    failed = [f"{name} ({arch}):\n{err}" for name, arch, rc, err in results if rc]
+    assert not failed, "kernels that do not compile in a fresh workspace:\n" + "\n".join(failed)

@@ -40,12 +40,18 @@ class PhaseError(ValueError):
     """A source file breaks the rules above; the message names file and line."""
 
 
+EXERCISES_PY = ROOT / "minitorch" / "utils" / "exercises.py"
+_exercises = []
+
+
 def _exercises_module():
-    """minitorch/utils/exercises.py, loaded by path (importing minitorch itself is not needed)."""
-    spec = importlib.util.spec_from_file_location("_minitorch_exercises", ROOT / "minitorch" / "utils" / "exercises.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """minitorch/utils/exercises.py, loaded by path once (importing minitorch itself is not needed)."""
+    if not _exercises:
+        spec = importlib.util.spec_from_file_location("_minitorch_exercises", EXERCISES_PY)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _exercises.append(module)
+    return _exercises[0]
 
 
 def check_exercises(path, text):

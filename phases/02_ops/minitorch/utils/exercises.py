@@ -156,10 +156,11 @@ def exercises_in(root, phase=None):
 
 def stub(ex, section=None):
     """The lines that replace ``ex``'s body in a learner's copy."""
-    see = f"see the notebook, section '{section}'" if section else "see the notebook"
+    see = f"see the notebook, section {section}" if section else "see the notebook"
     if ex.file.endswith(".py"):
         msg = f"exercise {ex.id} ({ex.file}, {ex.function}): {ex.title} \u2014 {see}"
-        return [f"{ex.indent}raise NotImplementedError({msg!r})"]
+        quoted = '"' + msg.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return [f"{ex.indent}raise NotImplementedError({quoted})"]
     return [f"{ex.indent}// TODO(exercise {ex.id}): {ex.title} \u2014 write the body of {ex.function} here "
             f"({see}), then delete this line."]
 
