@@ -38,7 +38,7 @@ def default_collate(samples):
         RuntimeError: tensors of different shapes (from stack).  ValueError: samples whose
             tuples have different lengths.
     """
-    # >>> exercise 04.2: collating samples into a batch
+    # >>> exercise 04.4: collating samples into a batch
     # hint: tensors: minitorch.stack; NumPy arrays: stack then tensor(); Python bools/ints/floats: bool/int64/float64 tensors
     # hint: tuples, lists and dicts: collate field by field (recursively); anything else: a list
     from ..creation import tensor
@@ -116,7 +116,7 @@ class DataLoader:
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
     def _bounds(self, n):
-        # >>> exercise 04.1: the DataLoader's batches
+        # >>> exercise 04.3: the DataLoader's batches
         # hint: batches start at 0, batch_size, 2 * batch_size, ...; the last one may be short
         # hint: drop_last drops that short batch
         stop = n - n % self.batch_size if self.drop_last else n

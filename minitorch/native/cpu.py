@@ -158,7 +158,7 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
 
     ``buf`` is the momentum buffer (``None`` when momentum is 0); on the first step it is set to
     the gradient, later ``buf = momentum * buf + (1 - dampening) * g``."""
-    # >>> exercise 03.5: the SGD step
+    # >>> exercise 03.7: the SGD step
     # hint: follow torch.optim.SGD's pseudo-code: weight decay, then momentum (buf = g on the first step), nesterov
     # hint: update param and buf IN PLACE (param -= ..., buf[...] = ...): the caller keeps these arrays
     g = -grad if maximize else grad
@@ -214,7 +214,7 @@ def log_softmax(x):
 
 def softmax_backward(y, grad):
     """Gradient of softmax from its output ``y``: ``y * (grad - sum(grad * y))`` per row."""
-    # >>> exercise 06.3: softmax backward
+    # >>> exercise 06.4: softmax backward
     # hint: dx_i = y_i * (g_i - sum_j g_j y_j), per row
     return _c(y * (grad - np.sum(grad * y, axis=1, keepdims=True)), dtype=y.dtype)
     # <<< exercise
@@ -256,7 +256,7 @@ def _grad_rows(grad, rows, scale, dtype):
 
 def cross_entropy_backward(logits, target, logsumexp, grad, scale=1.0):
     """``(softmax(x_r) - onehot(t_r)) * grad_r * scale``; ``grad`` 0-d (every row) or [rows]."""
-    # >>> exercise 06.4: cross-entropy backward
+    # >>> exercise 06.5: cross-entropy backward
     # hint: dL/dx = softmax(x) - onehot(target), times the row's upstream gradient and scale
     # hint: softmax from the saved logsumexp: exp(x - lse); rows whose target is outside [0, n) are NaN
     rows, n = logits.shape
@@ -331,7 +331,7 @@ def extreme(a, dims, keepdim=False, largest=True):
 def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
     """Variance (std if ``take_sqrt``) and mean over ``dims``: ``sum((x - mean)^2) /
     max(R - correction, 0)``, two passes (NumPy's var). 0/0 gives NaN, x/0 inf, as PyTorch."""
-    # >>> exercise 04.4: variance in two passes
+    # >>> exercise 04.1: variance in two passes
     # hint: first the mean, then the mean of squared deviations from it: never E[x^2] - E[x]^2 (it cancels)
     # hint: accumulate float32 data in float64; divide by max(R - correction, 0) (0/0 is NaN, as PyTorch)
     dims = tuple(sorted(set(dims)))

@@ -28,7 +28,7 @@ def _raises(fn, error, what):
     raise AssertionError(f"{what} should raise {error.__name__}")
 
 
-@exercise("02.1")
+@exercise("02.2")
 def test_broadcast_shape_follows_numpy():
     from minitorch.broadcast import broadcast_shape
     cases = [[(3, 4), (3, 4)], [(4, 1, 5), (3, 1)], [(1,), (7,)], [(), (2, 3)], [(5, 1, 3), (1, 4, 1), (4, 3)],
@@ -41,7 +41,7 @@ def test_broadcast_shape_follows_numpy():
         _raises(lambda: broadcast_shape(*shapes), ValueError, f"broadcast_shape{tuple(shapes)}")
 
 
-@exercise("02.4")
+@exercise("02.3")
 def test_broadcast_strides_read_stretched_dimensions_with_stride_0():
     broadcast_strides = function_from("native/cuda/launch.py", "broadcast_strides")
     rng = np.random.default_rng(4)
@@ -71,7 +71,7 @@ def _host(d):
     return array.to_numpy(d)
 
 
-@exercise("02.2", cuda=True)
+@exercise("02.1", cuda=True)
 def test_elementwise_kernel_on_contiguous_arrays():
     from minitorch.native import cuda as backend
     rng = np.random.default_rng(5)
@@ -88,7 +88,7 @@ def test_elementwise_kernel_on_contiguous_arrays():
     close(_host(backend.binary("add", _dev(i), _dev(i))), i + i, "int64 add (wrapping)", rtol=0, atol=0)
 
 
-@exercise("02.3", cuda=True, needs=("02.1", "02.4"))
+@exercise("02.4", cuda=True, needs=("02.2", "02.3"))
 def test_strided_kernels_read_views_in_place():
     from minitorch.native import cuda as backend
     rng = np.random.default_rng(6)
@@ -117,7 +117,7 @@ def test_tiled_transpose():
     close(_host(backend.transpose2d(_dev(b)[::2, 1:])), b[::2, 1:].T, "transpose2d of a strided view", rtol=0, atol=0)
 
 
-@exercise("02.6", cuda=True, needs=("02.1", "02.4"))     # the batch Layout
+@exercise("02.6", cuda=True, needs=("02.2", "02.3"))     # the batch Layout
 def test_naive_matmul():
     from minitorch.native import cuda as backend
     rng = np.random.default_rng(8)

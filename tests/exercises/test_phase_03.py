@@ -101,7 +101,7 @@ def test_topological_order_and_backward():
     close(_np(deep.grad), np.ones(2), "x.grad through 3000 nodes (no recursion)")
 
 
-@exercise("03.5")
+@exercise("03.7")
 def test_sgd_step_matches_torch():
     rng = np.random.default_rng(35)
     for kw in [dict(lr=0.1), dict(lr=0.05, momentum=0.9), dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01),
@@ -156,7 +156,7 @@ def _host(d):
     return array.to_numpy(d)
 
 
-@exercise("03.7", cuda=True)
+@exercise("03.5", cuda=True)
 def test_block_reduction_sums():
     from minitorch.native import cuda as backend
     rng = np.random.default_rng(37)

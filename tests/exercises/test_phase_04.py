@@ -16,7 +16,7 @@ import minitorch as mt  # noqa: E402
 from minitorch.utils.exercises import exercise  # noqa: E402
 
 
-@exercise("04.1")
+@exercise("04.3")
 def test_dataloader_batches():
     from minitorch.data import DataLoader, TensorDataset
     x = mt.tensor(np.arange(30.0).reshape(10, 3))
@@ -35,7 +35,7 @@ def test_dataloader_batches():
         "drop_last with fewer rows than a batch gives no batch"
 
 
-@exercise("04.2")
+@exercise("04.4")
 def test_default_collate():
     from minitorch.data.dataloader import default_collate
     b = default_collate([1.5, 2.5])
@@ -53,7 +53,7 @@ def test_default_collate():
     assert tuple(d["a"].shape) == (2, 3) and d["name"] == ["x", "y"], f"dicts collate field by field, got {d!r}"
 
 
-@exercise("04.3")
+@exercise("04.5")
 def test_max_dim_backward():
     rng = np.random.default_rng(43)
     x0 = rng.standard_normal((4, 6))
@@ -66,7 +66,7 @@ def test_max_dim_backward():
         close(x.grad.numpy(), tx.grad.numpy(), f"x.grad through max(dim={dim}, keepdim={keepdim})")
 
 
-@exercise("04.4")
+@exercise("04.1")
 def test_two_pass_variance():
     from minitorch.native import cpu
     rng = np.random.default_rng(44)
@@ -86,7 +86,7 @@ def test_two_pass_variance():
     assert np.isnan(var).all(), f"the variance of 1 element with correction 1 is 0/0 = NaN, got {var}"
 
 
-@exercise("04.5", cuda=True)
+@exercise("04.2", cuda=True)
 def test_welford_variance_kernel():
     from minitorch.cuda import array
     from minitorch.native import cuda as backend

@@ -45,7 +45,7 @@ def test_log_softmax():
           "log_softmax([0, -200]): softmax underflows to 0 there, its log must not be -inf")
 
 
-@exercise("06.3")
+@exercise("06.4")
 def test_softmax_backward():
     from minitorch.native import cpu
     rng = np.random.default_rng(63)
@@ -56,7 +56,7 @@ def test_softmax_backward():
     close(cpu.softmax_backward(y.detach().numpy(), g), tx.grad.numpy(), "softmax_backward(y, grad)")
 
 
-@exercise("06.4")
+@exercise("06.5")
 def test_cross_entropy_backward():
     from minitorch.native import cpu
     rng = np.random.default_rng(64)
@@ -75,7 +75,7 @@ def test_cross_entropy_backward():
         "a target outside [0, n) gives a NaN gradient row (and only that row)"
 
 
-@exercise("06.5", cuda=True)
+@exercise("06.3", cuda=True)
 def test_softmax_kernel_rows_up_to_1024():
     from minitorch.cuda import array
     from minitorch.native import cuda as backend

@@ -81,7 +81,7 @@ class Selected(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # >>> exercise 04.3: max(dim) backward
+        # >>> exercise 04.5: max(dim) backward
         # hint: each output's gradient goes to the one input element it was taken from (ctx.indices along ctx.dim)
         # hint: zeros of the input's shape, then the backend's scatter_add_(out, dim, index, grad); unsqueeze when not keepdim
         idx = ctx.indices

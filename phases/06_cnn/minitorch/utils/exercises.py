@@ -71,17 +71,22 @@ def _function_name(lines, i, cuda):
     """The function the line ``i`` sits in: ``Class.method`` / ``function`` in Python, the
     nearest signature above in CUDA (a line at column 0 naming a function)."""
     if not cuda:
-        indent = len(lines[i]) - len(lines[i].lstrip())
-        name = None
+        # walk up: a line indented less than everything below it (down to the fence) encloses it
+        limit, name = len(lines[i]) - len(lines[i].lstrip()), None
         for line in reversed(lines[:i]):
+            if not line.strip():
+                continue
+            indent = len(line) - len(line.lstrip())
+            if indent >= limit:
+                continue
+            limit = indent
             m = _PY_DEF.match(line) if name is None else _PY_CLASS.match(line)
-            if m and len(m.group(1)) < indent:
-                if name is None:
-                    name, indent = m.group(2), len(m.group(1))
-                else:
-                    return f"{m.group(2)}.{name}"
-            if name is not None and line.strip() and len(line) - len(line.lstrip()) == 0 and not m:
-                break
+            if m and name is None:
+                name = m.group(2)
+            elif m:
+                return f"{m.group(2)}.{name}"
+            elif name is not None and _PY_DEF.match(line):
+                return name                     # a function inside a function: the inner one
         return name or "?"
     for line in reversed(lines[:i]):
         if line[:1].strip() and not line.startswith(("//", "#", "}", "template", "{")):

@@ -408,7 +408,7 @@ def pack_layout(shape, strides):
 def broadcast_strides(shape, strides, itemsize, out_shape):
     """Element strides that read an array of ``shape``/byte ``strides`` as if it had ``out_shape``:
     0 along broadcast dimensions (missing on the left, or of size 1)."""
-    # >>> exercise 02.4: broadcasting is a stride of 0
+    # >>> exercise 02.3: broadcasting is a stride of 0
     # hint: dimensions missing on the left, or of size 1 where out_shape is bigger, are read with stride 0
     # hint: strides are in bytes here: divide by itemsize to get element strides
     pad = len(out_shape) - len(shape)
