@@ -1,6 +1,6 @@
 """Generate each phase's snapshot of ``minitorch/`` from the one source of truth.
 
-    python tools/sync_phases.py            # write phases/NN_name/minitorch/ and kernels/
+    python tools/sync_phases.py            # write phases/NN_name/minitorch/
     python tools/sync_phases.py --check    # exit 1 if anything generated is stale (CI runs this)
 
 Rules, for every file under ``minitorch/`` (``.py``, ``.cu``, ``.cuh``):
@@ -15,10 +15,15 @@ Rules, for every file under ``minitorch/`` (``.py``, ``.cu``, ``.cuh``):
 
   Snapshot N keeps the lines of fences <= N (without the markers) and drops the others.
 
-A phase folder exists once its notebook does (``phases/NN_name/*.ipynb``). Each gets
-``minitorch/`` (the snapshot) and ``kernels/`` (the ``.cu`` files that phase introduces or extends).
+* Exercises (``# >>> exercise 03.2: title`` ... ``# <<< exercise``, see
+  ``minitorch/utils/exercises.py``) are kept as they are in the snapshots; they must sit in code of
+  the phase their id names, and ids are unique. ``--check`` reports fences that break these rules.
+
+A phase folder exists once its notebook does (``phases/NN_name/*.ipynb``). Each gets ``minitorch/``
+(the snapshot); its kernels are the ``.cu`` files there (``minitorch/cuda/``), the ones that run.
 """
 import argparse
+import importlib.util
 import re
 import sys
 from pathlib import Path
@@ -33,6 +38,49 @@ FENCE = re.compile(r"^\s*(?:#|//) (>>>|<<<) phase (\d\d)\s*$")
 
 class PhaseError(ValueError):
     """A source file breaks the rules above; the message names file and line."""
+
+
+EXERCISES_PY = ROOT / "minitorch" / "utils" / "exercises.py"
+_exercises = []
+
+
+def _exercises_module():
+    """minitorch/utils/exercises.py, loaded by path once (importing minitorch itself is not needed)."""
+    if not _exercises:
+        spec = importlib.util.spec_from_file_location("_minitorch_exercises", EXERCISES_PY)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _exercises.append(module)
+    return _exercises[0]
+
+
+def check_exercises(path, text):
+    """Raise PhaseError if an exercise fence of ``path`` is malformed or sits in code of another phase."""
+    ex = _exercises_module()
+    lines = text.splitlines()
+    try:
+        rel = path.relative_to(ROOT)
+    except ValueError:
+        rel = path
+    try:
+        found = ex.find_exercises(rel, lines)
+    except ex.ExerciseError as e:
+        raise PhaseError(str(e)) from None
+    if not found:
+        return found
+    phase_of = dict(fences(path, lines))
+    declared = declared_phase(path, lines)
+    for e in found:
+        inside = {phase_of[i] for i in range(e.open, e.close + 1)}
+        if "marker" in inside or len(inside) > 1:
+            raise PhaseError(f"{rel}:{e.open + 1}: exercise {e.id} crosses a phase fence")
+        code_phase = inside.pop()
+        if code_phase is None:
+            code_phase = declared
+        if code_phase != e.phase:
+            raise PhaseError(f"{rel}:{e.open + 1}: exercise {e.id} sits in code of phase {code_phase:02d}; "
+                             f"an exercise belongs to the phase of its code (rename it {code_phase:02d}.K)")
+    return found
 
 
 def declared_phase(path, lines):
@@ -80,13 +128,6 @@ def snapshot_text(path, text, phase):
     return "\n".join(out) + "\n"
 
 
-def touches_phase(path, text, phase):
-    """True if the file enters in ``phase`` or has a fence of ``phase``: that phase's kernels."""
-    lines = text.splitlines()
-    return declared_phase(path, lines) == phase or any(
-        (m := FENCE.match(line)) and int(m.group(2)) == phase for line in lines)
-
-
 def phase_folders():
     """{phase number: folder} for every phases/NN_name/ holding a notebook."""
     found = {}
@@ -109,12 +150,22 @@ def expected_files(phase, folder):
         if snap is None:
             continue
         files[folder / "minitorch" / path.relative_to(SOURCE)] = snap
-        if path.suffix in (".cu", ".cuh") and touches_phase(path, text, phase):
-            files[folder / "kernels" / path.name] = snap
     return files
 
 
+def check_all_exercises():
+    """Check every source's exercise fences, and that no id is used twice; return their ids."""
+    seen = {}
+    for path in sources():
+        for e in check_exercises(path, path.read_text()):
+            if e.id in seen:
+                raise PhaseError(f"{e.file}:{e.open + 1}: exercise {e.id} is also in {seen[e.id]}")
+            seen[e.id] = e.file
+    return sorted(seen)
+
+
 def generated_now(folder):
+    # kernels/ held second copies of the .cu files in earlier versions: its files are stale now
     return {p for sub in ("minitorch", "kernels") for p in (folder / sub).rglob("*")
             if p.is_file() and "__pycache__" not in p.parts}
 
@@ -123,6 +174,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="report stale files and exit 1; write nothing")
     args = parser.parse_args(argv)
+    try:
+        check_all_exercises()
+    except PhaseError as e:
+        print(f"exercise fences: {e}", file=sys.stderr)
+        return 1
     stale = []
     for phase, folder in phase_folders().items():
         want = expected_files(phase, folder)
@@ -137,6 +193,9 @@ def main(argv=None):
             stale.append(path)
             if not args.check:
                 path.unlink()
+        old = folder / "kernels"
+        if not args.check and old.is_dir() and not any(old.rglob("*")):
+            old.rmdir()
     for path in stale:
         print(f"{'stale' if args.check else 'wrote'}: {path.relative_to(ROOT)}")
     if args.check and stale:

@@ -11,8 +11,12 @@
 
 template <typename T>
 __device__ void fill(T* out, T value, long long n) {
+    // >>> exercise 01.3: the fill kernel
+    // hint: this thread's element: i = blockIdx.x * blockDim.x + threadIdx.x (in 64 bits: n may pass 2^31)
+    // hint: the last block may have threads past the end: guard the write with i < n
     long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (i < n) out[i] = value;
+    // <<< exercise
 }
 
 extern "C" __global__ void fill_f32(float* out, float value, long long n) { fill(out, value, n); }

@@ -25,6 +25,9 @@ __device__ __forceinline__ void matmul_naive(const T* __restrict__ A, const T* _
                                              long long M, long long N, long long K,
                                              long long sam, long long sak, long long sbk, long long sbn,
                                              long long batch, const Layout& L) {
+    // >>> exercise 02.6: the naive matmul
+    // hint: one thread per output element C[m, n]: n from the x dimension of the grid, m from y (loop while m < M)
+    // hint: layout_offsets<2>(L, z, off) gives where matrix z of A and of B start; C is contiguous [batch, M, N]
     const long long n = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (n >= N) return;
     for (long long z = blockIdx.z; z < batch; z += gridDim.z) {
@@ -41,6 +44,7 @@ __device__ __forceinline__ void matmul_naive(const T* __restrict__ A, const T* _
             c[m * N + n] = acc;
         }
     }
+    // <<< exercise
 }
 
 #define MATMUL(T, SUF)                                                                               \

@@ -180,6 +180,9 @@ __device__ __forceinline__ bool vectorizable(long long n, const void* a, const v
 template <typename T, int E>
 __device__ __forceinline__ void softmax_warp(const T* __restrict__ x, T* __restrict__ y, long long rows,
                                              long long n, int lanes, bool log) {
+    // >>> exercise 06.3: the softmax kernel (rows of up to 1024)
+    // hint: `lanes` threads share a row, each holding E elements in registers: load, max over the row (group_allreduce)
+    // hint: then the sum of exp(v - max), then write v * (1 / sum), or v - max - log(sum) for log-softmax
     const RowSlot s = row_slot(rows, lanes);
     const int len = s.valid ? (int)n : 0;          // n <= 1024 here: 32-bit indices, fewer registers
     const T* xr = x + s.row * n + s.lane;           // this lane's elements: xr[k * lanes], k < E
@@ -205,6 +208,7 @@ __device__ __forceinline__ void softmax_warp(const T* __restrict__ x, T* __restr
 #pragma unroll
     for (int k = 0; k < E; ++k)
         if (k * lanes < left) yr[k * lanes] = log ? v[k] - lse : v[k] * inv;
+    // <<< exercise
 }
 
 template <typename T, int V>

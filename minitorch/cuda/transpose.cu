@@ -35,6 +35,9 @@
 template <typename T>
 __device__ __forceinline__ void transpose_tiled(const T* __restrict__ a, T* __restrict__ out, long long M,
                                                 long long N, long long s0, long long s1) {
+    // >>> exercise 02.5: the tiled transpose
+    // hint: stage a TILE x TILE tile in shared memory: read rows of a, __syncthreads(), write columns as rows of out
+    // hint: guard every read and write (the matrix need not be a multiple of 32); sync again before the next tile
     __shared__ T tile[TILE][TILE + 1];       // + 1: no bank conflicts on the column reads
     const int tx = threadIdx.x, ty = threadIdx.y;
     const long long col0 = blockIdx.x * (long long)TILE;          // first column of a in this tile
@@ -57,6 +60,7 @@ __device__ __forceinline__ void transpose_tiled(const T* __restrict__ a, T* __re
         }
         __syncthreads();                     // everyone is done reading before the next tile lands
     }
+    // <<< exercise
 }
 
 template <typename T>

@@ -170,6 +170,9 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
 
     ``buf`` is the momentum buffer (``None`` when momentum is 0); on the first step it is set to
     the gradient, later ``buf = momentum * buf + (1 - dampening) * g``."""
+    # >>> exercise 03.7: the SGD step
+    # hint: follow torch.optim.SGD's pseudo-code: weight decay, then momentum (buf = g on the first step), nesterov
+    # hint: update param and buf IN PLACE (param -= ..., buf[...] = ...): the caller keeps these arrays
     g = -grad if maximize else grad
     if weight_decay:
         g = g + weight_decay * param
@@ -181,6 +184,7 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
             buf += (1 - dampening) * g
         g = g + momentum * buf if nesterov else buf
     param -= param.dtype.type(lr) * g
+    # <<< exercise
 # <<< phase 03
 # >>> phase 05
 
@@ -210,23 +214,33 @@ def softmax(x):
     """``exp(x - max) / sum(exp(x - max))`` per row: the max trick keeps every exp <= 1."""
     if x.size == 0:
         return np.empty(x.shape, x.dtype)
+    # >>> exercise 06.1: softmax with the max trick
+    # hint: subtract each row's maximum (_row_max) before exp: every exponent is then <= 0
+    # hint: divide by the row sums; return a C-contiguous array of x's dtype (_c)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         e = np.exp(x - _row_max(x))
         return _c(e / np.sum(e, axis=1, keepdims=True), dtype=x.dtype)
+    # <<< exercise
 
 
 def log_softmax(x):
     """``x - max - log(sum(exp(x - max)))`` per row."""
     if x.size == 0:
         return np.empty(x.shape, x.dtype)
+    # >>> exercise 06.2: log-softmax
+    # hint: log softmax(x) = x - max - log(sum(exp(x - max))): never take the log of a softmax that underflowed to 0
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         m = _row_max(x)
         return _c(x - m - np.log(np.sum(np.exp(x - m), axis=1, keepdims=True)), dtype=x.dtype)
+    # <<< exercise
 
 
 def softmax_backward(y, grad):
     """Gradient of softmax from its output ``y``: ``y * (grad - sum(grad * y))`` per row."""
+    # >>> exercise 06.4: softmax backward
+    # hint: dx_i = y_i * (g_i - sum_j g_j y_j), per row
     return _c(y * (grad - np.sum(grad * y, axis=1, keepdims=True)), dtype=y.dtype)
+    # <<< exercise
 
 
 def log_softmax_backward(y, grad):
@@ -265,6 +279,9 @@ def _grad_rows(grad, rows, scale, dtype):
 
 def cross_entropy_backward(logits, target, logsumexp, grad, scale=1.0):
     """``(softmax(x_r) - onehot(t_r)) * grad_r * scale``; ``grad`` 0-d (every row) or [rows]."""
+    # >>> exercise 06.5: cross-entropy backward
+    # hint: dL/dx = softmax(x) - onehot(target), times the row's upstream gradient and scale
+    # hint: softmax from the saved logsumexp: exp(x - lse); rows whose target is outside [0, n) are NaN
     rows, n = logits.shape
     with np.errstate(invalid="ignore", over="ignore"):
         p = np.exp(logits - logsumexp[:, None])
@@ -274,6 +291,7 @@ def cross_entropy_backward(logits, target, logsumexp, grad, scale=1.0):
         out = p * _grad_rows(grad, rows, scale, logits.dtype)[:, None]
     out[~ok] = np.nan
     return _c(out, dtype=logits.dtype)
+    # <<< exercise
 
 
 def nll_loss(log_probs, target):
@@ -336,6 +354,9 @@ def extreme(a, dims, keepdim=False, largest=True):
 def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
     """Variance (std if ``take_sqrt``) and mean over ``dims``: ``sum((x - mean)^2) /
     max(R - correction, 0)``, two passes (NumPy's var). 0/0 gives NaN, x/0 inf, as PyTorch."""
+    # >>> exercise 04.1: variance in two passes
+    # hint: first the mean, then the mean of squared deviations from it: never E[x^2] - E[x]^2 (it cancels)
+    # hint: accumulate float32 data in float64; divide by max(R - correction, 0) (0/0 is NaN, as PyTorch)
     dims = tuple(sorted(set(dims)))
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -349,6 +370,7 @@ def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
     if not keepdim:
         mean = mean.reshape(_reduced_shape(a.shape, dims, False))
     return _c(out, dtype=a.dtype), _c(mean, dtype=a.dtype)
+    # <<< exercise
 
 
 # ---- indexing: gather, scatter-add, strided assignment, nonzero ---------------------------------

@@ -24,25 +24,37 @@ class MatMul(Function):
 
     @staticmethod
     def backward(ctx, grad):
+    # <<< phase 03
+    # >>> phase 05
+        a, b = ctx.saved_tensors
+        if b.ndim == 2 and a.ndim > 2 and ctx.needs_input_grad[1]:
+            return MatMul._backward_shared_weight(a, b, grad, ctx.needs_input_grad[0])
+    # <<< phase 05
+    # >>> phase 03
+        # >>> exercise 03.2: MatMul backward (Linear's backward)
+        # hint: for C = A @ B: dL/dA = grad @ B^T and dL/dB = A^T @ grad (transpose(-1, -2))
+        # hint: compute only what ctx.needs_input_grad asks for; _sum_to folds broadcast batch dimensions
         # dL/dA = dL/dC @ B^T and dL/dB = A^T @ dL/dC, then fold broadcast batch dims back
         from .elementwise import _sum_to
         a, b = ctx.saved_tensors
-    # <<< phase 03
-    # >>> phase 05
-        if b.ndim == 2 and a.ndim > 2 and ctx.needs_input_grad[1]:
-            # x [..., M, K] @ W [K, N] (a layer applied to every position): dL/dW = x^T @ dL/dC
-            # summed over the batch is ONE product over all rows, [K, rows] @ [rows, N] in layout
-            # 'tn', rather than a batch of products then a sum (an extra [..., K, N] in memory)
-            rows = math.prod(a.shape[:-1])
-            gb = a.reshape(rows, a.shape[-1]).T @ grad.reshape(rows, grad.shape[-1])
-            ga = _sum_to(grad @ b.transpose(-1, -2), a.shape) if ctx.needs_input_grad[0] else None
-            return ga, gb
-    # <<< phase 05
-    # >>> phase 03
         ga = _sum_to(grad @ b.transpose(-1, -2), a.shape) if ctx.needs_input_grad[0] else None
         gb = _sum_to(a.transpose(-1, -2) @ grad, b.shape) if ctx.needs_input_grad[1] else None
         return ga, gb
+        # <<< exercise
     # <<< phase 03
+    # >>> phase 05
+
+    @staticmethod
+    def _backward_shared_weight(a, b, grad, need_a):
+        """x [..., M, K] @ W [K, N] (a layer applied to every position): dL/dW = x^T @ dL/dC summed
+        over the batch is ONE product over all rows, [K, rows] @ [rows, N] in layout 'tn', rather
+        than a batch of products then a sum (an extra [..., K, N] in memory)."""
+        from .elementwise import _sum_to
+        rows = math.prod(a.shape[:-1])
+        gb = a.reshape(rows, a.shape[-1]).T @ grad.reshape(rows, grad.shape[-1])
+        ga = _sum_to(grad @ b.transpose(-1, -2), a.shape) if need_a else None
+        return ga, gb
+    # <<< phase 05
 
 
 def matmul(a, b):

@@ -81,6 +81,9 @@ class Selected(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # >>> exercise 04.5: max(dim) backward
+        # hint: each output's gradient goes to the one input element it was taken from (ctx.indices along ctx.dim)
+        # hint: zeros of the input's shape, then the backend's scatter_add_(out, dim, index, grad); unsqueeze when not keepdim
         idx = ctx.indices
         if not ctx.keepdim:
             idx, grad = idx.unsqueeze(ctx.dim), grad.unsqueeze(ctx.dim)
@@ -88,6 +91,7 @@ class Selected(Function):
         out = b.full(tuple(ctx.shape), 0, grad.dtype, grad.device.index)
         b.scatter_add_(out, ctx.dim, idx._data, grad._data)       # out[.., idx[i], ..] += grad[i]
         return Tensor(out, grad.device), None, None, None, None
+        # <<< exercise
 
 
 class ExtremeAll(Function):

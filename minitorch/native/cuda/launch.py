@@ -408,9 +408,13 @@ def pack_layout(shape, strides):
 def broadcast_strides(shape, strides, itemsize, out_shape):
     """Element strides that read an array of ``shape``/byte ``strides`` as if it had ``out_shape``:
     0 along broadcast dimensions (missing on the left, or of size 1)."""
+    # >>> exercise 02.3: broadcasting is a stride of 0
+    # hint: dimensions missing on the left, or of size 1 where out_shape is bigger, are read with stride 0
+    # hint: strides are in bytes here: divide by itemsize to get element strides
     pad = len(out_shape) - len(shape)
     return tuple(0 if d < pad or shape[d - pad] == 1 else strides[d - pad] // itemsize
                  for d in range(len(out_shape)))
+    # <<< exercise
 
 
 @functools.lru_cache(maxsize=4096)

@@ -16,6 +16,9 @@ def broadcast_shape(*shapes):
         ValueError: naming the shapes and the first dimension (counted from the right, as a
             negative index) whose sizes differ where neither is 1.
     """
+    # >>> exercise 02.2: the broadcast shape
+    # hint: align the shapes on the right: look at dimension -1, -2, ... of every shape that has it
+    # hint: in each dimension the sizes other than 1 must all be equal; the result is that size, or 1
     ndim = max(len(s) for s in shapes)
     out = []
     for i in range(-ndim, 0):
@@ -25,3 +28,4 @@ def broadcast_shape(*shapes):
                              f"dimension {i} has sizes {sorted(sizes)}")
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
+    # <<< exercise

@@ -79,6 +79,9 @@ template <int NOPS>
 __device__ __forceinline__ void layout_offsets(const Layout& L, long long i, long long (&off)[NOPS]) {
 #pragma unroll
     for (int k = 0; k < NOPS; ++k) off[k] = 0;
+// >>> exercise 02.4: strides: from a flat index to offsets
+// hint: L.shape[0] is the innermost dimension: peel coordinates off i with divmod(i, L.shape[d], q, coord)
+// hint: add coord * L.strides[k][d] to off[k] for every operand k; a broadcast dimension has stride 0
 #pragma unroll
     for (int d = 0; d < MAX_DIMS; ++d) {
         if (d >= L.ndim) break;
@@ -93,6 +96,7 @@ __device__ __forceinline__ void layout_offsets(const Layout& L, long long i, lon
 #pragma unroll
         for (int k = 0; k < NOPS; ++k) off[k] += coord * L.strides[k][d];
     }
+// <<< exercise
 }
 
 // ---- the two access patterns of one-input maps ---------------------------------------------------

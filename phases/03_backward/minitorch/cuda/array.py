@@ -207,6 +207,9 @@ def contiguous_strides(shape, itemsize):
     Raises:
         ValueError: a negative size.
     """
+    # >>> exercise 01.1: row-major strides
+    # hint: walk the dimensions from the last one: it steps one item; each earlier one steps the whole block after it
+    # hint: a dimension of size 0 still gets a stride (use max(n, 1) for the step after it)
     if any(n < 0 for n in shape):
         raise ValueError(f"negative dimensions are not allowed: {shape}")
     strides, step = [], itemsize
@@ -214,11 +217,15 @@ def contiguous_strides(shape, itemsize):
         strides.append(step)
         step *= max(n, 1)
     return tuple(reversed(strides)), _product(shape)
+    # <<< exercise
 
 
 def is_c_contiguous(shape, strides, itemsize):
     """True when ``strides`` walk ``shape`` in row-major order with no gaps. Dimensions of size 1
     may have any stride (they are never stepped); an empty array is contiguous."""
+    # >>> exercise 01.2: is a layout contiguous?
+    # hint: compare each stride, from the innermost dimension out, with the stride a fresh array would have
+    # hint: dimensions of size 1 are never stepped: any stride is fine there; an empty array is contiguous
     step = itemsize
     for n, st in zip(reversed(shape), reversed(strides)):
         if n == 0:
@@ -228,6 +235,7 @@ def is_c_contiguous(shape, strides, itemsize):
                 return False
             step *= n
     return True
+    # <<< exercise
 
 
 def empty(shape, dtype, device_id):
@@ -248,12 +256,16 @@ def empty(shape, dtype, device_id):
 def from_numpy(array, device_id):
     """Copy a host array to a new contiguous DeviceArray (cudaMemcpyAsync host-to-device on the
     current stream; from pageable memory the call returns once the bytes are staged)."""
+    # >>> exercise 01.4: host-to-device copy
+    # hint: make the host array C-contiguous first (np.asarray(array, order='C')), then allocate with empty()
+    # hint: _runtime.memcpyAsync(dst, src, nbytes, _runtime.memcpyHostToDevice, stream) copies; skip it for 0 bytes
     host = np.asarray(array, order="C")      # (np.ascontiguousarray would make a 0-d array 1-d)
     out = empty(host.shape, host.dtype, device_id)
     if host.nbytes:
         _runtime.memcpyAsync(out.ptr, host.ctypes.data, host.nbytes, _runtime.memcpyHostToDevice,
                              _current_stream(device_id).ptr)
     return out
+    # <<< exercise
 
 
 def to_numpy(a):
@@ -263,6 +275,9 @@ def to_numpy(a):
     Raises:
         ValueError: for a non-contiguous view (the Tensor layer copies views compactly first).
     """
+    # >>> exercise 01.5: device-to-host copy
+    # hint: allocate the host array with np.empty, copy with memcpyAsync(..., _runtime.memcpyDeviceToHost, stream)
+    # hint: the copy is asynchronous: wait for the stream (_runtime.streamSynchronize) before returning
     if not a.c_contiguous:
         raise ValueError(f"to_numpy needs a contiguous array (shape {a.shape}, strides {a.strides})")
     host = np.empty(a.shape, dtype=a.dtype)
@@ -271,6 +286,7 @@ def to_numpy(a):
         _runtime.memcpyAsync(host.ctypes.data, a.ptr, host.nbytes, _runtime.memcpyDeviceToHost, stream)
         _runtime.streamSynchronize(stream)
     return host
+    # <<< exercise
 
 
 def from_cuda_array(obj):

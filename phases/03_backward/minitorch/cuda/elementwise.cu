@@ -104,6 +104,9 @@ struct WithScalar {
 template <typename T, typename R, typename F>
 __device__ __forceinline__ void map2_contiguous(const T* __restrict__ a, const T* __restrict__ b,
                                                 R* __restrict__ out, long long n, F f) {
+    // >>> exercise 02.1: the elementwise kernel
+    // hint: start simple: GRID_STRIDE_LOOP(i, n) out[i] = f(a[i], b[i]);
+    // hint: then the fast path: when a, b and out are 16-byte aligned, load and store Vec<T, N> (16 bytes at once)
     constexpr int N = vec_width<T, R>();
     long long start = 0;
     if (is_aligned<sizeof(T) * N>(a) && is_aligned<sizeof(T) * N>(b) && is_aligned<sizeof(R) * N>(out)) {
@@ -122,6 +125,7 @@ __device__ __forceinline__ void map2_contiguous(const T* __restrict__ a, const T
         start = nvec * N;
     }
     GRID_STRIDE_LOOP(i, n - start) out[start + i] = f(a[start + i], b[start + i]);
+    // <<< exercise
 }
 
 template <typename T, typename R, typename F>

@@ -25,6 +25,9 @@ __device__ __forceinline__ void sgd_step(T* __restrict__ param, const T* __restr
                                          long long n, T lr, T momentum, T one_minus_dampening, T weight_decay,
                                          bool use_weight_decay, bool use_momentum, bool nesterov,
                                          bool maximize, bool first_step) {
+    // >>> exercise 03.8: the fused SGD kernel
+    // hint: one read of param, grad (and buf) and one write of param (and buf) per element, in a GRID_STRIDE_LOOP
+    // hint: use add_rn/mul_rn/sub_rn so the result matches the cpu backend bit for bit
     GRID_STRIDE_LOOP(i, n) {
         const T p = param[i];
         T g = maximize ? -grad[i] : grad[i];
@@ -36,6 +39,7 @@ __device__ __forceinline__ void sgd_step(T* __restrict__ param, const T* __restr
         }
         param[i] = sub_rn(p, mul_rn(lr, g));
     }
+    // <<< exercise
 }
 
 #define SGD(T, SUF)                                                                                  \

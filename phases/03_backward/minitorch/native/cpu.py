@@ -156,6 +156,9 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
 
     ``buf`` is the momentum buffer (``None`` when momentum is 0); on the first step it is set to
     the gradient, later ``buf = momentum * buf + (1 - dampening) * g``."""
+    # >>> exercise 03.7: the SGD step
+    # hint: follow torch.optim.SGD's pseudo-code: weight decay, then momentum (buf = g on the first step), nesterov
+    # hint: update param and buf IN PLACE (param -= ..., buf[...] = ...): the caller keeps these arrays
     g = -grad if maximize else grad
     if weight_decay:
         g = g + weight_decay * param
@@ -167,3 +170,4 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
             buf += (1 - dampening) * g
         g = g + momentum * buf if nesterov else buf
     param -= param.dtype.type(lr) * g
+    # <<< exercise

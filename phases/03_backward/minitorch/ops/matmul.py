@@ -20,12 +20,16 @@ class MatMul(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # >>> exercise 03.2: MatMul backward (Linear's backward)
+        # hint: for C = A @ B: dL/dA = grad @ B^T and dL/dB = A^T @ grad (transpose(-1, -2))
+        # hint: compute only what ctx.needs_input_grad asks for; _sum_to folds broadcast batch dimensions
         # dL/dA = dL/dC @ B^T and dL/dB = A^T @ dL/dC, then fold broadcast batch dims back
         from .elementwise import _sum_to
         a, b = ctx.saved_tensors
         ga = _sum_to(grad @ b.transpose(-1, -2), a.shape) if ctx.needs_input_grad[0] else None
         gb = _sum_to(a.transpose(-1, -2) @ grad, b.shape) if ctx.needs_input_grad[1] else None
         return ga, gb
+        # <<< exercise
 
 
 def matmul(a, b):

@@ -1,10 +1,17 @@
 # GENERATED from minitorch/utils/course.py by tools/sync_phases.py (phase 03 snapshot): edit the source and re-run, not this file.
 # phase: 01
-"""``minitorch-course``: run phase notebooks with papermill and summarize their races against PyTorch.
+"""``minitorch-course``: run phase notebooks with papermill and summarize their races against PyTorch;
+make a learner's workspace for a phase and grade it.
 
     minitorch-course --list
     minitorch-course 01 03_backward --device cuda
     minitorch-course all --quick --param EPOCHS=1 --output out/ci
+    minitorch-course start 03 --dir work
+    minitorch-course check 03 --dir work
+
+``start NN`` copies phase NN's notebook and snapshot into ``<dir>/NN_name/`` (default ``work/`` at
+the repo root) with the phase's exercises stubbed; ``check NN`` runs the phase's grading tests
+(``tests/exercises/test_phase_NN.py``) against that workspace and prints a table and a score.
 
 Each notebook runs with its own folder as cwd (so ``import minitorch`` finds that phase's
 snapshot) and with ``$MINITORCH_RESULTS_DIR`` pointing at ``<output>/results``, where its races save
@@ -146,6 +153,9 @@ def _status(failure):
 
 def main(argv=None):
     """Entry point of ``minitorch-course``; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in ("start", "check"):
+        return _exercise_command(argv)
     args = _parser().parse_args(argv)
     root = find_root() or Path.cwd()
     phases_dir = Path(args.phases_dir or root / "phases")
@@ -207,6 +217,70 @@ def _run_all(chosen, output, args):
             else:
                 os.environ[k] = v
     return statuses
+
+
+# ----------------------------------------------------------------------------------------------
+# exercises: start a workspace, check it
+
+def _exercise_command(argv):
+    """``start NN`` / ``check NN``; returns the exit status."""
+    p = argparse.ArgumentParser(prog=f"minitorch-course {argv[0]}", description={
+        "start": "Make a workspace for one phase: its notebook and kernels, the phase's exercises stubbed.",
+        "check": "Grade a workspace: run the phase's grading tests, print a table and a score."}[argv[0]])
+    p.add_argument("phase", help="1, 01, 01_matrix or matrix")
+    p.add_argument("--dir", help="folder of the workspaces (default: work/ at the repo root)")
+    p.add_argument("--phases-dir", help="folder holding the NN_name phase folders (default: phases/ at the repo root)")
+    if argv[0] == "start":
+        p.add_argument("--force", action="store_true", help="replace an existing workspace (its edits are lost)")
+    args = p.parse_args(argv[1:])
+    root = find_root() or find_root(Path(__file__).resolve().parent) or Path.cwd()
+    phases_dir = Path(args.phases_dir or root / "phases")
+    try:
+        (phase,) = select(find_phases(phases_dir) if phases_dir.is_dir() else [], [args.phase])
+    except ValueError as e:
+        print(f"minitorch-course: {e}", file=sys.stderr)
+        return 2
+    workspace = Path(args.dir or root / "work") / phase.name
+    if argv[0] == "start":
+        return start_workspace(phase, workspace, args.force)
+    tests = root / "tests" / "exercises" / f"test_phase_{phase.name[:2]}.py"
+    return check_workspace(workspace, tests)
+
+
+def start_workspace(phase, workspace, force=False):
+    """Make ``workspace`` for the phase folder ``phase``; print what to do next."""
+    from .exercises import make_workspace
+    try:
+        found = make_workspace(phase, workspace, overwrite=force)
+    except FileExistsError as e:
+        print(f"minitorch-course: {e}", file=sys.stderr)
+        return 1
+    print(f"workspace for phase {phase.name}: {workspace}")
+    print(f"{len(found)} exercise(s) to write:")
+    for ex in found.values():
+        print(f"  {ex.id}  {ex.title:40s} {ex.where()}")
+    nb = next(workspace.glob("*.ipynb"), None)
+    print(f"\nnext: jupyter lab {nb} - run the cells; each stops at the exercise you have not written yet.")
+    print(f"then: minitorch-course check {phase.name[:2]}" + (f" --dir {workspace.parent}" if workspace.parent.name != "work" else ""))
+    return 0
+
+
+def check_workspace(workspace, tests):
+    """Grade ``workspace`` with the grading tests in ``tests``, in a fresh Python whose
+    ``minitorch`` is the workspace's; print the table and the score; return 0 when all pass."""
+    import subprocess
+    if not (workspace / "minitorch").is_dir():
+        print(f"minitorch-course: no workspace at {workspace}; make one with: minitorch-course start "
+              f"{workspace.name[:2]}", file=sys.stderr)
+        return 2
+    if not tests.is_file():
+        print(f"minitorch-course: no grading tests at {tests}", file=sys.stderr)
+        return 2
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(workspace.resolve()), os.environ.get("PYTHONPATH", "")]))
+    print(f"grading {workspace} with {tests.name}")
+    done = subprocess.run([sys.executable, "-m", "minitorch.utils.exercises", str(tests.resolve()),
+                           "--workspace", str(workspace.resolve())], cwd=workspace, env=env)
+    return done.returncode
 
 
 def _parser():

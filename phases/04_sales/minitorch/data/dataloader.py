@@ -39,6 +39,9 @@ def default_collate(samples):
         RuntimeError: tensors of different shapes (from stack).  ValueError: samples whose
             tuples have different lengths.
     """
+    # >>> exercise 04.4: collating samples into a batch
+    # hint: tensors: minitorch.stack; NumPy arrays: stack then tensor(); Python bools/ints/floats: bool/int64/float64 tensors
+    # hint: tuples, lists and dicts: collate field by field (recursively); anything else: a list
     from ..creation import tensor
     from ..ops import stack
     first = samples[0]
@@ -59,6 +62,7 @@ def default_collate(samples):
             raise ValueError("default_collate: every sample of a batch must have the same number of fields")
         return tuple(default_collate(list(field)) for field in zip(*samples))
     return list(samples)
+    # <<< exercise
 
 
 def _tensor_source(dataset):
@@ -113,8 +117,12 @@ class DataLoader:
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
     def _bounds(self, n):
+        # >>> exercise 04.3: the DataLoader's batches
+        # hint: batches start at 0, batch_size, 2 * batch_size, ...; the last one may be short
+        # hint: drop_last drops that short batch
         stop = n - n % self.batch_size if self.drop_last else n
         return [(a, min(a + self.batch_size, n)) for a in range(0, stop, self.batch_size)]
+        # <<< exercise
 
     def __iter__(self):
         n = len(self.dataset)

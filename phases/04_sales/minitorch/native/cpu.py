@@ -156,6 +156,9 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
 
     ``buf`` is the momentum buffer (``None`` when momentum is 0); on the first step it is set to
     the gradient, later ``buf = momentum * buf + (1 - dampening) * g``."""
+    # >>> exercise 03.7: the SGD step
+    # hint: follow torch.optim.SGD's pseudo-code: weight decay, then momentum (buf = g on the first step), nesterov
+    # hint: update param and buf IN PLACE (param -= ..., buf[...] = ...): the caller keeps these arrays
     g = -grad if maximize else grad
     if weight_decay:
         g = g + weight_decay * param
@@ -167,6 +170,7 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
             buf += (1 - dampening) * g
         g = g + momentum * buf if nesterov else buf
     param -= param.dtype.type(lr) * g
+    # <<< exercise
 import warnings  # noqa: E402 - phase 04 adds it
 
 
@@ -209,6 +213,9 @@ def extreme(a, dims, keepdim=False, largest=True):
 def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
     """Variance (std if ``take_sqrt``) and mean over ``dims``: ``sum((x - mean)^2) /
     max(R - correction, 0)``, two passes (NumPy's var). 0/0 gives NaN, x/0 inf, as PyTorch."""
+    # >>> exercise 04.1: variance in two passes
+    # hint: first the mean, then the mean of squared deviations from it: never E[x^2] - E[x]^2 (it cancels)
+    # hint: accumulate float32 data in float64; divide by max(R - correction, 0) (0/0 is NaN, as PyTorch)
     dims = tuple(sorted(set(dims)))
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -222,6 +229,7 @@ def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
     if not keepdim:
         mean = mean.reshape(_reduced_shape(a.shape, dims, False))
     return _c(out, dtype=a.dtype), _c(mean, dtype=a.dtype)
+    # <<< exercise
 
 
 # ---- indexing: gather, scatter-add, strided assignment, nonzero ---------------------------------

@@ -41,6 +41,9 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
             continue
         analytic = np.zeros(tuple(x.shape)) if x.grad is None else x.grad.cpu().numpy()
         base = x.detach().cpu().numpy().copy()
+        # >>> exercise 03.6: gradient checking
+        # hint: for every element: numeric = (loss_at(x + eps) - loss_at(x - eps)) / (2 eps), changing one element of base
+        # hint: put the element back afterwards
         numeric = np.zeros_like(base)
         for idx in np.ndindex(base.shape):
             keep = base[idx]
@@ -50,6 +53,7 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, seed=0):
             down = loss_at(i, base)
             base[idx] = keep
             numeric[idx] = (up - down) / (2 * eps)
+        # <<< exercise
         err = np.abs(analytic - numeric) - (atol + rtol * np.abs(numeric))
         if err.size and err.max() > 0:
             worst = np.unravel_index(np.argmax(err), err.shape)

@@ -79,6 +79,9 @@ template <int NOPS>
 __device__ __forceinline__ void layout_offsets(const Layout& L, long long i, long long (&off)[NOPS]) {
 #pragma unroll
     for (int k = 0; k < NOPS; ++k) off[k] = 0;
+// >>> exercise 02.4: strides: from a flat index to offsets
+// hint: L.shape[0] is the innermost dimension: peel coordinates off i with divmod(i, L.shape[d], q, coord)
+// hint: add coord * L.strides[k][d] to off[k] for every operand k; a broadcast dimension has stride 0
 #pragma unroll
     for (int d = 0; d < MAX_DIMS; ++d) {
         if (d >= L.ndim) break;
@@ -93,6 +96,7 @@ __device__ __forceinline__ void layout_offsets(const Layout& L, long long i, lon
 #pragma unroll
         for (int k = 0; k < NOPS; ++k) off[k] += coord * L.strides[k][d];
     }
+// <<< exercise
 }
 
 // ---- the two access patterns of one-input maps ---------------------------------------------------
@@ -183,12 +187,16 @@ __device__ __forceinline__ P warp_reduce(P v, Merge merge) {
 // of the data) into its own: the order is fixed, so the result is the same every run.
 template <class P, class Merge>
 __device__ __forceinline__ P block_reduce(P v, P empty, Merge merge) {
+    // >>> exercise 03.5: the block reduction
+    // hint: reduce within each warp (warp_reduce), lane 0 of each warp writes its partial to shared memory
+    // hint: __syncthreads(), then warp 0 reduces the partials (lanes past the number of warps use `empty`)
     __shared__ P part[32];                      // one partial per warp (at most 1024 / 32 warps)
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     v = warp_reduce(v, merge);
     if (lane == 0) part[warp] = v;
     __syncthreads();
     if (warp == 0) v = warp_reduce(lane < warps ? part[lane] : empty, merge);
+    // <<< exercise
     return v;
 }
 

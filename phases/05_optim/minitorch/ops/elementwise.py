@@ -40,9 +40,13 @@ def _sum_to(grad, shape):
     elements, so its gradient is the sum of theirs.)"""
     if grad.shape == shape:
         return grad
+    # >>> exercise 03.3: folding a broadcast gradient
+    # hint: sum the leading dimensions broadcasting added, and those stretched from 1 (keepdim=True)
+    # hint: then reshape to `shape`
     lead = grad.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1)
     return grad.sum(dim=dims, keepdim=True).reshape(shape) if dims else grad.reshape(shape)
+    # <<< exercise
 
 
 def _route_to_winner(grad, a, b, a_wins):
@@ -84,8 +88,12 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # >>> exercise 03.1: Mul backward
+        # hint: d(a*b)/da = b and d(a*b)/db = a, each times the incoming grad
+        # hint: fold each gradient back to its input's shape with _sum_to (broadcasting)
         a, b = ctx.saved_tensors
         return _sum_to(grad * b, a.shape), _sum_to(grad * a, b.shape)
+        # <<< exercise
 
 
 class Div(Function):

@@ -13,6 +13,9 @@ from .grad_mode import set_grad_enabled
 
 def _topological_order(root):
     """Nodes reachable from ``root``, each after every node that consumes its output."""
+    # >>> exercise 03.4: the topological sort
+    # hint: a depth-first search from root over node.inputs[k].grad_fn; append a node after all its inputs (post-order)
+    # hint: reverse the post-order: root first; an explicit stack avoids Python's recursion limit on deep graphs
     order, visited, stack = [], set(), [(root, False)]
     while stack:
         node, children_done = stack.pop()
@@ -27,6 +30,7 @@ def _topological_order(root):
             if inp is not None and inp.grad_fn is not None and inp.grad_fn not in visited:
                 stack.append((inp.grad_fn, False))
     return order[::-1]          # post-order reversed: the root first, leaves' parents last
+    # <<< exercise
 
 
 def _accumulate(store, key, grad):

@@ -416,10 +416,13 @@ __device__ __forceinline__ Moments<T> chan(const Moments<T>& a, const Moments<T>
 // Welford: one more element.
 template <typename T>
 __device__ __forceinline__ void welford_add(Moments<T>& s, T x) {
+    // >>> exercise 04.2: Welford's update
+    // hint: one more element x: n += 1, mean += (x - mean) / n, m2 += (x - old mean) * (x - new mean)
     s.n += 1;
     const T d = x - s.mean;
     s.mean += d / T(s.n);
     s.m2 += d * (x - s.mean);
+    // <<< exercise
 }
 
 // The moments of the N elements of one vector: mean by one pass (1/N is a power of two: exact),

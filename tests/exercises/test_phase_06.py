@@ -1,0 +1,89 @@
+"""Grading tests of phase 06 (cnn, part 1): softmax and log-softmax with the max trick, their
+backward, the cross-entropy backward, and the softmax kernel.
+
+Run by ``minitorch-course check 06`` against a workspace, and by pytest against the repository.
+The cpu backend's functions are called on NumPy arrays, PyTorch (cpu) is the reference.
+"""
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from support import close  # noqa: E402
+
+from minitorch.utils.exercises import exercise  # noqa: E402
+
+
+def _logits(rng, rows=6, n=10, dtype=np.float32):
+    x = (rng.standard_normal((rows, n)) * 4).astype(dtype)
+    x[0] += 1000                                # exp(1000) overflows: only the max trick survives
+    return x
+
+
+@exercise("06.1")
+def test_softmax_with_the_max_trick():
+    from minitorch.native import cpu
+    rng = np.random.default_rng(61)
+    for dtype in (np.float32, np.float64):
+        x = _logits(rng, dtype=dtype)
+        y = cpu.softmax(x)
+        assert y.dtype == dtype, f"softmax of {np.dtype(dtype)} should keep the dtype, got {y.dtype}"
+        close(y, torch.softmax(torch.tensor(x), dim=1).numpy(), f"softmax of {np.dtype(dtype)} logits (row 0 near 1000)")
+    close(cpu.softmax(np.array([[-np.inf, 0.0, -np.inf]])), [[0.0, 1.0, 0.0]], "softmax of a row with -inf")
+
+
+@exercise("06.2")
+def test_log_softmax():
+    from minitorch.native import cpu
+    rng = np.random.default_rng(62)
+    x = _logits(rng)
+    close(cpu.log_softmax(x), torch.log_softmax(torch.tensor(x), dim=1).numpy(), "log_softmax (row 0 near 1000)",
+          rtol=1e-5, atol=1e-4)
+    close(cpu.log_softmax(np.array([[0.0, -200.0]], np.float32)), [[0.0, -200.0]],
+          "log_softmax([0, -200]): softmax underflows to 0 there, its log must not be -inf")
+
+
+@exercise("06.4")
+def test_softmax_backward():
+    from minitorch.native import cpu
+    rng = np.random.default_rng(63)
+    x, g = rng.standard_normal((5, 7)), rng.standard_normal((5, 7))
+    tx = torch.tensor(x, requires_grad=True)
+    y = torch.softmax(tx, dim=1)
+    y.backward(torch.tensor(g))
+    close(cpu.softmax_backward(y.detach().numpy(), g), tx.grad.numpy(), "softmax_backward(y, grad)")
+
+
+@exercise("06.5")
+def test_cross_entropy_backward():
+    from minitorch.native import cpu
+    rng = np.random.default_rng(64)
+    x = rng.standard_normal((8, 10))
+    t = rng.integers(0, 10, 8)
+    m = x.max(axis=1, keepdims=True)
+    lse = (m + np.log(np.exp(x - m).sum(axis=1, keepdims=True)))[:, 0]
+    for reduction, grad in (("mean", np.array(1.0)), ("sum", np.array(0.5)), ("none", rng.standard_normal(8))):
+        tx = torch.tensor(x, requires_grad=True)
+        torch.nn.functional.cross_entropy(tx, torch.tensor(t), reduction=reduction).backward(torch.tensor(grad))
+        scale = 1 / 8 if reduction == "mean" else 1.0
+        close(cpu.cross_entropy_backward(x, t, lse, grad, scale), tx.grad.numpy(),
+              f"cross_entropy_backward for reduction={reduction!r}")
+    bad = cpu.cross_entropy_backward(x[:2], np.array([3, 10]), lse[:2], np.array(1.0))
+    assert np.isnan(bad[1]).all() and not np.isnan(bad[0]).any(), \
+        "a target outside [0, n) gives a NaN gradient row (and only that row)"
+
+
+@exercise("06.3", cuda=True)
+def test_softmax_kernel_rows_up_to_1024():
+    from minitorch.cuda import array
+    from minitorch.native import cuda as backend
+    rng = np.random.default_rng(65)
+    for rows, n in [(1, 1), (5, 10), (64, 10), (33, 100), (7, 513), (1000, 1024), (3, 17)]:
+        x = _logits(rng, rows, n)
+        want = torch.softmax(torch.tensor(x), dim=1).numpy()
+        close(array.to_numpy(backend.softmax(array.from_numpy(x, 0))), want, f"softmax kernel on [{rows}, {n}]")
+        want = torch.log_softmax(torch.tensor(x), dim=1).numpy()
+        close(array.to_numpy(backend.log_softmax(array.from_numpy(x, 0))), want, f"log_softmax kernel on [{rows}, {n}]",
+              atol=1e-4)
