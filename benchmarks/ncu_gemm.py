@@ -80,6 +80,8 @@ def summary(raw):
     """The numbers the notebook shows, from one kernel's raw metrics: KEEP's, and the six largest
     warp-stall reasons (cycles per issued instruction)."""
     s = {name: raw.get(metric) for name, metric in KEEP.items()}
+    if isinstance(s["duration_us"], float):
+        s["duration_us"] /= 1000.0         # --print-units base: nanoseconds
     stalls = {m.group(1): v for k, v in raw.items() if (m := STALL.match(k)) and isinstance(v, float)}
     s["top_stalls_per_issue"] = dict(sorted(stalls.items(), key=lambda kv: -kv[1])[:6])
     s["kernel"] = raw.get("Kernel Name")
@@ -106,8 +108,13 @@ def target(rung, size):
     from minitorch.native.cuda import gemm as G
     C.allow_named_rungs()
     rng = np.random.default_rng(0)
-    a = A.from_numpy(rng.standard_normal((size, size), dtype=np.float32), 0)
-    b = A.from_numpy(rng.standard_normal((size, size), dtype=np.float32), 0)
+    spec = G.RUNGS[rung]
+    dtype = {"f32": np.float32, "f64": np.float64, "f16": np.float16}.get(spec.dtypes[0])
+    if dtype is None:                        # bf16: NumPy's through ml_dtypes
+        import ml_dtypes
+        dtype = ml_dtypes.bfloat16
+    a = A.from_numpy(rng.standard_normal((size, size), dtype=np.float32).astype(dtype), 0)
+    b = A.from_numpy(rng.standard_normal((size, size), dtype=np.float32).astype(dtype), 0)
     for _ in range(2):
         G.gemm(a, b, None, rung=rung)
     cp.cuda.Device().synchronize()
@@ -147,7 +154,7 @@ def main(argv=None):
                 results["rungs"][rung] = {"error": log[-2000:]}
                 print(log[-2000:], flush=True)
                 continue
-            text = subprocess.run([ncu, "--import", str(rep), "--csv", "--page", "raw"], capture_output=True,
+            text = subprocess.run([ncu, "--import", str(rep), "--csv", "--page", "raw", "--print-units", "base"], capture_output=True,
                                   text=True, timeout=120).stdout
         except subprocess.TimeoutExpired:
             results["rungs"][rung] = {"error": f"ncu took over {args.timeout} s"}

@@ -218,7 +218,7 @@ def test_ncu_csv_and_summary():
     rows = ncu_gemm.parse_raw_csv(text)
     assert len(rows) == 1 and rows[0]["gpu__time_duration.sum"] == 1234.5
     s = ncu_gemm.summary(rows[0])
-    assert s["duration_us"] == 1234.5 and s["achieved_occupancy_pct"] == 61.2 and s["bank_conflicts_ld"] == 4096
+    assert s["duration_us"] == 1.2345 and s["achieved_occupancy_pct"] == 61.2 and s["bank_conflicts_ld"] == 4096
     assert list(s["top_stalls_per_issue"]) == ["long_scoreboard", "barrier"] and s["kernel"] == "gemm_nn_f32"
     assert ncu_gemm.parse_raw_csv("") == []
     rungs = {"01_naive": Rung(), "05_blocktile_2d": Rung(), "08_warptile": Rung(), "10_tf32_mma": Rung(tensor_cores=True)}
