@@ -92,6 +92,10 @@ TUNING_SPACE = {
 # latency. Not validity rules: such configurations are correct, only not worth timing.
 _ACCUMULATORS = {"07_autotuned": (16, 128), "08_warptile": (32, 128), "09_pipelined": (32, 64)}
 _MIN_THREADS = 128
+# Rung 09: 4-byte copies a thread issues per k-tile in the worst layout ('nt': both operands along
+# k), (BM + BN) * BK / NUM_THREADS; past 20 the copy addresses kept across the k loop spill
+# registers (seen at 24: BM=64, BN=128, BK=16, 128 threads, 4 stages).
+_MAX_COPIES = 20
 STATIC_SMEM = 48 * 1024      # shared memory a block may declare statically (rungs 07, 08)
 MAX_SMEM = 227 * 1024        # the most dynamic shared memory any GPU gives one block (sm_90)
 
@@ -212,7 +216,8 @@ def rung_with(rung, config):
 def tuning_configs(rung, max_smem=MAX_SMEM):
     """Yield the NVRTC option tuples ("-DBM=..", "-DBN=..", ...) of every configuration of tuned
     rung ``rung`` in :data:`TUNING_SPACE` that the kernel accepts, that has at least 128 threads
-    and keeps _ACCUMULATORS[rung] (low, high) accumulators a thread (more spill registers) and needs at most
+    and keeps _ACCUMULATORS[rung] (low, high) accumulators a thread (more spill registers; for
+    rung 09 also at most _MAX_COPIES copies a thread per k-tile) and needs at most
     ``max_smem`` bytes of dynamic shared memory (the device's opt-in limit, e.g.
     cupy.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]). Each tuple is accepted by
     ``gemm(..., rung=rung, options=...)`` and by :func:`rung_with`.
@@ -232,6 +237,8 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
         low, high = _ACCUMULATORS[rung]
         if not low <= config["BM"] * config["BN"] // threads <= high or threads < _MIN_THREADS \
                 or spec.smem > max_smem:
+            continue
+        if rung == "09_pipelined" and (config["BM"] + config["BN"]) * config["BK"] // threads > _MAX_COPIES:
             continue
         yield spec.options
 
