@@ -26,7 +26,7 @@ from ...backends.cuda import matmul as _tf32_switch
 from ...broadcast import broadcast_shape
 from ...cuda import cupy_or_raise
 from ...cuda.array import empty
-from .launch import SUFFIX, broadcast_layout, cdiv, cp, kernel, launch_2d
+from .launch import SUFFIX, broadcast_layout, cdiv, kernel, launch_2d
 
 
 @dataclass(frozen=True)
@@ -267,7 +267,9 @@ def layout_of(shape2, strides2, itemsize):
     return None
 
 
-_smem_raised = set()     # kernels whose dynamic shared memory limit gemm() has raised
+# id(kernel) -> kernel, for kernels whose dynamic shared memory limit gemm() has raised (by id: a
+# kernel object need not be hashable; kept here so that no other kernel can ever reuse its id)
+_smem_raised = {}
 
 
 def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
@@ -327,12 +329,12 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
         return out
     name = f"gemm_{la[0]}{lb[0]}_{SUFFIX[a.dtype]}"
     fn = kernel(spec.file, name, idx, spec.options if options is None else tuple(options))
-    if spec.smem > STATIC_SMEM and fn not in _smem_raised:
+    if spec.smem > STATIC_SMEM and id(fn) not in _smem_raised:
         # Past 48 KB a kernel must opt in to more dynamic shared memory, once per kernel
         # (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)); the launch fails otherwise.
-        with cp.cuda.Device(idx):
-            fn.max_dynamic_shared_size_bytes = spec.smem
-        _smem_raised.add(fn)
+        # (CuPy sets it on the kernel of the current device: the operands' device, as for the launch.)
+        fn.max_dynamic_shared_size_bytes = spec.smem
+        _smem_raised[id(fn)] = fn
     bm, bn = spec.tile
     launch_2d(fn, (cdiv(n, bn), cdiv(m, bm), batch), spec.block,
               (a, b, out, bias, m, n, k, la[1], lb[1], batch, layout), idx, spec.smem)
