@@ -96,6 +96,10 @@ _MIN_THREADS = 128
 # k), (BM + BN) * BK / NUM_THREADS; past 20 the copy addresses kept across the k loop spill
 # registers (seen at 24: BM=64, BN=128, BK=16, 128 threads, 4 stages).
 _MAX_COPIES = 20
+# Rung 08: accumulators plus the floats a thread stages in registers per k-tile, TM*TN*WMITER*
+# WNITER + (BM + BN) * BK / NUM_THREADS; past 160 they spill (seen at 168: BM=256, BN=64, BK=16,
+# WM = WN = 64, 128 threads, on sm_80).
+_MAX_LIVE = 160
 STATIC_SMEM = 48 * 1024      # shared memory a block may declare statically (rungs 07, 08)
 MAX_SMEM = 227 * 1024        # the most dynamic shared memory any GPU gives one block (sm_90)
 
@@ -217,7 +221,8 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
     """Yield the NVRTC option tuples ("-DBM=..", "-DBN=..", ...) of every configuration of tuned
     rung ``rung`` in :data:`TUNING_SPACE` that the kernel accepts, that has at least 128 threads
     and keeps _ACCUMULATORS[rung] (low, high) accumulators a thread (more spill registers; for
-    rung 09 also at most _MAX_COPIES copies a thread per k-tile) and needs at most
+    rung 09 at most _MAX_COPIES copies a thread per k-tile, for rung 08 at most _MAX_LIVE
+    accumulators + staged floats) and needs at most
     ``max_smem`` bytes of dynamic shared memory (the device's opt-in limit, e.g.
     cupy.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]). Each tuple is accepted by
     ``gemm(..., rung=rung, options=...)`` and by :func:`rung_with`.
@@ -238,7 +243,10 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
         if not low <= config["BM"] * config["BN"] // threads <= high or threads < _MIN_THREADS \
                 or spec.smem > max_smem:
             continue
-        if rung == "09_pipelined" and (config["BM"] + config["BN"]) * config["BK"] // threads > _MAX_COPIES:
+        staged = (config["BM"] + config["BN"]) * config["BK"] // threads     # floats a tile, per thread
+        if rung == "09_pipelined" and staged > _MAX_COPIES:
+            continue
+        if rung == "08_warptile" and config["BM"] * config["BN"] // threads + staged > _MAX_LIVE:
             continue
         yield spec.options
 
