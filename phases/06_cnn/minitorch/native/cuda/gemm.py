@@ -94,9 +94,9 @@ TUNING_SPACE = {
 _ACCUMULATORS = {"07_autotuned": (16, 128), "08_warptile": (32, 128), "09_pipelined": (32, 64)}
 _MIN_THREADS = 128
 # Rung 09: 4-byte copies a thread issues per k-tile in the worst layout ('nt': both operands along
-# k), (BM + BN) * BK / NUM_THREADS; past 20 the copy addresses kept across the k loop spill
-# registers (seen at 24: BM=64, BN=128, BK=16, 128 threads, 4 stages).
-_MAX_COPIES = 20
+# k), (BM + BN) * BK / NUM_THREADS; past 16 some layouts spill registers (seen at 24: BM=64,
+# BN=128, BK=16, 128 threads, 4 stages; and at 20: BM=64, BN=256, BK=16, WNITER=2, 4 stages).
+_MAX_COPIES = 16
 # Rung 08: accumulators plus the floats a thread stages in registers per k-tile, TM*TN*WMITER*
 # WNITER + (BM + BN) * BK / NUM_THREADS; past 160 they spill (seen at 168: BM=256, BN=64, BK=16,
 # WM = WN = 64, 128 threads, on sm_80).
