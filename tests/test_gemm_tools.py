@@ -36,9 +36,13 @@ def shape_class():
     """gemm.shape_class, lifted out of minitorch/native/cuda/gemm.py (whose imports need CuPy)."""
     path = ROOT / "minitorch" / "native" / "cuda" / "gemm.py"
     tree = ast.parse(path.read_text())
+    names = ("SMALL_MAX", "MEDIUM_MAX", "SMALL", "MEDIUM")     # the class thresholds, however spelled
+
+    def assigns_threshold(n):       # `SMALL = ...` or `SMALL, MEDIUM = ...`
+        targets = [e for t in n.targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+        return any(getattr(t, "id", "") in names for t in targets)
     keep = [n for n in tree.body if (isinstance(n, ast.FunctionDef) and n.name == "shape_class")
-            or (isinstance(n, ast.Assign) and any(getattr(e, "id", "") in ("SMALL", "MEDIUM")
-                                                  for t in n.targets for e in getattr(t, "elts", [t])))]
+            or (isinstance(n, ast.Assign) and assigns_threshold(n))]
     scope = {}
     exec(compile(ast.Module(body=keep, type_ignores=[]), str(path), "exec"), scope)
     return scope["shape_class"]

@@ -26,7 +26,7 @@ from ...backends.cuda import matmul as _tf32_switch
 from ...broadcast import broadcast_shape
 from ...cuda import cupy_or_raise
 from ...cuda.array import empty
-from .launch import SUFFIX, broadcast_layout, cdiv, cp, kernel, launch_2d
+from .launch import SUFFIX, broadcast_layout, cdiv, kernel, launch_2d
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,14 @@ TUNING_SPACE = {
 # latency. Not validity rules: such configurations are correct, only not worth timing.
 _ACCUMULATORS = {"07_autotuned": (16, 128), "08_warptile": (32, 128), "09_pipelined": (32, 64)}
 _MIN_THREADS = 128
+# Rung 09: 4-byte copies a thread issues per k-tile in the worst layout ('nt': both operands along
+# k), (BM + BN) * BK / NUM_THREADS; past 16 some layouts spill registers (seen at 24: BM=64,
+# BN=128, BK=16, 128 threads, 4 stages; and at 20: BM=64, BN=256, BK=16, WNITER=2, 4 stages).
+_MAX_COPIES = 16
+# Rung 08: accumulators plus the floats a thread stages in registers per k-tile, TM*TN*WMITER*
+# WNITER + (BM + BN) * BK / NUM_THREADS; past 160 they spill (seen at 168: BM=256, BN=64, BK=16,
+# WM = WN = 64, 128 threads, on sm_80).
+_MAX_LIVE = 160
 STATIC_SMEM = 48 * 1024      # shared memory a block may declare statically (rungs 07, 08)
 MAX_SMEM = 227 * 1024        # the most dynamic shared memory any GPU gives one block (sm_90)
 
@@ -216,7 +224,9 @@ def rung_with(rung, config):
 def tuning_configs(rung, max_smem=MAX_SMEM):
     """Yield the NVRTC option tuples ("-DBM=..", "-DBN=..", ...) of every configuration of tuned
     rung ``rung`` in :data:`TUNING_SPACE` that the kernel accepts, that has at least 128 threads
-    and keeps _ACCUMULATORS[rung] (low, high) accumulators a thread (more spill registers) and needs at most
+    and keeps _ACCUMULATORS[rung] (low, high) accumulators a thread (more spill registers; for
+    rung 09 at most _MAX_COPIES copies a thread per k-tile, for rung 08 at most _MAX_LIVE
+    accumulators + staged floats) and needs at most
     ``max_smem`` bytes of dynamic shared memory (the device's opt-in limit, e.g.
     cupy.cuda.Device().attributes["MaxSharedMemoryPerBlockOptin"]). Each tuple is accepted by
     ``gemm(..., rung=rung, options=...)`` and by :func:`rung_with`.
@@ -236,6 +246,11 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
         low, high = _ACCUMULATORS[rung]
         if not low <= config["BM"] * config["BN"] // threads <= high or threads < _MIN_THREADS \
                 or spec.smem > max_smem:
+            continue
+        staged = (config["BM"] + config["BN"]) * config["BK"] // threads     # floats a tile, per thread
+        if rung == "09_pipelined" and staged > _MAX_COPIES:
+            continue
+        if rung == "08_warptile" and config["BM"] * config["BN"] // threads + staged > _MAX_LIVE:
             continue
         yield spec.options
 
@@ -263,7 +278,9 @@ def layout_of(shape2, strides2, itemsize):
     return None
 
 
-_smem_raised = set()     # kernels whose dynamic shared memory limit gemm() has raised
+# id(kernel) -> kernel, for kernels whose dynamic shared memory limit gemm() has raised (by id: a
+# kernel object need not be hashable; kept here so that no other kernel can ever reuse its id)
+_smem_raised = {}
 
 
 def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
