@@ -26,7 +26,7 @@ from ...backends.cuda import matmul as _tf32_switch
 from ...broadcast import broadcast_shape
 from ...cuda import cupy_or_raise
 from ...cuda.array import empty
-from .launch import SUFFIX, broadcast_layout, cdiv, kernel, launch_2d
+from .launch import SUFFIX, broadcast_layout, cdiv, cp, kernel, launch_2d
 
 
 @dataclass(frozen=True)
