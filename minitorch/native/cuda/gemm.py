@@ -344,7 +344,7 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
         # (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)); the launch fails otherwise.
         with cp.cuda.Device(idx):
             fn.max_dynamic_shared_size_bytes = spec.smem
-        _smem_raised.add(id(fn))     # compiled kernels live as long as the process: ids stay theirs
+        _smem_raised[id(fn)] = fn    # keeps fn alive, so its id is never reused by another kernel
     bm, bn = spec.tile
     launch_2d(fn, (cdiv(n, bn), cdiv(m, bm), batch), spec.block,
               (a, b, out, bias, m, n, k, la[1], lb[1], batch, layout), idx, spec.smem)
