@@ -184,12 +184,12 @@ def _check_rung(rung, dtype=np.float32):
         want, scale = np.matmul(a, b), np.matmul(np.abs(a), np.abs(b))
         if bias:
             want, scale = want + bvec, scale + np.abs(bvec)
-        where = (f"rung {rung} ({np.dtype(dtype)}) on {'x'.join(map(str, batch + (m, n, k)))} (batch x M x N x K), "
+        where = (f"rung {rung} ({np.dtype(dtype)}) on M x N x K = {m}x{n}x{k}{f' in {batch[0]} batches' if batch else ''}, "
                  f"layout {layout}, bias {'[N]' if bias else 'None'}")
         assert got.shape == want.shape, f"{where}: the result has shape {got.shape}, expected {want.shape}"
         err = np.abs(got - want) / scale
         tol = (k + 3) * np.finfo(dtype).eps
-        worst = np.unravel_index(np.argmax(err), err.shape)
+        worst = tuple(int(i) for i in np.unravel_index(np.argmax(err), err.shape))
         assert np.isfinite(got).all() and err.max() <= tol, \
             (f"{where}: C{list(worst)} is {got[worst]:.6g}, expected {want[worst]:.6g} "
              f"({int((~(err <= tol)).sum())} of {got.size} elements wrong)")
