@@ -269,6 +269,10 @@ def layout_of(shape2, strides2, itemsize):
     whose rows overlap (an expanded ``[N] -> [M, N]`` has row stride 0, from ``mean``/``sum``
     backward), negative strides or no unit stride at all: no kernel is asked to read those.
     """
+    # >>> exercise 05.1: reading the layout letters off the strides
+    # hint: strides2 are in bytes: divide by itemsize. Try 'n' first: a matrix both layouts fit is 'n'
+    # hint: a single row (rows == 1) has no row stride to follow: as 'n' its ld is max(cols, 1), the
+    # hint: smallest a kernel accepts; a single column (cols == 1) as 't' likewise gets max(rows, 1)
     rows, cols = shape2
     s_row, s_col = (s // itemsize for s in strides2)
     if (s_col == 1 or cols == 1) and (rows == 1 or s_row >= max(cols, 1)):
@@ -276,6 +280,7 @@ def layout_of(shape2, strides2, itemsize):
     if (s_row == 1 or rows == 1) and (cols == 1 or s_col >= max(rows, 1)):
         return "t", s_col if cols > 1 else max(rows, 1)
     return None
+    # <<< exercise
 
 
 # id(kernel) -> kernel, for kernels whose dynamic shared memory limit gemm() has raised (by id: a
@@ -367,8 +372,11 @@ def shape_class(m, n, k, batch=1):
     ``m * n * batch <= 2**18`` is small (a few waves of blocks on an H100 at best), ``<= 2**22``
     medium, beyond that large. The autotuner (benchmarks) files its results under the same classes.
     """
+    # >>> exercise 05.4: the dispatch size class
+    # hint: SMALL and MEDIUM (above) are the limits, in elements of C over all batches
     c = m * n * batch
     return "small" if c <= SMALL else "medium" if c <= MEDIUM else "large"
+    # <<< exercise
 
 
 _tuned = None

@@ -93,6 +93,11 @@ __device__ __forceinline__ void gemm_smem(GEMM_PARAMS(T)) {
             const long long m0 = tm * BM;
             T acc = T(0);
             for (long long k0 = 0; k0 < K; k0 += BK) {
+                // >>> exercise 05.2: the shared-memory tiled K loop
+                // hint: one step of BK. load_tile (above) copies op(A)[m0.., k0..] into As and op(B)[k0.., n0..]
+                // hint: into Bs, zeros past M, N, K; its last template argument: is the row index the unit-stride one
+                // hint: __syncthreads() before reading the tiles (all written) and after (all read: the next step
+                // hint: overwrites them); in between acc += As[tr][k] * Bs[k][tc] for k < BK (rows: SA, SB apart)
                 // A 'n' / B 't': op's (row, col) -> memory (row, col) / (col, row): RC = TA / TB.
                 load_tile<T, BM, BK, SA, TA>(As, a, lda, m0, k0, M, K);
                 load_tile<T, BK, BN, SB, TB>(Bs, b, ldb, k0, n0, K, N);
@@ -100,6 +105,7 @@ __device__ __forceinline__ void gemm_smem(GEMM_PARAMS(T)) {
 #pragma unroll
                 for (int k = 0; k < BK; ++k) acc += As[tr * SA + k] * Bs[k * SB + tc];
                 __syncthreads();             // everyone done reading before the next loads overwrite
+                // <<< exercise
             }
             const long long m = m0 + tr;
             if (m < M && n < N) c[m * N + n] = bias ? acc + bias[n] : acc;
