@@ -52,15 +52,7 @@ from minitorch.utils.race import disable_tf32, environment  # noqa: E402
 # The cuda backend takes and returns DeviceArrays: inputs are built with CuPy and wrapped with D()
 # (zero-copy, done before any timing); results are read through cp.asarray(result), a zero-copy view.
 MB = 1 << 20
-_flush_buf = None
-
-
-def flush_l2():
-    """Overwrite L2 with an unrelated 256 MB buffer, so a timed kernel starts with a cold cache."""
-    global _flush_buf
-    if _flush_buf is None:
-        _flush_buf = cp.empty(256 * MB, dtype=cp.uint8)
-    cp.cuda.runtime.memsetAsync(_flush_buf.data.ptr, 1, _flush_buf.nbytes, cp.cuda.get_current_stream().ptr)
+from gemm_common import flush_l2  # noqa: E402 - one L2 flush for every benchmark
 
 
 def time_cupy(fn, repeats, warmup=3, flush=True):

@@ -14,3 +14,19 @@ def device(request):
 def rng(request):
     """Fresh random data per test, reproducible from the test's name."""
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+@pytest.fixture
+def poisoned_allocator(monkeypatch):
+    """Every block our caching allocator hands out is first filled with 0xFF bytes (NaN for floats,
+    -1 for int64, an invalid 0xFF for bool), so an output element a kernel forgot to write fails.
+    GPU test modules turn it on with ``pytest.mark.usefixtures("poisoned_allocator")``."""
+    import cupy as cp
+    from minitorch.cuda import memory
+    real = memory.DevicePool.malloc
+
+    def malloc(self, nbytes, stream):
+        block = real(self, nbytes, stream)
+        cp.cuda.runtime.memsetAsync(block.ptr, 0xFF, block.size, stream)
+        return block
+    monkeypatch.setattr(memory.DevicePool, "malloc", malloc)

@@ -16,7 +16,7 @@ import minitorch
 from minitorch import dtypes
 from minitorch.native import cpu
 
-pytestmark = pytest.mark.cuda
+pytestmark = [pytest.mark.cuda, pytest.mark.usefixtures("poisoned_allocator")]
 if not minitorch.cuda.is_available():
     pytest.skip("needs CuPy and a CUDA GPU", allow_module_level=True)
 
@@ -24,7 +24,6 @@ import cupy as cp  # noqa: E402
 import cupy_backend as gpu  # noqa: E402 - the cuda backend, CuPy arrays in and out
 
 from minitorch.native.cuda.launch import SUFFIX  # noqa: E402
-from minitorch.cuda import memory  # noqa: E402
 
 F32, F64, I64, BOOL = (np.dtype(t) for t in (np.float32, np.float64, np.int64, np.bool_))
 FLOATS = (F32, F64)
@@ -32,19 +31,6 @@ RTOL = {F32: 2e-6, F64: 1e-13}
 
 
 # ---- helpers ------------------------------------------------------------------------------------
-@pytest.fixture(autouse=True)
-def poison(monkeypatch):
-    """Every block our allocator hands out is first filled with 0xFF bytes (NaN for floats, -1 for
-    int64, an invalid 0xFF for bool), so an output element a kernel forgot to write fails."""
-    real = memory.DevicePool.malloc
-
-    def malloc(self, nbytes, stream):
-        block = real(self, nbytes, stream)
-        cp.cuda.runtime.memsetAsync(block.ptr, 0xFF, block.size, stream)
-        return block
-    monkeypatch.setattr(memory.DevicePool, "malloc", malloc)
-
-
 def check(got, want, rtol=None, atol=0.0):
     """got (cupy) equals want (numpy): dtype, shape, contiguity, values (NaN == NaN)."""
     assert isinstance(got, cp.ndarray)

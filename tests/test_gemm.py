@@ -28,13 +28,12 @@ import pytest
 
 import minitorch
 
-pytestmark = pytest.mark.cuda
+pytestmark = [pytest.mark.cuda, pytest.mark.usefixtures("poisoned_allocator")]
 if not minitorch.cuda.is_available():
     pytest.skip("needs CuPy and a CUDA GPU", allow_module_level=True)
 
-import cupy as cp  # noqa: E402
 
-from minitorch.cuda import array as A, memory  # noqa: E402
+from minitorch.cuda import array as A  # noqa: E402
 from minitorch.native.cuda import gemm as G  # noqa: E402
 from minitorch.native.cuda.launch import SUFFIX  # noqa: E402
 
@@ -43,18 +42,6 @@ import gemm_common as C  # noqa: E402
 
 CASES = C.rung_cases(G.RUNGS, set(SUFFIX.values()))
 DTYPE = {s: dt for dt, s in SUFFIX.items()}
-
-
-@pytest.fixture(autouse=True)
-def poison(monkeypatch):
-    """Every block our allocator hands out is first filled with 0xFF bytes (NaN for floats)."""
-    real = memory.DevicePool.malloc
-
-    def malloc(self, nbytes, stream):
-        block = real(self, nbytes, stream)
-        cp.cuda.runtime.memsetAsync(block.ptr, 0xFF, block.size, stream)
-        return block
-    monkeypatch.setattr(memory.DevicePool, "malloc", malloc)
 
 
 @pytest.fixture(autouse=True)
