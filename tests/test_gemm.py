@@ -32,7 +32,6 @@ pytestmark = [pytest.mark.cuda, pytest.mark.usefixtures("poisoned_allocator")]
 if not minitorch.cuda.is_available():
     pytest.skip("needs CuPy and a CUDA GPU", allow_module_level=True)
 
-
 from minitorch.cuda import array as A  # noqa: E402
 from minitorch.native.cuda import gemm as G  # noqa: E402
 from minitorch.native.cuda.launch import SUFFIX  # noqa: E402
