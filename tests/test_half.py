@@ -501,3 +501,221 @@ def test_cuda_indexing(dtype, rng):
     b[2:5, ::2] = 0.5
     same(gb, b)
     assert "dtype=minitorch." + dtype.name in repr(ga)
+
+
+# ---- cuda: the native half kernels of max/min, var/std, softmax, the losses and SGD ----------------------
+# Each kernel reads half, computes in float32 and rounds once (reduce.cu, softmax.cu, sgd.cu, phase 05).
+# The cases below reach every launch path of each op: one thread per output (short rows, reductions
+# over an outer dimension), one block per output with 16-byte vectors (contiguous rows, aligned or not),
+# strided rows, rows cut into slices plus the combine launch (long 1-d inputs), the register-cached
+# warp kernels and the block kernels (shared-memory cached or not) of softmax.
+def backend_pair(name, *args):
+    """The backend function ``name`` on the cpu and the cuda copies of the same inputs (cpu Tensors
+    are moved to cuda; other arguments pass as they are): (cuda result, cpu result) as Tensors."""
+    first = next(a for a in args if isinstance(a, mt.Tensor))
+    gpu_dev = first.cuda().device
+
+    def run(device):
+        moved = [a.to(device)._data if isinstance(a, mt.Tensor) else a for a in args]
+        out = getattr(first.to(device)._backend, name)(*moved)
+        wrap = (lambda y: mt.Tensor(y, device))
+        return tuple(map(wrap, out)) if isinstance(out, tuple) else wrap(out)
+
+    return run(gpu_dev), run(first.device)
+
+
+def half_values(rng, shape, dtype, low=-2.0, high=2.0):
+    return rng.uniform(low, high, shape).astype(np.float32).astype(dtype.numpy)
+
+
+@cuda
+@pytest.mark.parametrize("dtype", HALVES, ids=str)
+def test_cuda_max_min_argmax(dtype, rng):
+    # random halves have many ties (bfloat16 keeps 8 bits): the first index must win on both
+    values = half_values(rng, (5, 37, 130), dtype)
+    values[2, 5, 17] = values[2, 5, 100] = np.nan          # NaN wins; the first NaN's index
+    values[3, :, 7] = np.nan                                 # NaN down a column (dim 1)
+    a, ga = mt.tensor(values), mt.tensor(values, device="cuda")
+    views = {"contiguous": (a, ga), "unaligned": (a[:, :, 1:], ga[:, :, 1:]),
+             "transposed": (a.transpose(0, 2), ga.transpose(0, 2))}
+    for what, (x, gx) in views.items():
+        for dim in range(3):       # dim 0: R = 5 (threads); dim 1: outer dims (threads); dim 2: rows (blocks)
+            for f in ("max", "min"):
+                gv, gi = getattr(gx, f)(dim=dim)
+                v, i = getattr(x, f)(dim=dim)
+                same(gv, v, rtol=0, atol=0)
+                np.testing.assert_array_equal(gi.cpu().numpy(), i.numpy(), err_msg=f"{what} {f} dim={dim}")
+            np.testing.assert_array_equal(gx.argmax(dim=dim).cpu().numpy(), x.argmax(dim=dim).numpy())
+            np.testing.assert_array_equal(gx.argmin(dim=dim, keepdim=True).cpu().numpy(),
+                                          x.argmin(dim=dim, keepdim=True).numpy())
+        same(gx.max(), x.max(), rtol=0, atol=0)
+        same(gx.min(), x.min(), rtol=0, atol=0)
+        assert gx.argmax().item() == x.argmax().item() and gx.argmin().item() == x.argmin().item()
+    # 3M elements: rows cut into slices, then extreme_combine; the maximum twice (first index wins)
+    big = half_values(rng, (3 * 10**6 + 7,), dtype)
+    big[[123457, 2500000]] = 7.0
+    big[[99, 2999999]] = -7.0
+    b, gb = mt.tensor(big), mt.tensor(big, device="cuda")
+    assert gb.argmax().item() == b.argmax().item() == 123457
+    assert gb.argmin().item() == b.argmin().item() == 99
+    same(gb.max(), b.max(), rtol=0, atol=0)
+    gv, gi = gb[1:].reshape(3, -1).max(dim=1)            # not 16-byte aligned, sliced rows
+    v, i = b[1:].reshape(3, -1).max(dim=1)
+    same(gv, v, rtol=0, atol=0)
+    np.testing.assert_array_equal(gi.cpu().numpy(), i.numpy())
+    big[5] = np.nan
+    assert math.isnan(mt.tensor(big, device="cuda").max().item())
+    assert mt.tensor(big, device="cuda").argmax().item() == 5
+
+
+@cuda
+@pytest.mark.parametrize("dtype", HALVES, ids=str)
+def test_cuda_var_std(dtype, rng):
+    # mean 10, spread 2: the textbook E[x^2] - E[x]^2 would lose digits here; Welford does not
+    a, ga = both(rng, (5, 37, 130), dtype, 8.0, 12.0)
+    views = {"contiguous": (a, ga), "unaligned": (a[:, :, 1:], ga[:, :, 1:]),
+             "transposed": (a.transpose(0, 2), ga.transpose(0, 2))}
+    for what, (x, gx) in views.items():
+        for dim in (None, 0, 1, 2, (0, 2), (1, 2)):
+            for correction in (0, 1):
+                kw = {"correction": correction} if dim is None else {"dim": dim, "correction": correction}
+                same(gx.var(**kw), x.var(**kw))
+                same(gx.std(**kw), x.std(**kw))
+        same(gx.var(dim=1, keepdim=True), x.var(dim=1, keepdim=True))
+    # 3M elements: sliced rows, partial Moments<float> merged by welford_combine
+    b, gb = both(rng, (3 * 10**6 + 7,), dtype, -1.0, 3.0)
+    same(gb.var(), b.var())
+    same(gb.std(correction=0), b.std(correction=0))
+    same(gb[1:].reshape(3, -1).std(dim=1), b[1:].reshape(3, -1).std(dim=1))
+    # the mean comes out of the same kernel: the gradient of var uses it
+    x, gx = both(rng, (64, 1000), dtype, 8.0, 12.0)
+    x.requires_grad_()
+    gx.requires_grad_()
+    x.var(dim=1).sum().backward()
+    gx.var(dim=1).sum().backward()
+    same(gx.grad, x.grad, rtol=RTOL[dtype.name] * 4, atol=ATOL[dtype.name] * 4)
+
+
+# row lengths: warp kernels with 1..32 elements per lane (1, 7, 33, 1000, 1024), block kernels with
+# 16-byte vectors and the row cached in shared memory (8192), unvectorized (4099: n % 8 != 0), and
+# too long for the cache (30000 halves > 44 KiB)
+SOFTMAX_N = [1, 7, 33, 1000, 1024, 1025, 4099, 8192, 30000]
+
+
+def _logits(rng, rows, n, dtype):
+    values = half_values(rng, (rows, n), dtype, -6.0, 6.0)
+    if n > 1:
+        values[0, 0] = -np.inf                   # exp(-inf - M) = 0: probability 0, log-probability -inf
+    if rows > 1:
+        values[1] += 300.0                       # large logits: the max trick keeps exp() finite
+    return values.astype(dtype.numpy)
+
+
+@cuda
+@pytest.mark.parametrize("dtype", HALVES, ids=str)
+@pytest.mark.parametrize("n", SOFTMAX_N)
+def test_cuda_softmax_forward_backward(dtype, n, rng):
+    rows = 37 if n <= 1024 else 5            # 37 rows: the last block of row groups is partly empty
+    x = mt.tensor(_logits(rng, rows, n, dtype))
+    g = mt.tensor(half_values(rng, (rows, n), dtype, -1.0, 1.0))
+    for fwd, bwd in (("softmax", "softmax_backward"), ("log_softmax", "log_softmax_backward")):
+        gy, y = backend_pair(fwd, x)
+        assert gy.dtype is dtype
+        same(gy, y)
+        # the backward from the same (cpu) forward output on both: only the kernels differ
+        gdx, dx = backend_pair(bwd, y, g)
+        scale = float(np.nanmax(np.abs(as_f64(dx)))) or 1.0
+        same(gdx, dx, rtol=RTOL[dtype.name] * 2, atol=RTOL[dtype.name] * scale)
+    # through the Tensor layer, along another dimension too
+    xt, gxt = x.detach().requires_grad_(), x.cuda().requires_grad_()
+    same(gxt.softmax(-1), xt.softmax(-1))
+    if n <= 1024:
+        same(gxt.log_softmax(0), xt.log_softmax(0))
+    (gxt.softmax(-1) * g.cuda()).sum().backward()
+    (xt.softmax(-1) * g).sum().backward()
+    scale = float(np.abs(as_f64(xt.grad)).max()) or 1.0
+    same(gxt.grad, xt.grad, rtol=RTOL[dtype.name] * 4, atol=RTOL[dtype.name] * 2 * scale)
+
+
+@cuda
+@pytest.mark.parametrize("dtype", HALVES, ids=str)
+@pytest.mark.parametrize("n", SOFTMAX_N)
+def test_cuda_cross_entropy_nll(dtype, n, rng):
+    rows = 37 if n <= 1024 else 5
+    x = mt.tensor(_logits(rng, rows, n, dtype))
+    target = rng.integers(0, n, rows)
+    target[0] = n - 1 if n > 1 else 0                # not the -inf logit of row 0: a finite loss
+    t = mt.tensor(target)
+    # the backend functions on the same inputs
+    (gloss, glse), (loss, lse) = backend_pair("cross_entropy", x, t)
+    assert gloss.dtype is dtype and glse.dtype is dtype
+    same(gloss, loss)
+    same(glse, lse)
+    for grad in (mt.tensor(0.5, dtype=dtype), mt.tensor(half_values(rng, (rows,), dtype, -1, 1))):
+        for scale in (1.0, 1.0 / rows):
+            gdx, dx = backend_pair("cross_entropy_backward", x, t, lse, grad, scale)
+            same(gdx, dx, rtol=RTOL[dtype.name] * 2, atol=ATOL[dtype.name] * 2)
+            gdx, dx = backend_pair("nll_loss_backward", t, grad, n, scale)
+            same(gdx, dx, rtol=0, atol=0)
+    logp = x.log_softmax(-1)
+    gl, l = backend_pair("nll_loss", logp, t)
+    same(gl, l, rtol=0, atol=0)
+    # a target outside [0, n): NaN loss and a NaN gradient row on both (the Tensor layer checks on cpu)
+    bad = mt.tensor(np.where(np.arange(rows) == rows - 1, n, target))
+    (gloss, glse), (loss, lse) = backend_pair("cross_entropy", x, bad)
+    assert math.isnan(as_f64(gloss)[-1]) and math.isnan(as_f64(loss)[-1])
+    gdx, dx = backend_pair("cross_entropy_backward", x, bad, lse, mt.tensor(1.0, dtype=dtype), 1.0)
+    assert np.isnan(as_f64(gdx)[-1]).all() and not np.isnan(as_f64(gdx)[:-1]).any()
+    same(gdx, dx, rtol=RTOL[dtype.name] * 2, atol=ATOL[dtype.name] * 2)
+    gl, l = backend_pair("nll_loss", logp, bad)
+    same(gl, l, rtol=0, atol=0)
+    # through the Tensor layer: every reduction, forward and backward
+    for reduction in ("none", "mean", "sum"):
+        for fn, inp in ((mt.nn.functional.cross_entropy, x), (mt.nn.functional.nll_loss, logp.detach())):
+            c, gc = inp.detach().requires_grad_(), inp.cuda().requires_grad_()
+            lc, lg = fn(c, t, reduction=reduction), fn(gc, t.cuda(), reduction=reduction)
+            same(lg, lc)
+            w = mt.tensor(half_values(rng, lc.shape, dtype, -1, 1))
+            (lc * w).sum().backward()
+            (lg * w.cuda()).sum().backward()
+            same(gc.grad, c.grad, rtol=RTOL[dtype.name] * 2, atol=ATOL[dtype.name] * 4)
+
+
+def _ulps(a, b):
+    """Units in the last place between two half arrays of one dtype (the 16-bit patterns put in
+    order, so that adjacent values differ by 1 across zero too)."""
+    def ordered(x):
+        bits = np.ascontiguousarray(x).view(np.uint16).astype(np.int64)
+        return np.where(bits < 0x8000, bits, 0x8000 - bits)
+    return np.abs(ordered(a) - ordered(b))
+
+
+@cuda
+@pytest.mark.parametrize("dtype", HALVES, ids=str)
+@pytest.mark.parametrize("options", [
+    dict(),                                                      # no momentum: no buffer
+    dict(momentum=0.9),
+    dict(momentum=0.9, nesterov=True, weight_decay=0.01),
+    dict(momentum=0.5, dampening=0.1, weight_decay=0.1, maximize=True),
+], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "plain")
+def test_cuda_sgd_step(dtype, options, rng):
+    """Three steps on half parameters: float32 math in the cpu backend's order, param and buffer
+    rounded once per step (the kernel is written to match the cpu bit for bit; we allow 1 ulp)."""
+    shapes = [(7, 143), (1,), (4099,)]
+    cpu = [mt.tensor(half_values(rng, s, dtype)).requires_grad_() for s in shapes]
+    gpu = [p.detach().cuda().requires_grad_() for p in cpu]
+    opt = mt.optim.SGD(cpu, lr=0.1, **options)
+    gopt = mt.optim.SGD(gpu, lr=0.1, **options)
+    for _ in range(3):
+        for p, gp in zip(cpu, gpu):
+            grad = mt.tensor(half_values(rng, p.shape, dtype, -3.0, 3.0))
+            p.grad, gp.grad = grad, grad.cuda()
+        opt.step()
+        gopt.step()
+        for p, gp in zip(cpu, gpu):
+            assert gp.dtype is dtype and gp.device.type == "cuda"
+            assert _ulps(gp.detach().cpu().numpy(), p.detach().numpy()).max() <= 1
+            if options.get("momentum"):
+                buf, gbuf = opt.state[p]["momentum_buffer"], gopt.state[gp]["momentum_buffer"]
+                assert gbuf.dtype is dtype           # the buffer has the parameter's dtype, as PyTorch
+                assert _ulps(gbuf.cpu().numpy(), buf.numpy()).max() <= 1

@@ -53,3 +53,43 @@ __device__ __forceinline__ void sgd_step(T* __restrict__ param, const T* __restr
 
 SGD(float, f32)
 SGD(double, f64)
+// >>> phase 05
+// ---- float16 / bfloat16 parameters: stored in half, updated in float ------------------------------
+// param, grad and the momentum buffer are half (the buffer has the parameter's dtype, as in
+// PyTorch); the scalars arrive as C floats (not rounded to half). Each element is loaded as float,
+// the update above runs in float32 with the same rounded operations in the same order, and param
+// and buf are rounded once each when stored. The new param uses the float value of buf (not the
+// rounded one), as the cpu backend does (native/cpu.py runs the float32 step on float32 copies, then
+// rounds param and buf back): the two backends agree to the bit.
+template <typename S>
+__device__ __forceinline__ void sgd_step_half(S* __restrict__ param, const S* __restrict__ grad, S* __restrict__ buf,
+                                              long long n, float lr, float momentum, float one_minus_dampening,
+                                              float weight_decay, bool use_weight_decay, bool use_momentum,
+                                              bool nesterov, bool maximize, bool first_step) {
+    GRID_STRIDE_LOOP(i, n) {
+        const float p = to_opmath(param[i]);
+        const float gi = to_opmath(grad[i]);
+        float g = maximize ? -gi : gi;
+        if (use_weight_decay) g = add_rn(g, mul_rn(weight_decay, p));
+        if (use_momentum) {
+            const float b = first_step ? g : add_rn(mul_rn(to_opmath(buf[i]), momentum), mul_rn(one_minus_dampening, g));
+            buf[i] = narrow<S>(b);
+            g = nesterov ? add_rn(g, mul_rn(momentum, b)) : b;
+        }
+        param[i] = narrow<S>(sub_rn(p, mul_rn(lr, g)));
+    }
+}
+
+#define SGD_HALF(S, SUF)                                                                             \
+    extern "C" __global__ void sgd_step_##SUF(S* __restrict__ param, const S* __restrict__ grad,    \
+                                              S* __restrict__ buf, long long n, float lr, float momentum, \
+                                              float one_minus_dampening, float weight_decay,        \
+                                              bool use_weight_decay, bool use_momentum, bool nesterov, \
+                                              bool maximize, bool first_step) {                     \
+        sgd_step_half(param, grad, buf, n, lr, momentum, one_minus_dampening, weight_decay,         \
+                      use_weight_decay, use_momentum, nesterov, maximize, first_step);              \
+    }
+
+SGD_HALF(__half, f16)
+SGD_HALF(__nv_bfloat16, bf16)
+// <<< phase 05

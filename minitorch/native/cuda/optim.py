@@ -7,6 +7,14 @@ from .elementwise import contiguous
 from .launch import kernel, launch_stride
 
 _NAMES = {np.dtype(np.float32): "sgd_step_f32", np.dtype(np.float64): "sgd_step_f64"}
+# >>> phase 05
+# float16/bfloat16 parameters (and buffers, of the parameter's dtype): updated in float32, rounded
+# once on store; the scalars go to these kernels as C floats (sgd.cu, sgd_step_half)
+from .launch import SUFFIX  # noqa: E402
+
+_HALF_STEP = {dt: f"sgd_step_{s}" for dt, s in SUFFIX.items() if s in ("f16", "bf16")}
+_NAMES.update(_HALF_STEP)
+# <<< phase 05
 
 
 def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, maximize, first_step):
@@ -37,6 +45,10 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
     if not grad.c_contiguous:
         grad = contiguous(grad)
     T = param.dtype.type
+    # >>> phase 05
+    if param.dtype in _HALF_STEP:
+        T = np.float32       # the half kernels compute in float and take float scalars
+    # <<< phase 05
     idx = param.device_id
     n = param.size
     launch_stride(kernel("sgd.cu", name, idx), n, 1, idx,

@@ -328,4 +328,50 @@ def _sum_half(a, dims, keepdim, scale):
         launch(kernel("reduce.cu", "sum_blocks_f32", idx), (n_out,), (_block_for(splits),),
                (partial, out, splits, kept2, red2, s), index=idx)
     return _cast(out, a.dtype)
+
+
+# ---- phase 05: float16 / bfloat16 max/min and var/std -----------------------------------------------
+# reduce.cu's phase-05 kernels (extreme_*_f16, welford_*_f16 and _bf16) load half, compare and
+# accumulate in float, and round their outputs once; their partial results are r4::Best<float> and
+# r4::Moments<float>, 16 bytes each. extreme() above only needs to know their names; var_mean()
+# passes dof as a C float to them, so half goes through the function below.
+_HALF = {dt: s for dt, s in SUFFIX.items() if s in ("f16", "bf16")}
+_EXTREME = {**_EXTREME, **_HALF}
+_var_mean_float = var_mean
+
+
+def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
+    """Variance (standard deviation if ``take_sqrt``) and mean of ``a`` over ``dims``: (out, mean).
+
+    Phase 04's :func:`var_mean` (same arguments, results and errors), extended to float16 and
+    bfloat16 ``a``: the moments are float (Welford/Chan in float32) and both outputs are rounded
+    to ``a``'s dtype once, as PyTorch computes half."""
+    suf = _HALF.get(a.dtype)
+    if suf is None:
+        return _var_mean_float(a, dims, correction, keepdim, take_sqrt)
+    dims = tuple(sorted(set(dims)))
+    _check_dims("var/std", a, dims)
+    idx = a.device_id
+    out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
+        a.shape, a.strides, a.itemsize, dims, bool(keepdim), sm_count(idx))
+    out = empty(out_shape, a.dtype, idx)
+    mean = empty(out_shape, a.dtype, idx)
+    if n_out == 0:
+        return out, mean
+    dof = _np.float32(max(r - correction, 0))
+    root = _np.bool_(take_sqrt)
+    if strategy == "threads":
+        launch_stride(kernel("reduce.cu", f"welford_threads_{suf}", idx), n_out, 1, idx,
+                      (a, out, mean, n_out, r, kept, red, dof, root))
+        return out, mean
+    fn = kernel("reduce.cu", f"welford_blocks_{suf}", idx)
+    splits = _splits(fn, block, n_out, r, 8, idx)
+    if splits == 1:          # `part` is unused when final: any pointer will do
+        launch_2d(fn, (n_out,), (block,), (a, out, mean, out, r, kept, red, dof, root, _np.bool_(True)), idx)
+        return out, mean
+    part = empty((n_out * splits * _MOMENTS_BYTES[_F32],), _BYTES, idx)     # r4::Moments<float>
+    launch_2d(fn, (n_out, splits), (block,), (a, out, mean, part, r, kept, red, dof, root, _np.bool_(False)), idx)
+    launch_2d(kernel("reduce.cu", f"welford_combine_{suf}", idx), (n_out,), (_block_for(splits),),
+              (part, out, mean, splits, dof, root), idx)
+    return out, mean
 # <<< phase 05

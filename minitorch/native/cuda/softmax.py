@@ -27,6 +27,13 @@ from .launch import SUFFIX, UNROLL, cdiv, kernel, launch
 FILE = "softmax.cu"
 GROUP = 128                  # threads per block when a row takes one group of <= 32 lanes
 WARP_MAX = {"float32": 1024, "float64": 512}    # longest rows of the register-cached warp kernels
+# >>> phase 05
+# float16/bfloat16 (softmax.cu's phase-05 kernels, same names with _f16/_bf16, same arguments): the
+# registers hold floats, so rows up to 1024 as for float32; scalars go to them as C floats; a
+# block kernel's cached row keeps the halves as read (n * 2 bytes)
+WARP_MAX.update(float16=1024, bfloat16=1024)
+_SCALAR = {"float16": np.float32, "bfloat16": np.float32}
+# <<< phase 05
 CACHE_BYTES = 44 * 1024      # dynamic shared memory for a cached row: under the 48 KiB a launch may
 #                              ask for without opting in, leaving room for the static 512 bytes
 _LANES_MAX = 1024            # rows up to this long take one group of lanes in the row kernels
@@ -46,6 +53,15 @@ def _suffix(x, allowed=("float32", "float64")):
     if name not in allowed:
         raise TypeError(f"softmax.cu kernels take {' or '.join(allowed)} arrays, got {name}")
     return SUFFIX[x.dtype]
+
+
+# >>> phase 05
+_suffix_wide = _suffix
+
+
+def _suffix(x, allowed=("float32", "float64", "float16", "bfloat16")):
+    return _suffix_wide(x, allowed)
+# <<< phase 05
 
 
 def _check_2d(x, what):
@@ -203,11 +219,15 @@ def cross_entropy_backward(logits, target, logsumexp, grad, scale=1.0):
     gstride = _grad_stride(grad, rows, "cross_entropy_backward")
     idx = logits.device_id
     dx = empty((rows, n), logits.dtype, idx)
+    T = logits.dtype.type
+    # >>> phase 05
+    T = _SCALAR.get(logits.dtype.name, T)
+    # <<< phase 05
     if rows and n:
         grid, block, lanes = _row_launch(rows, n, _vector_width(n, logits.itemsize, logits, dx))
         launch(
             _kernel(idx, f"cross_entropy_backward_{suf}"),
-            grid, block, (logits, target, logsumexp, grad, gstride, logits.dtype.type(scale), dx,
+            grid, block, (logits, target, logsumexp, grad, gstride, T(scale), dx,
                           rows, n, np.int32(lanes)), index=idx)
     return dx
 
@@ -234,10 +254,14 @@ def nll_loss_backward(target, grad, n, scale=1.0):
     gstride = _grad_stride(grad, rows, "nll_loss_backward")
     idx = grad.device_id
     dx = empty((rows, n), grad.dtype, idx)
+    T = grad.dtype.type
+    # >>> phase 05
+    T = _SCALAR.get(grad.dtype.name, T)
+    # <<< phase 05
     if rows and n:
         grid, block, lanes = _row_launch(rows, n, _vector_width(n, dx.itemsize, dx))
         launch(
             _kernel(idx, f"nll_loss_backward_{suf}"),
-            grid, block, (target, grad, gstride, grad.dtype.type(scale), dx,
+            grid, block, (target, grad, gstride, T(scale), dx,
                           rows, n, np.int32(lanes)), index=idx)
     return dx

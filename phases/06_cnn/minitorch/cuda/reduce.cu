@@ -550,3 +550,188 @@ EXTREME(double, f64)
 EXTREME(long long, i64)
 WELFORD(float, f32)
 WELFORD(double, f64)
+
+// ---- float16 / bfloat16 max/min and var/std: half loaded, float compared and accumulated ------------
+// The same walks, the same total order and the same Welford/Chan merges as above, with the storage
+// type S (__half, __nv_bfloat16) read 8 to a 16-byte vector and every value turned into a float
+// (exact) as it is loaded. Partial results between the two launches are r4::Best<float> (16 bytes)
+// and r4::Moments<float> (16 bytes), as for float32. Outputs are rounded to S once when stored: a
+// max/min is a value of the input, so its rounding is exact; var, std and the mean are the float
+// results rounded once (PyTorch accumulates half in float32 too).
+namespace r4 {
+
+template <typename S>
+__device__ __forceinline__ void extreme_blocks_half(const S* __restrict__ a, S* __restrict__ vals,
+                                                    long long* __restrict__ idx, Best<float>* __restrict__ part,
+                                                    long long R, const Layout& kept, const Layout& red, bool largest,
+                                                    bool final) {
+    constexpr int N = 16 / sizeof(S);
+    const RowSlice<S> s = row_slice(a, kept);
+    Best<float> best = {0.0f, -1};
+    auto one = [&](long long r, S x) {
+        const Best<float> c = {to_opmath(x), r};
+        if (better(c, best, largest)) best = c;
+    };
+    if (row_is_contiguous(red)) {
+        visit_contiguous(s.row, R, s.t, s.nt, one, [&](long long r0, const Vec<S, N>& v) {
+#pragma unroll
+            for (int j = 0; j < N; ++j) one(r0 + j, v.v[j]);
+        });
+    } else {
+        visit_strided(s.row, R, red, s.t, s.nt, one);
+    }
+    best = block_reduce(best, Best<float>{0.0f, -1}, [&](Best<float> x, Best<float> y) { return pick(x, y, largest); });
+    if (threadIdx.x == 0) {
+        const long long o = blockIdx.x;
+        if (final) {
+            vals[o] = narrow<S>(best.v);
+            idx[o] = best.i;
+        } else {
+            part[o * gridDim.y + blockIdx.y] = best;
+        }
+    }
+}
+
+template <typename S>
+__device__ __forceinline__ void extreme_combine_half(const Best<float>* __restrict__ part, S* __restrict__ vals,
+                                                     long long* __restrict__ idx, long long splits, bool largest) {
+    const long long o = blockIdx.x;
+    Best<float> best = {0.0f, -1};
+    for (long long k = threadIdx.x; k < splits; k += blockDim.x) best = pick(best, part[o * splits + k], largest);
+    best = block_reduce(best, Best<float>{0.0f, -1}, [&](Best<float> x, Best<float> y) { return pick(x, y, largest); });
+    if (threadIdx.x == 0) {
+        vals[o] = narrow<S>(best.v);
+        idx[o] = best.i;
+    }
+}
+
+template <typename S>
+__device__ __forceinline__ void extreme_threads_half(const S* __restrict__ a, S* __restrict__ vals,
+                                                     long long* __restrict__ idx, long long n_out, long long R,
+                                                     const Layout& kept, const Layout& red, bool largest) {
+    GRID_STRIDE_LOOP(o, n_out) {
+        long long base[1];
+        layout_offsets<1>(kept, o, base);
+        const S* row = a + base[0];
+        Best<float> best = {0.0f, -1};
+        for (long long r = 0; r < R; ++r) {
+            long long k[1];
+            layout_offsets<1>(red, r, k);
+            const Best<float> c = {to_opmath(row[k[0]]), r};
+            if (better(c, best, largest)) best = c;
+        }
+        vals[o] = narrow<S>(best.v);
+        idx[o] = best.i;
+    }
+}
+
+// var (or std) and mean from float moments, each rounded once to S; dof = max(R - correction, 0)
+template <typename S>
+__device__ __forceinline__ void finish_half(const Moments<float>& m, float dof, bool take_sqrt, S* out, S* mean,
+                                            long long o) {
+    const float var = m.m2 / dof;
+    out[o] = narrow<S>(take_sqrt ? sqrtf(var) : var);
+    mean[o] = narrow<S>(m.n ? m.mean : 0.0f / 0.0f);
+}
+
+// the float moments of 8 halves (one 16-byte vector): convert, then moments_of as for float
+template <typename S, int N>
+__device__ __forceinline__ Moments<float> moments_of_half(const Vec<S, N>& v) {
+    Vec<float, N> f;
+#pragma unroll
+    for (int j = 0; j < N; ++j) f.v[j] = to_opmath(v.v[j]);
+    return moments_of(f);
+}
+
+template <typename S>
+__device__ __forceinline__ void welford_blocks_half(const S* __restrict__ a, S* __restrict__ out, S* __restrict__ mean,
+                                                    Moments<float>* __restrict__ part, long long R, const Layout& kept,
+                                                    const Layout& red, float dof, bool take_sqrt, bool final) {
+    constexpr int N = 16 / sizeof(S);
+    const RowSlice<S> s = row_slice(a, kept);
+    Moments<float> m = {0.0f, 0.0f, 0};
+    auto one = [&](long long, S x) { welford_add(m, to_opmath(x)); };
+    if (row_is_contiguous(red)) {
+        visit_contiguous(s.row, R, s.t, s.nt, one,
+                         [&](long long, const Vec<S, N>& v) { m = chan(m, moments_of_half(v)); });
+    } else {
+        visit_strided(s.row, R, red, s.t, s.nt, one);
+    }
+    m = block_reduce(m, Moments<float>{0.0f, 0.0f, 0}, [](Moments<float> x, Moments<float> y) { return chan(x, y); });
+    if (threadIdx.x == 0) {
+        const long long o = blockIdx.x;
+        if (final) finish_half(m, dof, take_sqrt, out, mean, o);
+        else part[o * gridDim.y + blockIdx.y] = m;
+    }
+}
+
+template <typename S>
+__device__ __forceinline__ void welford_combine_half(const Moments<float>* __restrict__ part, S* __restrict__ out,
+                                                     S* __restrict__ mean, long long splits, float dof, bool take_sqrt) {
+    const long long o = blockIdx.x;
+    Moments<float> m = {0.0f, 0.0f, 0};
+    for (long long k = threadIdx.x; k < splits; k += blockDim.x) m = chan(m, part[o * splits + k]);
+    m = block_reduce(m, Moments<float>{0.0f, 0.0f, 0}, [](Moments<float> x, Moments<float> y) { return chan(x, y); });
+    if (threadIdx.x == 0) finish_half(m, dof, take_sqrt, out, mean, o);
+}
+
+template <typename S>
+__device__ __forceinline__ void welford_threads_half(const S* __restrict__ a, S* __restrict__ out, S* __restrict__ mean,
+                                                     long long n_out, long long R, const Layout& kept,
+                                                     const Layout& red, float dof, bool take_sqrt) {
+    GRID_STRIDE_LOOP(o, n_out) {
+        long long base[1];
+        layout_offsets<1>(kept, o, base);
+        const S* row = a + base[0];
+        Moments<float> m = {0.0f, 0.0f, 0};
+        for (long long r = 0; r < R; ++r) {
+            long long k[1];
+            layout_offsets<1>(red, r, k);
+            welford_add(m, to_opmath(row[k[0]]));
+        }
+        finish_half(m, dof, take_sqrt, out, mean, o);
+    }
+}
+
+}  // namespace r4
+
+// Entry points with the float32 kernels' argument lists; partials are r4::Best<float> and
+// r4::Moments<float> (16 bytes each), dof a C float.
+#define EXTREME_HALF(S, SUF)                                                                         \
+    extern "C" __global__ void extreme_blocks_##SUF(const S* __restrict__ a, S* __restrict__ vals,  \
+                                                    long long* __restrict__ idx, r4::Best<float>* __restrict__ part, \
+                                                    long long R, const Layout kept, const Layout red, \
+                                                    bool largest, bool final) {                     \
+        r4::extreme_blocks_half(a, vals, idx, part, R, kept, red, largest, final);                  \
+    }                                                                                               \
+    extern "C" __global__ void extreme_combine_##SUF(const r4::Best<float>* __restrict__ part, S* __restrict__ vals, \
+                                                     long long* __restrict__ idx, long long splits, bool largest) { \
+        r4::extreme_combine_half(part, vals, idx, splits, largest);                                 \
+    }                                                                                               \
+    extern "C" __global__ void extreme_threads_##SUF(const S* __restrict__ a, S* __restrict__ vals, \
+                                                     long long* __restrict__ idx, long long n_out, long long R, \
+                                                     const Layout kept, const Layout red, bool largest) { \
+        r4::extreme_threads_half(a, vals, idx, n_out, R, kept, red, largest);                       \
+    }
+
+#define WELFORD_HALF(S, SUF)                                                                         \
+    extern "C" __global__ void welford_blocks_##SUF(const S* __restrict__ a, S* __restrict__ out,   \
+                                                    S* __restrict__ mean, r4::Moments<float>* __restrict__ part, \
+                                                    long long R, const Layout kept, const Layout red, float dof, \
+                                                    bool take_sqrt, bool final) {                   \
+        r4::welford_blocks_half(a, out, mean, part, R, kept, red, dof, take_sqrt, final);           \
+    }                                                                                               \
+    extern "C" __global__ void welford_combine_##SUF(const r4::Moments<float>* __restrict__ part, S* __restrict__ out, \
+                                                     S* __restrict__ mean, long long splits, float dof, bool take_sqrt) { \
+        r4::welford_combine_half(part, out, mean, splits, dof, take_sqrt);                          \
+    }                                                                                               \
+    extern "C" __global__ void welford_threads_##SUF(const S* __restrict__ a, S* __restrict__ out,  \
+                                                     S* __restrict__ mean, long long n_out, long long R, \
+                                                     const Layout kept, const Layout red, float dof, bool take_sqrt) { \
+        r4::welford_threads_half(a, out, mean, n_out, R, kept, red, dof, take_sqrt);                \
+    }
+
+EXTREME_HALF(__half, f16)
+EXTREME_HALF(__nv_bfloat16, bf16)
+WELFORD_HALF(__half, f16)
+WELFORD_HALF(__nv_bfloat16, bf16)

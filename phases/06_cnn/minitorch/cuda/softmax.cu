@@ -527,3 +527,332 @@ __device__ __forceinline__ void nll_loss(const T* __restrict__ x, const long lon
 SOFTMAX_FLOAT(float, f32)
 SOFTMAX_WARP(32, float, f32)
 SOFTMAX_FLOAT(double, f64)
+
+// ================================ float16 / bfloat16 ==============================================
+// The same kernels for a storage type H (__half, __nv_bfloat16), with the same entry-point argument
+// lists as float32 (scalars as C floats). Every element is loaded as a float (exact), every max,
+// exp, sum and logsumexp is float32 (float registers, float shuffles), and each output element is
+// rounded to H once when stored: softmax of half is the float32 softmax rounded once, as PyTorch
+// computes it. 16-byte vectors hold 8 halves. The block kernels' shared-memory cache keeps the
+// row's H values as they were read (exact, half the bytes of float), so a cached row of n halves
+// takes n * 2 bytes, as softmax.py reserves; the output pass recomputes exp(x - M) from it.
+namespace smx {
+
+template <typename H, int V>
+__device__ __forceinline__ Vec<float, V> widen(const Vec<H, V>& a) {
+    Vec<float, V> f;
+#pragma unroll
+    for (int k = 0; k < V; ++k) f.v[k] = to_opmath(a.v[k]);
+    return f;
+}
+
+// ---- softmax / log-softmax forward ----
+template <typename H, int E>
+__device__ __forceinline__ void softmax_warp_half(const H* __restrict__ x, H* __restrict__ y, long long rows,
+                                                  long long n, int lanes, bool log) {
+    const RowSlot s = row_slot(rows, lanes);
+    const int len = s.valid ? (int)n : 0;
+    const H* xr = x + s.row * n + s.lane;
+    const int left = len - s.lane;
+    float v[E];
+    Max<float> mx = Max<float>::identity();
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+        v[k] = k * lanes < left ? to_opmath(xr[k * lanes]) : Num<float>::neg_inf();
+        mx = mx.merge({v[k]});
+    }
+    const float M = group_allreduce(mx, lanes).m;
+    Sum<float> sum = Sum<float>::identity();
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+        const float e = m_exp(v[k] - M);
+        sum.s += e;
+        if (!log) v[k] = e;
+    }
+    const float D = group_allreduce(sum, lanes).s;
+    H* yr = y + s.row * n + s.lane;
+    const float inv = 1.0f / D, lse = M + m_log(D);
+#pragma unroll
+    for (int k = 0; k < E; ++k)
+        if (k * lanes < left) yr[k * lanes] = narrow<H>(log ? v[k] - lse : v[k] * inv);
+}
+
+template <typename H, int V>
+__device__ __forceinline__ void softmax_block_row_half(const H* __restrict__ xr, H* __restrict__ yr, long long n,
+                                                       bool log, bool cache, unsigned char* smem) {
+    using Vh = Vec<H, V>;
+    const Vh* xv = reinterpret_cast<const Vh*>(xr);
+    Vh* yv = reinterpret_cast<Vh*>(yr);
+    Vh* c = reinterpret_cast<Vh*>(smem);
+    const long long nv = n / V;
+    const int t = threadIdx.x, B = blockDim.x;
+    MaxSum<float> st = MaxSum<float>::identity();
+    scan(xv, nv, t, B, [&](long long i, Vh a) {
+        if (cache) c[i] = a;
+        const Vec<float, V> f = widen(a);
+#pragma unroll
+        for (int k = 0; k < V; ++k) st.add(f.v[k]);
+    });
+    const MaxSum<float> row = block_allreduce(st);
+    const float M = row.m, inv = 1.0f / row.d, lse = M + m_log(row.d);
+    for (long long i = t; i < nv; i += B) {          // this thread's own vectors: cached by itself
+        const Vec<float, V> f = widen(cache ? c[i] : xv[i]);
+        Vh o;
+#pragma unroll
+        for (int k = 0; k < V; ++k) o.v[k] = narrow<H>(log ? f.v[k] - lse : m_exp(f.v[k] - M) * inv);
+        yv[i] = o;
+    }
+}
+
+template <typename H>
+__device__ __forceinline__ void softmax_block_half(const H* __restrict__ x, H* __restrict__ y, long long n, bool log,
+                                                   bool cache) {
+    extern __shared__ __align__(16) unsigned char smem[];      // n * sizeof(H) bytes when cache
+    const long long row = blockIdx.x;
+    if (vectorizable<H>(n, x, y))
+        softmax_block_row_half<H, 16 / sizeof(H)>(x + row * n, y + row * n, n, log, cache, smem);
+    else
+        softmax_block_row_half<H, 1>(x + row * n, y + row * n, n, log, cache, smem);
+}
+
+// ---- softmax / log-softmax backward ----
+template <typename H, int E>
+__device__ __forceinline__ void softmax_backward_warp_half(const H* __restrict__ y, const H* __restrict__ g,
+                                                           H* __restrict__ dx, long long rows, long long n,
+                                                           int lanes, bool log) {
+    const RowSlot s = row_slot(rows, lanes);
+    const long long off = s.row * n + s.lane;
+    const int left = (s.valid ? (int)n : 0) - s.lane;
+    float yv[E], gv[E];
+    Sum<float> sum = Sum<float>::identity();
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+        const bool in = k * lanes < left;
+        yv[k] = in ? to_opmath(y[off + k * lanes]) : 0.0f;
+        gv[k] = in ? to_opmath(g[off + k * lanes]) : 0.0f;
+        sum.s += log ? gv[k] : gv[k] * yv[k];
+    }
+    const float S = group_allreduce(sum, lanes).s;
+#pragma unroll
+    for (int k = 0; k < E; ++k)
+        if (k * lanes < left) dx[off + k * lanes] = narrow<H>(softmax_grad(yv[k], gv[k], S, log));
+}
+
+// S = sum(g * y) (softmax) or sum(g) (log-softmax) in one pass; with `cache` the pass stashes g
+// (and, for softmax, y) in shared memory, so that the output pass reads global memory only for the
+// log-softmax's y, which the first pass does not need.
+template <typename H, int V>
+__device__ __forceinline__ void softmax_backward_block_row_half(const H* __restrict__ yr, const H* __restrict__ gr,
+                                                                H* __restrict__ dxr, long long n, bool log, bool cache,
+                                                                unsigned char* smem) {
+    using Vh = Vec<H, V>;
+    const Vh* yv = reinterpret_cast<const Vh*>(yr);
+    const Vh* gv = reinterpret_cast<const Vh*>(gr);
+    Vh* dv = reinterpret_cast<Vh*>(dxr);
+    const long long nv = n / V;
+    Vh* cy = reinterpret_cast<Vh*>(smem);       // y then g: 2 n sizeof(H) bytes when cache
+    Vh* cg = cy + nv;
+    const int t = threadIdx.x, B = blockDim.x;
+    float acc = 0.0f;
+    if (log) {
+        scan(gv, nv, t, B, [&](long long i, Vh b) {
+            if (cache) cg[i] = b;
+            const Vec<float, V> f = widen(b);
+#pragma unroll
+            for (int k = 0; k < V; ++k) acc += f.v[k];
+        });
+    } else {
+        long long i = t;
+        for (; i + (UNROLL - 1) * B < nv; i += UNROLL * B) {
+            Vh a[UNROLL], b[UNROLL];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                a[u] = yv[i + u * B];
+                b[u] = gv[i + u * B];
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                if (cache) {
+                    cy[i + u * B] = a[u];
+                    cg[i + u * B] = b[u];
+                }
+                const Vec<float, V> fa = widen(a[u]), fb = widen(b[u]);
+#pragma unroll
+                for (int k = 0; k < V; ++k) acc += fa.v[k] * fb.v[k];
+            }
+        }
+        for (; i < nv; i += B) {
+            const Vh a = yv[i], b = gv[i];
+            if (cache) {
+                cy[i] = a;
+                cg[i] = b;
+            }
+            const Vec<float, V> fa = widen(a), fb = widen(b);
+#pragma unroll
+            for (int k = 0; k < V; ++k) acc += fa.v[k] * fb.v[k];
+        }
+    }
+    const float S = block_allreduce(Sum<float>{acc}).s;
+    for (long long i = t; i < nv; i += B) {             // this thread's own elements again
+        const Vec<float, V> fa = widen((cache && !log) ? cy[i] : yv[i]);
+        const Vec<float, V> fb = widen(cache ? cg[i] : gv[i]);
+        Vh o;
+#pragma unroll
+        for (int k = 0; k < V; ++k) o.v[k] = narrow<H>(softmax_grad(fa.v[k], fb.v[k], S, log));
+        dv[i] = o;
+    }
+}
+
+template <typename H>
+__device__ __forceinline__ void softmax_backward_block_half(const H* __restrict__ y, const H* __restrict__ g,
+                                                            H* __restrict__ dx, long long n, bool log, bool cache) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    const long long off = blockIdx.x * n;
+    if (vectorizable<H>(n, y, g, dx))
+        softmax_backward_block_row_half<H, 16 / sizeof(H)>(y + off, g + off, dx + off, n, log, cache, smem);
+    else
+        softmax_backward_block_row_half<H, 1>(y + off, g + off, dx + off, n, log, cache, smem);
+}
+
+// ---- cross-entropy and NLL ----
+template <typename H, int V>
+__device__ __forceinline__ MaxSum<float> row_maxsum_half(const H* __restrict__ xr, long long n, int lane, int lanes) {
+    using Vh = Vec<H, V>;
+    MaxSum<float> st = MaxSum<float>::identity();
+    scan(reinterpret_cast<const Vh*>(xr), n / V, lane, lanes, [&](long long, Vh a) {
+        const Vec<float, V> f = widen(a);
+#pragma unroll
+        for (int k = 0; k < V; ++k) st.add(f.v[k]);
+    });
+    return st;
+}
+
+// loss[r] = lse - x_r[t_r] and lse[r], both computed in float and rounded once to H
+template <typename H>
+__device__ __forceinline__ void cross_entropy_half(const H* __restrict__ x, const long long* __restrict__ target,
+                                                   H* __restrict__ loss, H* __restrict__ lse, long long rows,
+                                                   long long n, int lanes) {
+    const RowSlot s = row_slot(rows, lanes);
+    const H* xr = x + s.row * n;
+    MaxSum<float> st = MaxSum<float>::identity();
+    if (s.valid) {
+        if (lanes > 32 && vectorizable<H>(n, x))
+            st = row_maxsum_half<H, 16 / sizeof(H)>(xr, n, s.lane, lanes);
+        else
+            st = row_maxsum_half<H, 1>(xr, n, s.lane, lanes);
+    }
+    st = row_allreduce(st, lanes);
+    if (s.valid && s.lane == 0) {
+        const float L = st.m + m_log(st.d);
+        const long long t = target[s.row];
+        lse[s.row] = narrow<H>(L);
+        loss[s.row] = narrow<H>((t >= 0 && t < n) ? L - to_opmath(xr[t]) : Num<float>::nan());
+    }
+}
+
+// dx = ((CE ? exp(x - lse) : 0) - [j == t]) * grad[r * gstride] * scale, in float, rounded once;
+// lse is the H value cross_entropy stored (the cpu backend also starts from the rounded one).
+template <typename H, bool CE, int V>
+__device__ __forceinline__ void loss_backward_row_half(const H* __restrict__ xr, float L, long long t, float gs,
+                                                       H* __restrict__ dr, long long n, int lane, int lanes) {
+    using Vh = Vec<H, V>;
+    const bool ok = t >= 0 && t < n;
+    Vh* dv = reinterpret_cast<Vh*>(dr);
+    auto grad = [&](float xj, long long j) {
+        if (!ok) return Num<float>::nan();
+        const float p = CE ? m_exp(xj - L) : 0.0f;
+        return (p - (j == t ? 1.0f : 0.0f)) * gs;
+    };
+    if (CE) {
+        scan(reinterpret_cast<const Vh*>(xr), n / V, lane, lanes, [&](long long i, Vh a) {
+            const Vec<float, V> f = widen(a);
+            Vh o;
+#pragma unroll
+            for (int k = 0; k < V; ++k) o.v[k] = narrow<H>(grad(f.v[k], i * V + k));
+            dv[i] = o;
+        });
+    } else {
+        for (long long i = lane; i < n / V; i += lanes) {
+            Vh o;
+#pragma unroll
+            for (int k = 0; k < V; ++k) o.v[k] = narrow<H>(grad(0.0f, i * V + k));
+            dv[i] = o;
+        }
+    }
+}
+
+template <typename H, bool CE>
+__device__ __forceinline__ void loss_backward_half(const H* __restrict__ x, const long long* __restrict__ target,
+                                                   const H* __restrict__ lse, const H* __restrict__ grad,
+                                                   long long gstride, float scale, H* __restrict__ dx, long long rows,
+                                                   long long n, int lanes) {
+    const RowSlot s = row_slot(rows, lanes);
+    if (!s.valid) return;                   // no reduction here: spare groups can leave
+    const long long off = s.row * n;
+    const float L = CE ? to_opmath(lse[s.row]) : 0.0f;
+    const long long t = target[s.row];
+    const float gs = to_opmath(grad[s.row * gstride]) * scale;
+    if (lanes > 32 && vectorizable<H>(n, CE ? (const void*)x : (const void*)dx, dx))
+        loss_backward_row_half<H, CE, 16 / sizeof(H)>(CE ? x + off : x, L, t, gs, dx + off, n, s.lane, lanes);
+    else
+        loss_backward_row_half<H, CE, 1>(CE ? x + off : x, L, t, gs, dx + off, n, s.lane, lanes);
+}
+
+template <typename H>
+__device__ __forceinline__ void nll_loss_half(const H* __restrict__ x, const long long* __restrict__ target,
+                                              H* __restrict__ loss, long long rows, long long n) {
+    GRID_STRIDE_LOOP(r, rows) {
+        const long long t = target[r];
+        loss[r] = narrow<H>((t >= 0 && t < n) ? -to_opmath(x[r * n + t]) : Num<float>::nan());
+    }
+}
+
+}  // namespace smx
+
+#define SOFTMAX_WARP_HALF(E, H, SUF)                                                                  \
+    extern "C" __global__ void softmax_warp##E##_##SUF(const H* __restrict__ x, H* __restrict__ y,   \
+                                                       long long rows, long long n, int lanes, bool log) { \
+        smx::softmax_warp_half<H, E>(x, y, rows, n, lanes, log);                                     \
+    }                                                                                                \
+    extern "C" __global__ void softmax_backward_warp##E##_##SUF(const H* __restrict__ y, const H* __restrict__ g, \
+                                                                H* __restrict__ dx, long long rows,  \
+                                                                long long n, int lanes, bool log) {  \
+        smx::softmax_backward_warp_half<H, E>(y, g, dx, rows, n, lanes, log);                        \
+    }
+
+// E = 1 ... 32 (rows up to 1024, as float32: the registers hold floats)
+#define SOFTMAX_HALF(H, SUF)                                                                          \
+    SOFTMAX_WARP_HALF(1, H, SUF) SOFTMAX_WARP_HALF(2, H, SUF) SOFTMAX_WARP_HALF(4, H, SUF)           \
+    SOFTMAX_WARP_HALF(8, H, SUF) SOFTMAX_WARP_HALF(16, H, SUF) SOFTMAX_WARP_HALF(32, H, SUF)         \
+    extern "C" __global__ void softmax_block_##SUF(const H* __restrict__ x, H* __restrict__ y, long long n, \
+                                                   bool log, bool cache) {                           \
+        smx::softmax_block_half<H>(x, y, n, log, cache);                                             \
+    }                                                                                                \
+    extern "C" __global__ void softmax_backward_block_##SUF(const H* __restrict__ y, const H* __restrict__ g, \
+                                                            H* __restrict__ dx, long long n, bool log, bool cache) { \
+        smx::softmax_backward_block_half<H>(y, g, dx, n, log, cache);                                \
+    }                                                                                                \
+    extern "C" __global__ void cross_entropy_##SUF(const H* __restrict__ x, const long long* __restrict__ target, \
+                                                   H* __restrict__ loss, H* __restrict__ lse, long long rows, \
+                                                   long long n, int lanes) {                         \
+        smx::cross_entropy_half<H>(x, target, loss, lse, rows, n, lanes);                            \
+    }                                                                                                \
+    extern "C" __global__ void cross_entropy_backward_##SUF(const H* __restrict__ x,                 \
+                                                            const long long* __restrict__ target,    \
+                                                            const H* __restrict__ lse, const H* __restrict__ grad, \
+                                                            long long gstride, float scale, H* __restrict__ dx, \
+                                                            long long rows, long long n, int lanes) { \
+        smx::loss_backward_half<H, true>(x, target, lse, grad, gstride, scale, dx, rows, n, lanes);  \
+    }                                                                                                \
+    extern "C" __global__ void nll_loss_##SUF(const H* __restrict__ x, const long long* __restrict__ target, \
+                                              H* __restrict__ loss, long long rows, long long n) {   \
+        smx::nll_loss_half<H>(x, target, loss, rows, n);                                             \
+    }                                                                                                \
+    extern "C" __global__ void nll_loss_backward_##SUF(const long long* __restrict__ target,         \
+                                                       const H* __restrict__ grad, long long gstride, float scale, \
+                                                       H* __restrict__ dx, long long rows, long long n, int lanes) { \
+        smx::loss_backward_half<H, false>(nullptr, target, nullptr, grad, gstride, scale, dx, rows, n, lanes); \
+    }
+
+SOFTMAX_HALF(__half, f16)
+SOFTMAX_HALF(__nv_bfloat16, bf16)
