@@ -236,13 +236,14 @@ def _switches_worth(rung, config, threads, smem):
     this configuration: either all at their defaults (16, 0, 0), or the combination that fits two
     256-thread blocks per SM (KUNROLL 1, MIN_BLOCKS 2, ELEM_COPY 1: at most 128 registers a
     thread, checked spill-free by tools/gemm_spills.py) where two blocks' shared memory fits an
-    SM. Other combinations are valid, only not worth the tuner's time (they change no occupancy)."""
+    SM and the blocktile is at most 128 x 128. Other combinations are valid, only not worth the tuner's time (they change no occupancy)."""
     if rung != "09_pipelined":
         return True
     switches = (config.get("KUNROLL", 16), config.get("MIN_BLOCKS", 0), config.get("ELEM_COPY", 0))
     if switches == (16, 0, 0):
         return True
-    return switches == (1, 2, 1) and threads == 256 and 2 * (smem + 1024) <= SM_SMEM
+    return (switches == (1, 2, 1) and threads == 256 and 2 * (smem + 1024) <= SM_SMEM
+            and config["BM"] <= 128 and config["BN"] <= 128)    # 64 x 256 tiles spilled at 128 registers
 
 
 # Configurations that tools/gemm_spills.py found spilling registers (nvcc 13, sm_80 or sm_90):
