@@ -1,4 +1,3 @@
-# phase: 05
 """Compile tuned GEMM configurations with nvcc and report the ones that spill registers.
 
     python tools/gemm_spills.py [--rungs 09] [--archs sm_80,sm_90] [--where KUNROLL=1,MIN_BLOCKS=2] [-j 2]

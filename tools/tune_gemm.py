@@ -69,7 +69,7 @@ def parse_args(argv=None):
     return args
 
 
-# >>> phase 05
+
 def _params(options):
     """{NAME: int} of "-DNAME=int" options (others ignored)."""
     out = {}
@@ -134,7 +134,7 @@ def _by_prior(tuned):
                 seen.add(t)
                 out.append(t)
     return out
-# <<< phase 05
+
 
 
 def candidates(rungs, suffixes, tuning_configs, kind, only=None, seed=0):

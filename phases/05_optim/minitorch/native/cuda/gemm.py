@@ -236,7 +236,8 @@ def _switches_worth(rung, config, threads, smem):
     this configuration: either all at their defaults (16, 0, 0), or the combination that fits two
     256-thread blocks per SM (KUNROLL 1, MIN_BLOCKS 2, ELEM_COPY 1: at most 128 registers a
     thread, checked spill-free by tools/gemm_spills.py) where two blocks' shared memory fits an
-    SM and the blocktile is at most 128 x 128. Other combinations are valid, only not worth the tuner's time (they change no occupancy)."""
+    SM and the blocktile is at most 128 x 128. Other combinations are valid, only not worth the
+    tuner's time (they change no occupancy, or spill)."""
     if rung != "09_pipelined":
         return True
     switches = (config.get("KUNROLL", 16), config.get("MIN_BLOCKS", 0), config.get("ELEM_COPY", 0))
@@ -247,8 +248,27 @@ def _switches_worth(rung, config, threads, smem):
 
 
 # Configurations that tools/gemm_spills.py found spilling registers (nvcc 13, sm_80 or sm_90):
-# valid, but never offered to the tuner.
-_SPILLING = frozenset()
+# valid, but never offered to the tuner. All are rung 09 with KUNROLL=1 MIN_BLOCKS=2 ELEM_COPY=1
+# (128 registers); listed as (BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES).
+_SPILL_KEYS = ("BM", "BN", "BK", "WM", "WN", "WNITER", "TM", "TN", "STAGES")
+_SPILLING = frozenset(options_of("09_pipelined", {**dict(zip(_SPILL_KEYS, v)), "KUNROLL": 1, "MIN_BLOCKS": 2,
+                                                  "ELEM_COPY": 1}) for v in [
+    (64, 128, 16, 32, 32, 2, 4, 4, 3), (64, 128, 16, 32, 32, 2, 4, 4, 4), (128, 128, 8, 32, 64, 2, 4, 4, 2),
+    (128, 128, 8, 32, 64, 2, 4, 4, 3), (128, 128, 8, 32, 64, 2, 8, 4, 2), (128, 128, 8, 32, 64, 2, 8, 4, 3),
+    (128, 128, 8, 32, 64, 4, 4, 4, 2), (128, 128, 8, 32, 64, 4, 4, 4, 3), (128, 128, 8, 64, 32, 2, 4, 4, 3),
+    (128, 128, 8, 64, 32, 2, 8, 4, 3), (128, 128, 8, 64, 32, 4, 4, 4, 2), (128, 128, 8, 64, 32, 4, 4, 4, 3),
+    (128, 128, 16, 32, 64, 1, 4, 4, 2), (128, 128, 16, 32, 64, 1, 4, 4, 3),
+    (128, 128, 16, 32, 64, 1, 4, 4, 4), (128, 128, 16, 32, 64, 1, 8, 4, 2),
+    (128, 128, 16, 32, 64, 1, 8, 4, 3), (128, 128, 16, 32, 64, 1, 8, 4, 4),
+    (128, 128, 16, 32, 64, 2, 4, 4, 4), (128, 128, 16, 32, 64, 2, 8, 4, 4),
+    (128, 128, 16, 32, 64, 4, 4, 4, 2), (128, 128, 16, 32, 64, 4, 4, 4, 3),
+    (128, 128, 16, 32, 64, 4, 4, 4, 4), (128, 128, 16, 64, 32, 1, 4, 4, 2),
+    (128, 128, 16, 64, 32, 1, 4, 4, 3), (128, 128, 16, 64, 32, 1, 4, 4, 4),
+    (128, 128, 16, 64, 32, 1, 8, 4, 2), (128, 128, 16, 64, 32, 1, 8, 4, 3),
+    (128, 128, 16, 64, 32, 1, 8, 4, 4), (128, 128, 16, 64, 32, 2, 4, 4, 4),
+    (128, 128, 16, 64, 32, 2, 8, 4, 4), (128, 128, 16, 64, 32, 4, 4, 4, 2),
+    (128, 128, 16, 64, 32, 4, 4, 4, 3), (128, 128, 16, 64, 32, 4, 4, 4, 4),
+])
 
 
 def tuning_configs(rung, max_smem=MAX_SMEM):
