@@ -69,7 +69,6 @@ def parse_args(argv=None):
     return args
 
 
-
 def _params(options):
     """{NAME: int} of "-DNAME=int" options (others ignored)."""
     out = {}
@@ -134,7 +133,6 @@ def _by_prior(tuned):
                 seen.add(t)
                 out.append(t)
     return out
-
 
 
 def candidates(rungs, suffixes, tuning_configs, kind, only=None, seed=0):
