@@ -195,3 +195,40 @@ def test_tuning_configs(rung, config, m, n, k, layout, bias, ba, bb, mis, rng):
 
 def test_there_are_rungs():
     assert CASES, "no GEMM rungs registered"
+
+
+# ---- rung 09's register switches ---------------------------------------------------------------------
+# ELEM_COPY=1 splits the kernel into two bodies chosen once per launch (16-byte copies when every
+# operand copied along its contiguous dimension is aligned, with leading dimensions and batch
+# strides multiples of 4; else 4-byte element copies), KUNROLL unrolls the k loop partly,
+# MIN_BLOCKS adds __launch_bounds__. These configurations reach each copy path: 256 threads with
+# two copies per thread and k-row (BM = BN = 128), 128 threads with BK = 8, 32 threads (a tile row
+# takes several passes of the block), a 256-row tile (one pass), a partial unroll.
+SWITCH_CONFIGS = [
+    {"KUNROLL": 1, "MIN_BLOCKS": 2, "ELEM_COPY": 1},
+    {"BM": 64, "BN": 64, "BK": 8, "WM": 32, "WN": 32, "WNITER": 1, "TM": 8, "TN": 4, "STAGES": 3,
+     "KUNROLL": 1, "MIN_BLOCKS": 0, "ELEM_COPY": 1},
+    {"BM": 64, "BN": 64, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 2,
+     "KUNROLL": 1, "MIN_BLOCKS": 0, "ELEM_COPY": 1},
+    {"BM": 256, "BN": 64, "WM": 64, "WN": 32, "WNITER": 2, "TM": 8, "TN": 4, "KUNROLL": 1, "MIN_BLOCKS": 2,
+     "ELEM_COPY": 1},
+    {"KUNROLL": 2, "ELEM_COPY": 1},
+]
+SWITCH_CASES = [
+    # sizes multiples of 4 (16-byte copies allowed) but not of the tiles: the aligned body, edges
+    *[(132, 100, 68, lay, True, (), (), (False, False)) for lay in C.LAYOUTS],
+    # odd leading dimensions, views one element in: the element-copy body
+    *[(67, 45, 39, lay, lay in ("nn", "tt"), (), (), (True, True)) for lay in C.LAYOUTS],
+    (36, 40, 24, "tn", True, (3,), (3,), (False, False)),          # batches, aligned strides
+    (36, 40, 24, "nn", False, (2, 1), (3,), (False, False)),       # broadcast (stride 0)
+    (36, 40, 24, "tn", True, (), (), (True, False)),                # one operand unaligned
+    (300, 260, 100, "tn", False, (), (), (False, False)),          # several row tiles, K not of BK
+]
+
+
+@pytest.mark.skipif("09_pipelined" not in G.RUNGS, reason="no rung 09")
+@pytest.mark.parametrize("config", SWITCH_CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+@pytest.mark.parametrize("m,n,k,layout,bias,ba,bb,mis", SWITCH_CASES)
+def test_rung09_switches(config, m, n, k, layout, bias, ba, bb, mis, rng):
+    options = G.rung_with("09_pipelined", config).options
+    run_case(rng, "09_pipelined", "f32", "fp32", m, n, k, layout, bias, ba, bb, mis, options=options)

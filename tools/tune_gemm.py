@@ -17,7 +17,9 @@ layout) and a candidate's score is the geometric mean of its GFLOP/s over them.
 Candidates per kind: every rung of that kind with its own options (so kinds with no tunable rung,
 tf32 and bf16/f16, get their best fixed rung), and every valid configuration
 (gemm.tuning_configs) of the rungs with a tuning space (07-09), the rung's default first, the rest
-in a seeded random order. Each candidate is first checked against float64 on an odd shape with a
+ordered by a prior (``prior``: what earlier H100 runs showed; the most promising for large and
+for small/medium products in turn, ties in a seeded random order), since the budget covers only
+part of the space. Each candidate is first checked against float64 on an odd shape with a
 bias (output poisoned with NaN); a wrong or failing one is dropped. Timing: CUDA events, median,
 L2 flushed before each repeat (benchmarks/gemm_common.py). A candidate far behind the best so far
 on a class's first shape is not timed on the second. The search stops starting new candidates
@@ -67,11 +69,79 @@ def parse_args(argv=None):
     return args
 
 
+def _params(options):
+    """{NAME: int} of "-DNAME=int" options (others ignored)."""
+    out = {}
+    for opt in options:
+        name, eq, value = opt[2:].partition("=") if opt.startswith("-D") else ("", "", "")
+        if eq and value.lstrip("-").isdigit():
+            out[name] = int(value)
+    return out
+
+
+def prior(rung, options, target):
+    """How promising configuration ``options`` of tuned rung ``rung`` is for ``target`` ('large',
+    or 'small' for the small and medium classes), higher first: what the H100 tuning log
+    (94 candidates, 2026-11-24) and the register reports say. Large products: 64 accumulators a
+    thread (32 starve the FMA pipes, 128 spill or run one warp group per SM), 128 x 128
+    blocktiles, thread tiles of 4 columns (07 with TN=8 has shared-memory bank conflicts), the
+    cp.async pipeline of 09 with BK 16 and 3 stages, and above all 09 with the switches that fit two
+    256-thread blocks per SM (KUNROLL=1, MIN_BLOCKS=2, ELEM_COPY=1: 128 registers, no spills).
+    Small and medium ones: small blocktiles (64 x 64 gives the most blocks), 16-32 accumulators,
+    deep k slices for 07. Only an order: every configuration stays in the search."""
+    c = _params(options)
+    bm, bn, bk = c.get("BM", 128), c.get("BN", 128), c.get("BK", 8)
+    if rung.startswith("07"):
+        threads = (bm // max(c.get("TM", 8), 1)) * (bn // max(c.get("TN", 8), 1))
+    else:
+        threads = 32 * (bm // max(c.get("WM", 64), 1)) * (bn // max(c.get("WN", 32), 1))
+    acc = bm * bn // max(threads, 1)
+    area = bm * bn
+    shape = (min(bm, bn), max(bm, bn))
+    two_blocks = (c.get("KUNROLL"), c.get("MIN_BLOCKS"), c.get("ELEM_COPY")) == (1, 2, 1)
+    score = 0.0
+    if target == "large":
+        score += {"09": 3.0, "08": 1.0, "07": 1.5}.get(rung[:2], 0.0)
+        score += 4.0 if two_blocks else 0.0
+        score += {64: 2.0, 128: 1.0, 32: 0.5}.get(acc, 0.0)
+        score += {(128, 128): 2.0, (128, 256): 1.2, (64, 128): 1.0, (64, 256): 0.6}.get(shape, 0.0)
+        score += 0.5 if c.get("TN", 4) == 4 else 0.0
+        if rung.startswith("09"):
+            score += (0.5 if bk == 16 else 0.0) + {3: 0.5, 4: 0.3}.get(c.get("STAGES"), 0.0)
+    else:
+        score += {"09": 2.0, "07": 2.0, "08": 1.0}.get(rung[:2], 0.0)
+        score += 1.0 if two_blocks else 0.0
+        score += {64 * 64: 2.0, 64 * 128: 1.2, 128 * 64: 1.2, 128 * 128: 0.5}.get(area, 0.0)
+        score += 1.0 if acc <= 32 else 0.0
+        score += 0.5 if c.get("TN", 4) == 4 else 0.0
+        score += 0.5 if rung.startswith("07") and bk == 32 else 0.0
+        if rung.startswith("09"):
+            score += {3: 0.3, 2: 0.2}.get(c.get("STAGES"), 0.0)
+    return score
+
+
+def _by_prior(tuned):
+    """``tuned`` [(rung, options, True)] in search order: the most promising for large products
+    and for small/medium ones taken in turn (the budget then covers both ends), each list sorted
+    by :func:`prior` (stable: ties keep the seeded order)."""
+    large = sorted(tuned, key=lambda t: -prior(t[0], t[1], "large"))
+    small = sorted(tuned, key=lambda t: -prior(t[0], t[1], "small"))
+    out, seen = [], set()
+    for pair in zip(large, small):
+        for t in pair:
+            if t not in seen:
+                seen.add(t)
+                out.append(t)
+    return out
+
+
 def candidates(rungs, suffixes, tuning_configs, kind, only=None, seed=0):
     """[(rung, options tuple, tunable)] for ``kind``: each rung of that kind with its own options,
-    then each tunable rung's configurations (its own options first if listed, the others
-    shuffled with ``seed``). ``tuning_configs``: gemm.tuning_configs or None; a rung for which it
-    raises KeyError/ValueError/TypeError has no tuning space."""
+    then the tunable rungs' configurations (a rung's own options are not repeated), shuffled with
+    ``seed`` and then ordered by :func:`prior` (the most promising for large and for small/medium
+    products in turn), so that a search cut short by its budget has tried the likely winners.
+    ``tuning_configs``: gemm.tuning_configs or None; a rung for which it raises
+    KeyError/ValueError/TypeError has no tuning space."""
     fixed, tuned = [], []
     for name, suffix, k in C.rung_cases(rungs, suffixes, only):
         if k != kind:
@@ -84,9 +154,9 @@ def candidates(rungs, suffixes, tuning_configs, kind, only=None, seed=0):
             configs = [tuple(c) for c in tuning_configs(name)]
         except (KeyError, ValueError, TypeError):
             continue
-        random.Random(seed).shuffle(configs)
         tuned += [(name, c, True) for c in configs if c != own]
-    return fixed + tuned
+    random.Random(seed).shuffle(tuned)
+    return fixed + _by_prior(tuned)
 
 
 def best_entries(scores):

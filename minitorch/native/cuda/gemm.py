@@ -75,7 +75,11 @@ TUNED_DEFAULTS = {
     "07_autotuned": {"BM": 128, "BN": 128, "BK": 8, "TM": 8, "TN": 8},
     "08_warptile": {"BM": 128, "BN": 128, "BK": 16, "WM": 64, "WN": 32, "WNITER": 2, "TM": 8, "TN": 4},
     "09_pipelined": {"BM": 128, "BN": 128, "BK": 16, "WM": 64, "WN": 32, "WNITER": 2, "TM": 8, "TN": 4,
-                     "STAGES": 3},
+                     "STAGES": 3,
+                     # register-budget switches (09_pipelined.cu's header): KUNROLL 16 unrolls the
+                     # whole k loop (BK <= 16), MIN_BLOCKS 0 = no __launch_bounds__, ELEM_COPY 0 =
+                     # the 4-copies-per-group fallback for unaligned operands
+                     "KUNROLL": 16, "MIN_BLOCKS": 0, "ELEM_COPY": 0},
 }
 
 # The values the autotuner tries for each parameter (tuning_configs keeps the valid combinations).
@@ -86,7 +90,8 @@ TUNING_SPACE = {
                     "WM": [32, 64, 128], "WN": [32, 64], "WNITER": [1, 2, 4], "TM": [4, 8], "TN": [4]},
     "09_pipelined": {"BM": [64, 128, 256], "BN": [64, 128, 256], "BK": [8, 16],
                      "WM": [32, 64, 128], "WN": [32, 64], "WNITER": [1, 2, 4], "TM": [4, 8], "TN": [4],
-                     "STAGES": [2, 3, 4]},
+                     "STAGES": [2, 3, 4],
+                     "KUNROLL": [16, 1], "MIN_BLOCKS": [0, 2], "ELEM_COPY": [0, 1]},
 }
 
 # Accumulators (C elements) per thread worth trying: more do not fit in 255 registers without
@@ -103,6 +108,7 @@ _MAX_COPIES = 16
 # WNITER + (BM + BN) * BK / NUM_THREADS; past 160 they spill (seen at 168: BM=256, BN=64, BK=16,
 # WM = WN = 64, 128 threads, on sm_80).
 _MAX_LIVE = 160
+_SWITCHES = {"MIN_BLOCKS", "ELEM_COPY"}     # parameters for which 0 is a value (off)
 STATIC_SMEM = 48 * 1024      # shared memory a block may declare statically (rungs 07, 08)
 MAX_SMEM = 227 * 1024        # the most dynamic shared memory any GPU gives one block (sm_90)
 
@@ -125,8 +131,9 @@ def _geometry(rung, c):
             broken.append(rule)
 
     bm, bn, bk, tm, tn = c["BM"], c["BN"], c["BK"], c["TM"], c["TN"]
-    if any(not isinstance(v, int) or v <= 0 for v in c.values()):
-        raise ValueError(f"{rung}: every parameter must be a positive int, got {c}")
+    if any(not isinstance(v, int) or v < (0 if k in _SWITCHES else 1) for k, v in c.items()):
+        raise ValueError(f"{rung}: every parameter must be a positive int ({', '.join(sorted(_SWITCHES))}: "
+                         f"0 or more), got {c}")
     need(bk % 4 == 0 and bm % 4 == 0 and bn % 4 == 0, "BM, BN, BK multiples of 4 (float4 loads)")
     need(tm % 4 == 0 and tn % 4 == 0, "TM, TN multiples of 4 (float4 shared-memory reads)")
     smem = 0
@@ -151,6 +158,14 @@ def _geometry(rung, c):
         else:
             stages = c["STAGES"]
             need(2 <= stages <= 4, "STAGES from 2 to 4")
+            need(c.get("KUNROLL", 16) >= 1 and c.get("MIN_BLOCKS", 0) >= 0 and c.get("ELEM_COPY", 0) in (0, 1),
+                 "KUNROLL >= 1, MIN_BLOCKS >= 0, ELEM_COPY 0 or 1")
+            if c.get("ELEM_COPY", 0) and threads >= 32:
+                # the element copies of an unaligned operand cover each tile exactly
+                need(all(threads % r == 0 and bk % (threads // r) == 0 if threads >= r else r % threads == 0
+                         for r in (bm, bn)),
+                     "ELEM_COPY: BM, BN dividing NUM_THREADS (and BK a multiple of NUM_THREADS / BM, / BN) "
+                     "or multiples of it")
             smem = stages * bk * (bm + 4 + bn + 4) * 4
             need(smem <= MAX_SMEM, "STAGES * BK * (BM+4 + BN+4) * 4 <= 227 KB")
             # copy_tile: the block's copies cover each tile exactly, both ways (both layouts of
@@ -220,6 +235,50 @@ def rung_with(rung, config):
     return _rung_with(rung, tuple(sorted(full.items())))
 
 
+SM_SMEM = 228 * 1024         # shared memory of one SM (sm_90), 1 KB of it reserved per resident block
+
+
+def _switches_worth(rung, config, threads, smem):
+    """Whether rung 09's register switches (KUNROLL, MIN_BLOCKS, ELEM_COPY) are worth timing with
+    this configuration: either all at their defaults (16, 0, 0), or the combination that fits two
+    256-thread blocks per SM (KUNROLL 1, MIN_BLOCKS 2, ELEM_COPY 1: at most 128 registers a
+    thread, checked spill-free by tools/gemm_spills.py) where two blocks' shared memory fits an
+    SM and the blocktile is at most 128 x 128. Other combinations are valid, only not worth the
+    tuner's time (they change no occupancy, or spill)."""
+    if rung != "09_pipelined":
+        return True
+    switches = (config.get("KUNROLL", 16), config.get("MIN_BLOCKS", 0), config.get("ELEM_COPY", 0))
+    if switches == (16, 0, 0):
+        return True
+    return (switches == (1, 2, 1) and threads == 256 and 2 * (smem + 1024) <= SM_SMEM
+            and config["BM"] <= 128 and config["BN"] <= 128)    # 64 x 256 tiles spilled at 128 registers
+
+
+# Configurations that tools/gemm_spills.py found spilling registers (nvcc 13, sm_80 or sm_90):
+# valid, but never offered to the tuner. All are rung 09 with KUNROLL=1 MIN_BLOCKS=2 ELEM_COPY=1
+# (128 registers), all on sm_90 (sm_80 ignores MIN_BLOCKS and spilled none); listed as
+# (BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES). Checked 2026-11-24: the other 44 spill nothing.
+_SPILL_KEYS = ("BM", "BN", "BK", "WM", "WN", "WNITER", "TM", "TN", "STAGES")
+_SPILLING = frozenset(options_of("09_pipelined", {**dict(zip(_SPILL_KEYS, v)), "KUNROLL": 1, "MIN_BLOCKS": 2,
+                                                  "ELEM_COPY": 1}) for v in [
+    (64, 128, 16, 32, 32, 2, 4, 4, 3), (64, 128, 16, 32, 32, 2, 4, 4, 4), (128, 128, 8, 32, 64, 2, 4, 4, 2),
+    (128, 128, 8, 32, 64, 2, 4, 4, 3), (128, 128, 8, 32, 64, 2, 8, 4, 2), (128, 128, 8, 32, 64, 2, 8, 4, 3),
+    (128, 128, 8, 32, 64, 4, 4, 4, 2), (128, 128, 8, 32, 64, 4, 4, 4, 3), (128, 128, 8, 64, 32, 2, 4, 4, 3),
+    (128, 128, 8, 64, 32, 2, 8, 4, 3), (128, 128, 8, 64, 32, 4, 4, 4, 2), (128, 128, 8, 64, 32, 4, 4, 4, 3),
+    (128, 128, 16, 32, 64, 1, 4, 4, 2), (128, 128, 16, 32, 64, 1, 4, 4, 3),
+    (128, 128, 16, 32, 64, 1, 4, 4, 4), (128, 128, 16, 32, 64, 1, 8, 4, 2),
+    (128, 128, 16, 32, 64, 1, 8, 4, 3), (128, 128, 16, 32, 64, 1, 8, 4, 4),
+    (128, 128, 16, 32, 64, 2, 4, 4, 4), (128, 128, 16, 32, 64, 2, 8, 4, 4),
+    (128, 128, 16, 32, 64, 4, 4, 4, 2), (128, 128, 16, 32, 64, 4, 4, 4, 3),
+    (128, 128, 16, 32, 64, 4, 4, 4, 4), (128, 128, 16, 64, 32, 1, 4, 4, 2),
+    (128, 128, 16, 64, 32, 1, 4, 4, 3), (128, 128, 16, 64, 32, 1, 4, 4, 4),
+    (128, 128, 16, 64, 32, 1, 8, 4, 2), (128, 128, 16, 64, 32, 1, 8, 4, 3),
+    (128, 128, 16, 64, 32, 1, 8, 4, 4), (128, 128, 16, 64, 32, 2, 4, 4, 4),
+    (128, 128, 16, 64, 32, 2, 8, 4, 4), (128, 128, 16, 64, 32, 4, 4, 4, 2),
+    (128, 128, 16, 64, 32, 4, 4, 4, 3), (128, 128, 16, 64, 32, 4, 4, 4, 4),
+])
+
+
 def tuning_configs(rung, max_smem=MAX_SMEM):
     """Yield the NVRTC option tuples ("-DBM=..", "-DBN=..", ...) of every configuration of tuned
     rung ``rung`` in :data:`TUNING_SPACE` that the kernel accepts, that has at least 128 threads
@@ -250,6 +309,8 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
         if rung == "09_pipelined" and staged > _MAX_COPIES:
             continue
         if rung == "08_warptile" and config["BM"] * config["BN"] // threads + staged > _MAX_LIVE:
+            continue
+        if not _switches_worth(rung, config, threads, spec.smem) or spec.options in _SPILLING:
             continue
         yield spec.options
 

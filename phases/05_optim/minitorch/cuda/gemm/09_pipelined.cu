@@ -50,7 +50,22 @@
 // (KSTEP = NUM_THREADS / (BR/4)); along k, element k = t % BK of rows t / BK + i*RSTEP
 // (RSTEP = NUM_THREADS / BK). Either way the 32 lanes of a warp read neighbouring addresses.
 //
-// Parameters: rung 08's (BM, BN, BK, WM, WN, WNITER, TM, TN; NUM_THREADS derived) and STAGES.
+// Parameters: rung 08's (BM, BN, BK, WM, WN, WNITER, TM, TN; NUM_THREADS derived) and STAGES,
+// and three that change no result, only how the compiler spends registers (the tuner tries them):
+//   KUNROLL   k steps of the inner loop unrolled at once (default BK: all of them). Fully
+//             unrolled, ptxas hoists the shared-memory loads of many k steps ahead of their FMAs
+//             and keeps them all in registers (64 accumulators took 168-235 registers); 1 or 2
+//             keeps about two steps' fragments live, close to the 64 + 2 * (8 + 8) the math needs.
+//   MIN_BLOCKS  0 (default): no __launch_bounds__; n > 0: __launch_bounds__(NUM_THREADS, n), so
+//             ptxas fits n blocks per SM (2 x 256 threads: at most 128 registers a thread). Two
+//             resident blocks let one block's FMAs hide the other's barrier and copy waits.
+//             sm_90 and newer only (ignored below: see the entry points).
+//   ELEM_COPY 0 (default): an operand that is not 16-byte aligned (or whose leading dimension is
+//             not a multiple of 4) is copied along its contiguous dimension as 4 guarded 4-byte
+//             copies per 16-byte group; 1: one guarded 4-byte copy per element, elements spread
+//             over the threads like the 'along k' copies. Same bytes, same zeros outside; 1
+//             needs far fewer live registers (the guards and pointers of 4 copies per group were
+//             kept across the whole k loop), which is what lets MIN_BLOCKS = 2 fit without spills.
 // Arguments, layouts and batches: gemm.cuh.
 #include "gemm.cuh"
 
@@ -88,8 +103,21 @@
 #ifndef NUM_THREADS
 #define NUM_THREADS (32 * (BM / WM) * (BN / WN))
 #endif
+#ifndef KUNROLL
+#define KUNROLL BK
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 0
+#endif
+#ifndef ELEM_COPY
+#define ELEM_COPY 0
+#endif
 
 namespace rung09 {
+
+constexpr int kunroll = KUNROLL;      // #pragma unroll takes a constant expression, not a macro
+static_assert(KUNROLL >= 1 && MIN_BLOCKS >= 0 && (ELEM_COPY == 0 || ELEM_COPY == 1),
+              "KUNROLL >= 1, MIN_BLOCKS >= 0, ELEM_COPY 0 or 1");
 
 constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);   // sub-tiles along m
 constexpr int WSUBM = WM / WMITER;                             // a sub-tile: WSUBM x WSUBN
@@ -175,7 +203,7 @@ __device__ __forceinline__ void copy_tile(const float* x, long long ld, long lon
                 const int bytes = k0 + k < K ? bytes_r : 0;
                 cp_async16(&Xs[k * S + r], bytes ? src : x, bytes);
             }
-        } else {                    // unaligned operand: the same 4 elements one by one
+        } else if constexpr (ELEM_COPY == 0) {   // unaligned operand: the same 4 elements one by one
 #pragma unroll
             for (int i = 0; i < BK / KSTEP; ++i, k += KSTEP, src += step) {
                 const bool k_in = k0 + k < K;
@@ -183,6 +211,36 @@ __device__ __forceinline__ void copy_tile(const float* x, long long ld, long lon
                 for (int j = 0; j < 4; ++j) {
                     const bool in = k_in && 4 * j < bytes_r;     // r + j < R
                     cp_async4(&Xs[k * S + r + j], in ? src + j : x, in ? 4 : 0);
+                }
+            }
+        } else {                    // unaligned, ELEM_COPY: one 4-byte copy per element,
+                                    // neighbouring lanes neighbouring r (coalesced), one
+                                    // pointer walked by a fixed stride (few live registers)
+            if constexpr (NUM_THREADS >= BR) {    // a pass of the block: KS whole k-rows
+                constexpr int KS = NUM_THREADS / BR;
+                static_assert(NUM_THREADS % BR == 0 && BK % KS == 0, "element copies must tile the tile");
+                const int re = tid % BR;
+                int ke = tid / BR;
+                const bool r_in = r0 + re < R;
+                const float* p = x + (k0 + ke) * ld + r0 + re;
+                const long long pstep = KS * ld;
+#pragma unroll 1
+                for (int i = 0; i < BK / KS; ++i, ke += KS, p += pstep) {
+                    const bool in = r_in && k0 + ke < K;
+                    cp_async4(&Xs[ke * S + re], in ? p : x, in ? 4 : 0);
+                }
+            } else {                              // a k-row takes RP passes of the block
+                constexpr int RP = BR / NUM_THREADS;
+                static_assert(BR % NUM_THREADS == 0, "element copies must tile the tile");
+                const float* p = x + k0 * ld + r0 + tid;
+#pragma unroll 1
+                for (int ke = 0; ke < BK; ++ke, p += ld) {
+                    const bool k_in = k0 + ke < K;
+#pragma unroll
+                    for (int j = 0; j < RP; ++j) {
+                        const bool in = k_in && r0 + tid + j * NUM_THREADS < R;
+                        cp_async4(&Xs[ke * S + tid + j * NUM_THREADS], in ? p + j * NUM_THREADS : x, in ? 4 : 0);
+                    }
                 }
             }
         }
@@ -229,9 +287,89 @@ __device__ __forceinline__ void store_tile(const float (&acc)[WMITER * TM][WNITE
 
 extern __shared__ __align__(16) float gemm_smem[];    // STAGES stages of A, then STAGES of B
 
-template <typename T, bool TA, bool TB>
-__device__ __forceinline__ void gemm_pipelined(GEMM_PARAMS(T)) {
-    static_assert(sizeof(T) == 4, "float32 only: tiles move as float4");
+// The blocktiles of one batch: row tiles blockIdx.y, + gridDim.y, ... of matrix (a, b) -> c.
+// VEC < 0: vec_a / vec_b decide at run time, per copy, between 16-byte and 4-byte copies (both
+// kinds of copy compiled into one loop); VEC = 0 or 1: the caller has decided for both operands
+// (ELEM_COPY), and this instantiation holds one kind only.
+template <bool TA, bool TB, int VEC>
+__device__ __forceinline__ void row_tiles_of(const float* a, const float* b, float* c, const float* bias,
+                                             long long M, long long N, long long K, long long lda,
+                                             long long ldb, bool vec_a_rt, bool vec_b_rt, bool vec_c,
+                                             float* As, float* Bs, int tid, int a_col, int b_col,
+                                             long long n0, long long row_tiles, long long k_tiles) {
+    const bool vec_a = VEC < 0 ? vec_a_rt : VEC > 0;
+    const bool vec_b = VEC < 0 ? vec_b_rt : VEC > 0;
+    for (long long mt = blockIdx.y; mt < row_tiles; mt += gridDim.y) {   // grid y is capped
+        const long long m0 = mt * BM;
+        float acc[WMITER * TM][WNITER * TN];
+#pragma unroll
+        for (int i = 0; i < WMITER * TM; ++i)
+#pragma unroll
+            for (int j = 0; j < WNITER * TN; ++j) acc[i][j] = 0.f;
+
+        // Prologue: tiles 0 .. STAGES-2 into stages 0 .. STAGES-2, one group each.
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; ++s) {
+            if (s < k_tiles) {
+                copy_tile<BM, SA, !TA>(a, lda, m0, (long long)s * BK, M, K, vec_a, As + s * STAGE_A, tid);
+                copy_tile<BN, SB, TB>(b, ldb, n0, (long long)s * BK, N, K, vec_b, Bs + s * STAGE_B, tid);
+            }
+            cp_async_commit();
+        }
+
+        int read_stage = 0, write_stage = STAGES - 1;
+        for (long long t = 0; t < k_tiles; ++t) {
+            // Groups committed so far: STAGES-1 + t; tile t is group t. Leaving at most
+            // STAGES-2 pending means groups 0..t are complete (for this thread's copies).
+            cp_async_wait<STAGES - 2>();
+            __syncthreads();   // all threads' copies of tile t visible; tile t-1's stage free
+            const long long next = t + STAGES - 1;
+            if (next < k_tiles) {
+                copy_tile<BM, SA, !TA>(a, lda, m0, next * BK, M, K, vec_a, As + write_stage * STAGE_A, tid);
+                copy_tile<BN, SB, TB>(b, ldb, n0, next * BK, N, K, vec_b, Bs + write_stage * STAGE_B, tid);
+            }
+            cp_async_commit();                             // possibly empty: keeps the count
+            write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;
+
+            const float* as = As + read_stage * STAGE_A;
+            const float* bs = Bs + read_stage * STAGE_B;
+#pragma unroll (kunroll)
+            for (int k = 0; k < BK; ++k) {
+                float ra[WMITER * TM], rb[WNITER * TN];
+#pragma unroll
+                for (int wm = 0; wm < WMITER; ++wm)
+#pragma unroll
+                    for (int i = 0; i < TM; i += 4) {
+                        const float4 f = *reinterpret_cast<const float4*>(&as[k * SA + a_col + wm * WSUBM + i]);
+                        float* r = &ra[wm * TM + i];
+                        r[0] = f.x; r[1] = f.y; r[2] = f.z; r[3] = f.w;
+                    }
+#pragma unroll
+                for (int wn = 0; wn < WNITER; ++wn)
+#pragma unroll
+                    for (int j = 0; j < TN; j += 4) {
+                        const float4 f = *reinterpret_cast<const float4*>(&bs[k * SB + b_col + wn * WSUBN + j]);
+                        float* r = &rb[wn * TN + j];
+                        r[0] = f.x; r[1] = f.y; r[2] = f.z; r[3] = f.w;
+                    }
+#pragma unroll
+                for (int i = 0; i < WMITER * TM; ++i)
+#pragma unroll
+                    for (int j = 0; j < WNITER * TN; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+            }
+            read_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;
+        }
+        // Only empty groups can still be pending; wait for them anyway, and let every thread
+        // finish reading the ring before the next blocktile's prologue writes into it.
+        cp_async_wait<0>();
+        __syncthreads();
+        store_tile(acc, c, bias, M, N, m0, n0, a_col, b_col, vec_c);
+    }
+}
+
+// The kernel for VEC (see row_tiles_of): every batch, every row tile of this block's column tile.
+template <bool TA, bool TB, int VEC>
+__device__ __forceinline__ void gemm_body(GEMM_PARAMS(float)) {
     float* const As = gemm_smem;                       // stage s of A: As + s * STAGE_A
     float* const Bs = gemm_smem + STAGES * STAGE_A;    // stage s of B: Bs + s * STAGE_B
     const int tid = threadIdx.x;
@@ -253,75 +391,56 @@ __device__ __forceinline__ void gemm_pipelined(GEMM_PARAMS(T)) {
         float* c = C + z * M * N;
         const bool vec_a = lda % 4 == 0 && aligned16(a);
         const bool vec_b = ldb % 4 == 0 && aligned16(b);
-        for (long long mt = blockIdx.y; mt < row_tiles; mt += gridDim.y) {   // grid y is capped
-            const long long m0 = mt * BM;
-            float acc[WMITER * TM][WNITER * TN];
-#pragma unroll
-            for (int i = 0; i < WMITER * TM; ++i)
-#pragma unroll
-                for (int j = 0; j < WNITER * TN; ++j) acc[i][j] = 0.f;
-
-            // Prologue: tiles 0 .. STAGES-2 into stages 0 .. STAGES-2, one group each.
-#pragma unroll
-            for (int s = 0; s < STAGES - 1; ++s) {
-                if (s < k_tiles) {
-                    copy_tile<BM, SA, !TA>(a, lda, m0, (long long)s * BK, M, K, vec_a, As + s * STAGE_A, tid);
-                    copy_tile<BN, SB, TB>(b, ldb, n0, (long long)s * BK, N, K, vec_b, Bs + s * STAGE_B, tid);
-                }
-                cp_async_commit();
-            }
-
-            int read_stage = 0, write_stage = STAGES - 1;
-            for (long long t = 0; t < k_tiles; ++t) {
-                // Groups committed so far: STAGES-1 + t; tile t is group t. Leaving at most
-                // STAGES-2 pending means groups 0..t are complete (for this thread's copies).
-                cp_async_wait<STAGES - 2>();
-                __syncthreads();   // all threads' copies of tile t visible; tile t-1's stage free
-                const long long next = t + STAGES - 1;
-                if (next < k_tiles) {
-                    copy_tile<BM, SA, !TA>(a, lda, m0, next * BK, M, K, vec_a, As + write_stage * STAGE_A, tid);
-                    copy_tile<BN, SB, TB>(b, ldb, n0, next * BK, N, K, vec_b, Bs + write_stage * STAGE_B, tid);
-                }
-                cp_async_commit();                             // possibly empty: keeps the count
-                write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;
-
-                const float* as = As + read_stage * STAGE_A;
-                const float* bs = Bs + read_stage * STAGE_B;
-#pragma unroll
-                for (int k = 0; k < BK; ++k) {
-                    float ra[WMITER * TM], rb[WNITER * TN];
-#pragma unroll
-                    for (int wm = 0; wm < WMITER; ++wm)
-#pragma unroll
-                        for (int i = 0; i < TM; i += 4) {
-                            const float4 f = *reinterpret_cast<const float4*>(&as[k * SA + a_col + wm * WSUBM + i]);
-                            float* r = &ra[wm * TM + i];
-                            r[0] = f.x; r[1] = f.y; r[2] = f.z; r[3] = f.w;
-                        }
-#pragma unroll
-                    for (int wn = 0; wn < WNITER; ++wn)
-#pragma unroll
-                        for (int j = 0; j < TN; j += 4) {
-                            const float4 f = *reinterpret_cast<const float4*>(&bs[k * SB + b_col + wn * WSUBN + j]);
-                            float* r = &rb[wn * TN + j];
-                            r[0] = f.x; r[1] = f.y; r[2] = f.z; r[3] = f.w;
-                        }
-#pragma unroll
-                    for (int i = 0; i < WMITER * TM; ++i)
-#pragma unroll
-                        for (int j = 0; j < WNITER * TN; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
-                }
-                read_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;
-            }
-            // Only empty groups can still be pending; wait for them anyway, and let every thread
-            // finish reading the ring before the next blocktile's prologue writes into it.
-            cp_async_wait<0>();
-            __syncthreads();
-            store_tile(acc, c, bias, M, N, m0, n0, a_col, b_col, vec_c);
-        }
+        row_tiles_of<TA, TB, VEC>(a, b, c, bias, M, N, K, lda, ldb, vec_a, vec_b, vec_c, As, Bs, tid, a_col,
+                                  b_col, n0, row_tiles, k_tiles);
     }
+}
+
+template <typename T, bool TA, bool TB>
+__device__ __forceinline__ void gemm_pipelined(GEMM_PARAMS(T)) {
+    static_assert(sizeof(T) == 4, "float32 only: tiles move as float4");
+#if ELEM_COPY
+    // Decided once for the whole launch (the same answer in every thread): when every operand
+    // that is copied along its contiguous dimension (A 't', B 'n': the 16-byte copies) is 16-byte
+    // aligned, with a leading dimension and batch strides that are multiples of 4, every batch's
+    // copies can be 16 bytes; then a kernel body with only 16-byte copies runs, else one with only
+    // 4-byte element copies. Two separate bodies, so neither pays registers for the other's.
+    // 'nt' copies both operands along k (4-byte copies either way): one body.
+    constexpr bool a_r = TA, b_r = !TB;
+    if constexpr (!a_r && !b_r) {
+        gemm_body<TA, TB, 0>(A, B, C, bias, M, N, K, lda, ldb, batch, L);
+    } else {
+        bool vec = (!a_r || (aligned16(A) && lda % 4 == 0)) && (!b_r || (aligned16(B) && ldb % 4 == 0));
+#pragma unroll
+        for (int d = 0; d < MAX_DIMS; ++d) {
+            if (d >= L.ndim) break;
+            vec = vec && (!a_r || L.strides[0][d] % 4 == 0) && (!b_r || L.strides[1][d] % 4 == 0);
+        }
+        if (vec)
+            gemm_body<TA, TB, 1>(A, B, C, bias, M, N, K, lda, ldb, batch, L);
+        else
+            gemm_body<TA, TB, 0>(A, B, C, bias, M, N, K, lda, ldb, batch, L);
+    }
+#else
+    gemm_body<TA, TB, -1>(A, B, C, bias, M, N, K, lda, ldb, batch, L);
+#endif
 }
 
 }  // namespace rung09
 
+// The entry points: GEMM_ENTRIES (gemm.cuh), with __launch_bounds__ when MIN_BLOCKS > 0.
+// On GPUs older than sm_90 MIN_BLOCKS is ignored: its register caps were checked for spills
+// (zero, with nvcc 13) on sm_90 only, and the table that names them is per architecture.
+#if MIN_BLOCKS > 0 && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900)
+#define RUNG09_ENTRY(LA, LB, TA, TB)                                                                  \
+    extern "C" __global__ void __launch_bounds__(NUM_THREADS, MIN_BLOCKS) gemm_##LA##LB##_f32(      \
+        GEMM_PARAMS(float)) {                                                                       \
+        rung09::gemm_pipelined<float, TA, TB>(A, B, C, bias, M, N, K, lda, ldb, batch, L);          \
+    }
+RUNG09_ENTRY(n, n, false, false)
+RUNG09_ENTRY(n, t, false, true)
+RUNG09_ENTRY(t, n, true, false)
+RUNG09_ENTRY(t, t, true, true)
+#else
 GEMM_ENTRIES(rung09::gemm_pipelined, float, f32)
+#endif
