@@ -57,6 +57,11 @@
 //                 instead of two 4-byte ones. Paddings change to stay conflict-free: K-major rows
 //                 of BK + 8 floats (a half-warp's 8-byte reads: row offset 8g + 2t, 16 distinct
 //                 pairs), M/N-major rows of BM + 4 / BN + 4 (rows 2t and 2t+1: bank 8t + g (+4)).
+//   CVT_SMEM = 1  round to TF32 once per element, in shared memory: after its cp.async copies of a
+//                 tile have landed (its own wait, before the barrier), each thread rewrites the
+//                 chunks it copied as TF32 (16-byte load, 4 cvt, 16-byte store); fragments are then
+//                 read as they are. Each element of A is read by BN/WN warps and each of B by
+//                 BM/WM, so this does 1 cvt per element instead of 2-4, fewer instructions per mma.
 //   GROUP_M       block rasterization (mma.cuh, tc::raster); 0 = plain order
 //   MINB          minimum resident blocks per SM for __launch_bounds__: 0 = automatic (2 on sm_90
 //                 when two blocks' smem fits, which caps registers at 65536 / (2 * threads)), 1 = 1
@@ -92,6 +97,9 @@
 #endif
 #ifndef KPERM
 #define KPERM 0
+#endif
+#ifndef CVT_SMEM
+#define CVT_SMEM 0
 #endif
 #ifndef GROUP_M
 #define GROUP_M 0
@@ -149,6 +157,31 @@ __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], const
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// A fragment register from a float in smem: rounded here, or already TF32 there (CVT_SMEM).
+__device__ __forceinline__ unsigned frag_bits(float x) {
+    if constexpr (CVT_SMEM) return __float_as_uint(x);
+    else return to_tf32(x);
+}
+
+// CVT_SMEM: round to TF32, in place, the chunks of a ROWS x COLS tile that thread `tid` copied
+// (tc::load_tile's mapping: chunk q = tid % CPR of rows tid / CPR, + RSTEP, ...). Only after this
+// thread's cp.async wait for the tile, and before the barrier that publishes it.
+template <int ROWS, int COLS, class SMEM>
+__device__ __forceinline__ void round_tile(float* tile, int tid) {
+    constexpr int CPR = COLS / 4, RSTEP = THREADS / CPR;
+    const int r = tid / CPR, q = tid % CPR;
+#pragma unroll
+    for (int i = 0; i < ROWS / RSTEP; ++i) {
+        float4* p = reinterpret_cast<float4*>(tile + SMEM::at(r + i * RSTEP, q));
+        float4 v = *p;
+        v.x = __uint_as_float(to_tf32(v.x));
+        v.y = __uint_as_float(to_tf32(v.y));
+        v.z = __uint_as_float(to_tf32(v.z));
+        v.w = __uint_as_float(to_tf32(v.w));
+        *p = v;
+    }
+}
+
 // op(A)[m, k] and op(B)[k, n] of one stage's tiles, m, k, n counted inside the tile.
 template <bool TA>
 __device__ __forceinline__ float a_at(const float* s, int m, int k) { return TA ? s[k * MPAD + m] : s[m * KPAD + k]; }
@@ -163,13 +196,13 @@ __device__ __forceinline__ void frag_a(unsigned (&f)[4], const float* sa, int m,
     if constexpr (KPERM && !TA) {          // K-major: (k0, k1) adjacent, 8-byte aligned (even offsets)
         const float2 lo = *reinterpret_cast<const float2*>(sa + (m + g) * KPAD + kk + 2 * t);
         const float2 hi = *reinterpret_cast<const float2*>(sa + (m + g + 8) * KPAD + kk + 2 * t);
-        f[0] = to_tf32(lo.x); f[1] = to_tf32(hi.x); f[2] = to_tf32(lo.y); f[3] = to_tf32(hi.y);
+        f[0] = frag_bits(lo.x); f[1] = frag_bits(hi.x); f[2] = frag_bits(lo.y); f[3] = frag_bits(hi.y);
     } else {
         const int k0 = KPERM ? kk + 2 * t : kk + t, k1 = KPERM ? kk + 2 * t + 1 : kk + t + 4;
-        f[0] = to_tf32(a_at<TA>(sa, m + g, k0));
-        f[1] = to_tf32(a_at<TA>(sa, m + g + 8, k0));
-        f[2] = to_tf32(a_at<TA>(sa, m + g, k1));
-        f[3] = to_tf32(a_at<TA>(sa, m + g + 8, k1));
+        f[0] = frag_bits(a_at<TA>(sa, m + g, k0));
+        f[1] = frag_bits(a_at<TA>(sa, m + g + 8, k0));
+        f[2] = frag_bits(a_at<TA>(sa, m + g, k1));
+        f[3] = frag_bits(a_at<TA>(sa, m + g + 8, k1));
     }
 }
 // The B fragment of the mma tile whose column 0 is n: b0 = B[k0][n+g], b1 = B[k1][n+g].
@@ -177,11 +210,11 @@ template <bool TB>
 __device__ __forceinline__ void frag_b(unsigned (&f)[2], const float* sb, int n, int kk, int g, int t) {
     if constexpr (KPERM && TB) {
         const float2 v = *reinterpret_cast<const float2*>(sb + (n + g) * KPAD + kk + 2 * t);
-        f[0] = to_tf32(v.x); f[1] = to_tf32(v.y);
+        f[0] = frag_bits(v.x); f[1] = frag_bits(v.y);
     } else {
         const int k0 = KPERM ? kk + 2 * t : kk + t, k1 = KPERM ? kk + 2 * t + 1 : kk + t + 4;
-        f[0] = to_tf32(b_at<TB>(sb, k0, n + g));
-        f[1] = to_tf32(b_at<TB>(sb, k1, n + g));
+        f[0] = frag_bits(b_at<TB>(sb, k0, n + g));
+        f[1] = frag_bits(b_at<TB>(sb, k1, n + g));
     }
 }
 
@@ -247,6 +280,13 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
                 // copies); the barrier makes every thread's copies visible, and also guarantees all
                 // warps finished tile kt-1, whose stage (`write`) is refilled just below.
                 tc::cp_async_wait<STAGES - 2>();
+                if constexpr (CVT_SMEM) {        // this thread's chunks of tile kt, as TF32
+                    float* ra = smem + read * STAGE;
+                    if constexpr (TA) round_tile<BK, BM, MMajor>(ra, tid);
+                    else              round_tile<BM, BK, KMajor>(ra, tid);
+                    if constexpr (TB) round_tile<BN, BK, KMajor>(ra + A_TILE, tid);
+                    else              round_tile<BK, BN, NMajor>(ra + A_TILE, tid);
+                }
                 __syncthreads();
                 if (kt + STAGES - 1 < ktiles) load_stage(kt + STAGES - 1, write);
                 tc::cp_async_commit();
@@ -254,27 +294,37 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
                 const float* sa = smem + read * STAGE;
                 const float* sb = sa + A_TILE;
                 if constexpr (FRAG_DB) {
-                    // Register double buffering: fragments of k-step s+1 load (into the other
+                    // Register double buffering: the fragments of k-step s+1 load (into the other
                     // buffer) before the mmas of step s issue; all reads stay inside stage `read`,
-                    // which no copy touches until every warp has passed the next barrier.
-                    unsigned af[2][MT][4], bf[2][NT][2];
+                    // which no copy touches until every warp has passed the next barrier. Two steps
+                    // per trip of a loop that is not unrolled: fully unrolled, the compiler would
+                    // load every step's fragments up front (~250 registers and spills).
+                    static_assert(KSTEPS % 2 == 0, "FRAG_DB needs an even number of k8 steps (BK % 16 == 0)");
+                    unsigned af0[MT][4], bf0[NT][2], af1[MT][4], bf1[NT][2];
 #pragma unroll
-                    for (int i = 0; i < MT; ++i) frag_a<TA>(af[0][i], sa, wm + i * 16, 0, g, t);
+                    for (int i = 0; i < MT; ++i) frag_a<TA>(af0[i], sa, wm + i * 16, 0, g, t);
 #pragma unroll
-                    for (int j = 0; j < NT; ++j) frag_b<TB>(bf[0][j], sb, wn + j * 8, 0, g, t);
+                    for (int j = 0; j < NT; ++j) frag_b<TB>(bf0[j], sb, wn + j * 8, 0, g, t);
+#pragma unroll 1
+                    for (int kk = 0; kk < BK; kk += 16) {
 #pragma unroll
-                    for (int s = 0; s < KSTEPS; ++s) {
-                        const int cur = s & 1;
-                        if (s + 1 < KSTEPS) {
+                        for (int i = 0; i < MT; ++i) frag_a<TA>(af1[i], sa, wm + i * 16, kk + 8, g, t);
 #pragma unroll
-                            for (int i = 0; i < MT; ++i) frag_a<TA>(af[cur ^ 1][i], sa, wm + i * 16, (s + 1) * 8, g, t);
+                        for (int j = 0; j < NT; ++j) frag_b<TB>(bf1[j], sb, wn + j * 8, kk + 8, g, t);
 #pragma unroll
-                            for (int j = 0; j < NT; ++j) frag_b<TB>(bf[cur ^ 1][j], sb, wn + j * 8, (s + 1) * 8, g, t);
+                        for (int j = 0; j < NT; ++j)
+#pragma unroll
+                            for (int i = 0; i < MT; ++i) mma(acc[i][j], af0[i], bf0[j]);
+                        if (kk + 16 < BK) {
+#pragma unroll
+                            for (int i = 0; i < MT; ++i) frag_a<TA>(af0[i], sa, wm + i * 16, kk + 16, g, t);
+#pragma unroll
+                            for (int j = 0; j < NT; ++j) frag_b<TB>(bf0[j], sb, wn + j * 8, kk + 16, g, t);
                         }
 #pragma unroll
                         for (int j = 0; j < NT; ++j)
 #pragma unroll
-                            for (int i = 0; i < MT; ++i) mma(acc[i][j], af[cur][i], bf[cur][j]);
+                            for (int i = 0; i < MT; ++i) mma(acc[i][j], af1[i], bf1[j]);
                     }
                 } else {
                     // Not unrolled: the fragments of one k-step at a time stay in registers (unrolled,

@@ -77,10 +77,10 @@ TUNED_DEFAULTS = {
                      "STAGES": 3},
     # tensor-core rungs (the macros at the top of each file): block tile, warptile, pipeline depth,
     # and switches that are 0 (off) by default: FRAG_DB register double buffering of fragments,
-    # KPERM permuted k for 8-byte fragment loads (TF32), GROUP_M block rasterization (0 = off, else
+    # KPERM permuted k for 8-byte fragment loads (TF32), CVT_SMEM round to TF32 once in smem, GROUP_M block rasterization (0 = off, else
     # m-tiles per group), MINB 1 = promise one block per SM (0: two on sm_90 when the smem fits)
     "10_tf32_mma": {"BM": 128, "BN": 128, "BK": 32, "WM": 64, "WN": 32, "STAGES": 3,
-                    "FRAG_DB": 0, "KPERM": 0, "GROUP_M": 0, "MINB": 0},
+                    "FRAG_DB": 0, "KPERM": 0, "CVT_SMEM": 0, "GROUP_M": 0, "MINB": 0},
     "11_half_mma": {"BM": 128, "BN": 128, "BK": 64, "WM": 64, "WN": 32, "STAGES": 3,
                     "FRAG_DB": 0, "GROUP_M": 0, "MINB": 0},
 }
@@ -94,8 +94,9 @@ TUNING_SPACE = {
     "09_pipelined": {"BM": [64, 128, 256], "BN": [64, 128, 256], "BK": [8, 16],
                      "WM": [32, 64, 128], "WN": [32, 64], "WNITER": [1, 2, 4], "TM": [4, 8], "TN": [4],
                      "STAGES": [2, 3, 4]},
-    "10_tf32_mma": {"BM": [128, 256], "BN": [128, 256], "BK": [32], "WM": [64], "WN": [32, 64],
-                    "STAGES": [3, 4], "FRAG_DB": [0, 1], "KPERM": [0, 1], "GROUP_M": [0, 8], "MINB": [0, 1]},
+    "10_tf32_mma": {"BM": [128], "BN": [128, 256], "BK": [32], "WM": [64], "WN": [32, 64],
+                    "STAGES": [3, 4], "FRAG_DB": [0, 1], "KPERM": [0, 1], "CVT_SMEM": [0, 1], "GROUP_M": [0, 8],
+                    "MINB": [0, 1]},
     "11_half_mma": {"BM": [128, 256], "BN": [128, 256], "BK": [64], "WM": [64], "WN": [32, 64],
                     "STAGES": [3, 4], "FRAG_DB": [0, 1], "GROUP_M": [0, 8], "MINB": [0, 1]},
 }
@@ -146,9 +147,9 @@ def _tc_geometry(rung, c, need):
     need(wm % 16 == 0 and wn % (16 if half else 8) == 0,
          "WM a multiple of 16, WN of " + ("16 (ldmatrix.x4: two n8 tiles)" if half else "8"))
     threads = 32 * (bm // wm) * (bn // wn) if wm and wn else 0
-    need(64 <= threads <= 512, "2 to 16 warps")
+    need(64 <= threads <= 256, "2 to 8 warps")      # the files allow 16; 8 is as many as we tune
     need(2 <= stages <= 4, "STAGES from 2 to 4")
-    for flag in ("FRAG_DB", "KPERM", "MINB"):
+    for flag in ("FRAG_DB", "KPERM", "CVT_SMEM", "MINB"):
         if flag in c:
             need(c[flag] in (0, 1), f"{flag} 0 or 1")
     if half:
@@ -156,6 +157,7 @@ def _tc_geometry(rung, c, need):
         need(bm in (64, 128, 256) and bn in (64, 128, 256), "BM, BN of 64, 128 or 256 (swizzled rows)")
     else:
         need(bk % 8 == 0 and bm % 4 == 0 and bn % 4 == 0, "BK a multiple of 8, BM and BN of 4")
+        need(not c.get("FRAG_DB") or bk % 16 == 0, "BK a multiple of 16 with FRAG_DB (k8 steps in pairs)")
     # load_tile: every (rows x cols) tile of either layout splits evenly into 16-byte chunks
     if threads > 0:
         for rows, cols in ((bm, bk), (bk, bm), (bn, bk), (bk, bn)):
