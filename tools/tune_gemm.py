@@ -14,9 +14,8 @@ Shape classes are gemm.shape_class's (output elements M*N*batch: small <= 2**18,
 large above); each class is measured on two representative shapes (CLASS_SHAPES, M x N x K and
 layout) and a candidate's score is the geometric mean of its GFLOP/s over them.
 
-Candidates per kind: every rung of that kind with its own options (so kinds with no tunable rung,
-tf32 and bf16/f16, get their best fixed rung), and every valid configuration
-(gemm.tuning_configs) of the rungs with a tuning space (07-09), the rung's default first, the rest
+Candidates per kind: every rung of that kind with its own options, and every valid configuration
+(gemm.tuning_configs) of the rungs with a tuning space (07-11), the rung's default first, the rest
 in a seeded random order. Each candidate is first checked against float64 on an odd shape with a
 bias (output poisoned with NaN); a wrong or failing one is dropped. Timing: CUDA events, median,
 L2 flushed before each repeat (benchmarks/gemm_common.py). A candidate far behind the best so far
@@ -130,7 +129,7 @@ def main(argv=None):
     tuning = getattr(G, "tuning_configs", None)
     scores, stopped = [], None
     best_at = {}                         # (kind, shape) -> best GFLOP/s so far
-    # every kind's fixed rungs first (few, and the only candidates of tf32/bf16/f16), then the
+    # every kind's fixed rungs first (few), then the
     # configurations of the tunable rungs: a spent budget cuts the search, never a whole kind
     queue, tunables = [], []
     for kind in args.kinds:

@@ -260,35 +260,37 @@ __device__ __forceinline__ void gemm_half_mma(GEMM_PARAMS(T)) {
                 const unsigned sa = smem_base + (unsigned)(read * STAGE) * 2u;   // byte addresses
                 const unsigned sb = sa + A_TILE * 2u;
                 if constexpr (FRAG_DB) {
-                    // Register double buffering: the ldmatrix of k-step s+1 (into the other
-                    // buffer) issue before the mmas of step s; all reads stay inside stage `read`,
-                    // which no copy touches until every warp has passed the next barrier.
-                    unsigned af[2][MT][4], bf[2][NT / 2][4];
+                    // Register double buffering: the ldmatrix of k-step s+1 (into the other buffer)
+                    // issue before the mmas of step s; all reads stay inside stage `read`, which no
+                    // copy touches until every warp has passed the next barrier. Two steps per trip
+                    // of a loop that is not unrolled: fully unrolled, the compiler keeps every
+                    // step's addresses and fragments live at once (~250 registers and spills).
+                    static_assert(KSTEPS % 2 == 0, "k16 steps in pairs");
+                    unsigned af0[MT][4], bf0[NT / 2][4], af1[MT][4], bf1[NT / 2][4];
+                    auto frags = [&](unsigned (&af)[MT][4], unsigned (&bf)[NT / 2][4], int kk) {
 #pragma unroll
-                    for (int i = 0; i < MT; ++i) ldmatrix_x4<TA>(af[0][i], sa + 2u * a_row<TA>(lane, wm + i * 16, 0));
+                        for (int i = 0; i < MT; ++i) ldmatrix_x4<TA>(af[i], sa + 2u * a_row<TA>(lane, wm + i * 16, kk));
 #pragma unroll
-                    for (int jj = 0; jj < NT / 2; ++jj) ldmatrix_x4<!TB>(bf[0][jj], sb + 2u * b_row<TB>(lane, wn + jj * 16, 0));
-#pragma unroll
-                    for (int s = 0; s < KSTEPS; ++s) {
-                        const int cur = s & 1;
-                        if (s + 1 < KSTEPS) {
-#pragma unroll
-                            for (int i = 0; i < MT; ++i)
-                                ldmatrix_x4<TA>(af[cur ^ 1][i], sa + 2u * a_row<TA>(lane, wm + i * 16, (s + 1) * 16));
-#pragma unroll
-                            for (int jj = 0; jj < NT / 2; ++jj)
-                                ldmatrix_x4<!TB>(bf[cur ^ 1][jj], sb + 2u * b_row<TB>(lane, wn + jj * 16, (s + 1) * 16));
-                        }
+                        for (int jj = 0; jj < NT / 2; ++jj) ldmatrix_x4<!TB>(bf[jj], sb + 2u * b_row<TB>(lane, wn + jj * 16, kk));
+                    };
+                    auto mmas = [&](const unsigned (&af)[MT][4], const unsigned (&bf)[NT / 2][4]) {
 #pragma unroll
                         for (int jj = 0; jj < NT / 2; ++jj) {
-                            const unsigned b0[2] = {bf[cur][jj][0], bf[cur][jj][1]};
-                            const unsigned b1[2] = {bf[cur][jj][2], bf[cur][jj][3]};
+                            const unsigned b0[2] = {bf[jj][0], bf[jj][1]}, b1[2] = {bf[jj][2], bf[jj][3]};
 #pragma unroll
                             for (int i = 0; i < MT; ++i) {
-                                H::mma(acc[i][2 * jj], af[cur][i], b0);
-                                H::mma(acc[i][2 * jj + 1], af[cur][i], b1);
+                                H::mma(acc[i][2 * jj], af[i], b0);
+                                H::mma(acc[i][2 * jj + 1], af[i], b1);
                             }
                         }
+                    };
+                    frags(af0, bf0, 0);
+#pragma unroll 1
+                    for (int kk = 0; kk < BK; kk += 32) {
+                        frags(af1, bf1, kk + 16);
+                        mmas(af0, bf0);
+                        if (kk + 32 < BK) frags(af0, bf0, kk + 32);
+                        mmas(af1, bf1);
                     }
                 } else {
 #pragma unroll 1

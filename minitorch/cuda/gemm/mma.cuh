@@ -98,16 +98,16 @@ __device__ __forceinline__ void load_tile(T* tile, const T* __restrict__ g, long
 // m first, makes a wave cover a squarer patch of C: fewer distinct A and B tiles, more L2 hits.
 // The map is a bijection of the gridDim.x x gridDim.y grid (the last group may be shorter), so
 // every tile is still computed exactly once. GROUP_M = 0 keeps the plain order.
-template <int GROUP_M>
+template <int GROUP>
 __device__ __forceinline__ void raster(long long& bn, long long& bm) {
     bn = blockIdx.x;
     bm = blockIdx.y;
-    if constexpr (GROUP_M > 0) {
+    if constexpr (GROUP > 0) {
         const long long gx = gridDim.x, gy = gridDim.y;
         const long long id = bm * gx + bn;                // launch order
-        const long long per_group = (long long)GROUP_M * gx;
-        const long long first = (id / per_group) * GROUP_M;
-        const long long rows = gy - first < GROUP_M ? gy - first : GROUP_M;   // m-tiles in this group
+        const long long per_group = (long long)GROUP * gx;
+        const long long first = (id / per_group) * GROUP;
+        const long long rows = gy - first < GROUP ? gy - first : GROUP;   // m-tiles in this group
         const long long r = id % per_group;               // < rows * gx
         bm = first + r % rows;
         bn = r / rows;

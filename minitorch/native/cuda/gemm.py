@@ -65,7 +65,7 @@ RUNGS = {
 }
 
 
-# ---- the tuned rungs (07-09): tile sizes are compile-time parameters --------------------------
+# ---- the tuned rungs (07-11): tile sizes are compile-time parameters --------------------------
 # Each of these files reads its tile sizes from macros (-DBM=128 ...); the values below are the
 # files' own defaults, written out so that Python always knows the block, tile and shared memory
 # that go with a compiled kernel. rung_with(rung, config) makes the Rung of any configuration;
@@ -261,7 +261,8 @@ def _rung_with(rung, items):
 
 
 def rung_with(rung, config):
-    """The :class:`Rung` of tuned rung ``rung`` ("07_autotuned", "08_warptile", "09_pipelined")
+    """The :class:`Rung` of tuned rung ``rung`` ("07_autotuned", "08_warptile", "09_pipelined",
+    "10_tf32_mma", "11_half_mma")
     compiled with ``config``: a dict of parameters ({"BM": 64, "BK": 16, ...}; missing ones keep
     the defaults of :data:`TUNED_DEFAULTS`) or a tuple of NVRTC options ("-DBM=64", ...). Its
     block, tile, dynamic shared memory and options all follow the configuration.
@@ -306,8 +307,13 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
         if not low <= config["BM"] * config["BN"] // threads <= high or threads < _MIN_THREADS \
                 or spec.smem > max_smem:
             continue
-        if config.get("MINB") and 2 * (spec.smem + 1024) > SM90_SMEM_PER_SM:
-            continue        # one block per SM anyway: MINB=1 would compile the same kernel again
+        if "MINB" in config:
+            # MINB=1 is for FRAG_DB=1 (which needs more than the 128 registers a thread has when two
+            # 256-thread blocks share an SM, and spills there); without FRAG_DB it only lowers
+            # occupancy, and where one block per SM is all that fits it changes nothing
+            two_fit = 2 * (spec.smem + 1024) <= SM90_SMEM_PER_SM
+            if config["MINB"] != (1 if config.get("FRAG_DB") and two_fit else 0):
+                continue
         if (rung, spec.options) in _SPILLING:
             continue
         yield spec.options
@@ -348,7 +354,7 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
     None; returns a new contiguous [..., M, N] array of the same dtype. Both operands share a dtype
     the rung has; each may be any view whose rows or columns are unit-stride (others are copied).
     ``options`` replaces the rung's NVRTC options (the autotuner's tile sizes). For a tuned rung
-    (07-09) the launch follows them: ``options=("-DBM=64", ...)`` or ``config={"BM": 64, ...}``
+    (07-11) the launch follows them: ``options=("-DBM=64", ...)`` or ``config={"BM": 64, ...}``
     (parameters not given keep their defaults) give the block, tile and shared memory of that
     configuration (:func:`rung_with`).
 
