@@ -47,10 +47,11 @@
 //   BM, BN, BK    block tile (BM x BN of C, K in steps of BK); TF32_BN=256 is the old name of BN=256
 //   WM, WN        warptile; the block has (BM/WM) x (BN/WN) warps, 32 * that threads
 //   STAGES        cp.async ring depth (2..4)
-//   FRAG_DB = 1   register double buffering: the k-steps of a stage are unrolled and the fragments
-//                 of k-step s+1 are read from smem while the mmas of step s issue, so the LDS
-//                 latency hides behind tensor-core work instead of stalling the warp (Nsight's
-//                 "wait"/"short_scoreboard" stalls). Costs two sets of fragments in registers.
+//   FRAG_DB = 1   register double buffering: the fragments of k-step s+1 are read from smem while
+//                 the mmas of step s issue, so the LDS latency hides behind tensor-core work
+//                 instead of stalling the warp (Nsight's "wait"/"short_scoreboard" stalls). Costs
+//                 two sets of fragments in registers (~170-230 in all: with two 256-thread blocks
+//                 per SM, 128 registers, it spills, so MINB=1 or a one-block tile).
 //   KPERM = 1     permuted k inside each k8 step: an mma sums over its 8 k in any order, as long as
 //                 A and B agree, so lane slot t reads k = 2t and slot t+4 reads k = 2t+1. For a
 //                 K-major tile (A 'n', B 't') a0/a2 (and b0/b1) are then neighbours: one 8-byte LDS

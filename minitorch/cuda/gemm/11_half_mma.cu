@@ -49,9 +49,10 @@
 //   WM, WN        warptile (WM a multiple of 16, WN of 16: one ldmatrix.x4 gives two n8 tiles of B);
 //                 the block has (BM/WM) x (BN/WN) warps
 //   STAGES        cp.async ring depth (2..4)
-//   FRAG_DB = 1   register double buffering: the four k16 steps of a stage are unrolled and the
-//                 ldmatrix of step s+1 issue before the mmas of step s, so their latency hides
-//                 behind tensor-core work (Nsight's "wait"/"short_scoreboard" stalls)
+//   FRAG_DB = 1   register double buffering: the ldmatrix of k16 step s+1 issue (into a second set
+//                 of fragment registers) before the mmas of step s, so their latency hides behind
+//                 tensor-core work (Nsight's "wait"/"short_scoreboard" stalls). Needs ~190-210
+//                 registers: with two 256-thread blocks per SM (128 registers) it spills, so MINB=1
 //   GROUP_M       block rasterization (mma.cuh, tc::raster); 0 = plain order
 //   MINB          minimum resident blocks per SM for __launch_bounds__: 0 = automatic (2 on sm_90
 //                 when two blocks' smem fits), 1 = one (registers left free)

@@ -103,14 +103,18 @@ __device__ __forceinline__ void raster(long long& bn, long long& bm) {
     bn = blockIdx.x;
     bm = blockIdx.y;
     if constexpr (GROUP > 0) {
-        const long long gx = gridDim.x, gy = gridDim.y;
-        const long long id = bm * gx + bn;                // launch order
-        const long long per_group = (long long)GROUP * gx;
-        const long long first = (id / per_group) * GROUP;
-        const long long rows = gy - first < GROUP ? gy - first : GROUP;   // m-tiles in this group
-        const long long r = id % per_group;               // < rows * gx
-        bm = first + r % rows;
-        bn = r / rows;
+        // 32-bit arithmetic (64-bit division costs registers the mma loop needs); a grid of 2^32
+        // blocks or more keeps the plain order, which is just as correct
+        const unsigned gx = gridDim.x, gy = gridDim.y;
+        if ((unsigned long long)gx * gy < (1ull << 32)) {
+            const unsigned id = blockIdx.y * gx + blockIdx.x;    // launch order
+            const unsigned per_group = GROUP * gx;               // <= gx * gy once a group is full
+            const unsigned first = (id / per_group) * GROUP;
+            const unsigned rows = gy - first < GROUP ? gy - first : GROUP;   // m-tiles in this group
+            const unsigned r = id - (id / per_group) * per_group;            // < rows * gx
+            bm = first + r % rows;
+            bn = r / rows;
+        }
     }
 }
 

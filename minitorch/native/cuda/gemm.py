@@ -110,7 +110,14 @@ _ACCUMULATORS = {"07_autotuned": (16, 128), "08_warptile": (32, 128), "09_pipeli
 _MIN_THREADS = 128
 # Configurations of the tensor-core rungs that spill registers with nvcc 13 for sm_80 or sm_90
 # (tools/compile_gemm_configs.py compiles every one and prints this set): tuning_configs skips them.
-_SPILLING = frozenset()
+_SPILLING = frozenset({
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=0', '-DCVT_SMEM=0', '-DGROUP_M=8', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=0', '-DCVT_SMEM=1', '-DGROUP_M=8', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DKPERM=0', '-DCVT_SMEM=0', '-DGROUP_M=0', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DKPERM=0', '-DCVT_SMEM=0', '-DGROUP_M=8', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DKPERM=0', '-DCVT_SMEM=1', '-DGROUP_M=0', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DKPERM=0', '-DCVT_SMEM=1', '-DGROUP_M=8', '-DMINB=0')),
+})
 STATIC_SMEM = 48 * 1024      # shared memory a block may declare statically (rungs 07, 08)
 MAX_SMEM = 227 * 1024        # the most dynamic shared memory any GPU gives one block (sm_90)
 
@@ -307,12 +314,11 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
         if not low <= config["BM"] * config["BN"] // threads <= high or threads < _MIN_THREADS \
                 or spec.smem > max_smem:
             continue
-        if "MINB" in config:
-            # MINB=1 is for FRAG_DB=1 (which needs more than the 128 registers a thread has when two
-            # 256-thread blocks share an SM, and spills there); without FRAG_DB it only lowers
-            # occupancy, and where one block per SM is all that fits it changes nothing
-            two_fit = 2 * (spec.smem + 1024) <= SM90_SMEM_PER_SM
-            if config["MINB"] != (1 if config.get("FRAG_DB") and two_fit else 0):
+        if config.get("MINB"):
+            # MINB=1 is for FRAG_DB=1 and GROUP_M > 0 (they need more than the 128 registers a thread
+            # has when two 256-thread blocks share an SM, and spill there); without them it only
+            # lowers occupancy, and where one block per SM is all that fits it changes nothing
+            if not (config.get("FRAG_DB") or config.get("GROUP_M")) or 2 * (spec.smem + 1024) > SM90_SMEM_PER_SM:
                 continue
         if (rung, spec.options) in _SPILLING:
             continue
