@@ -130,6 +130,7 @@ _SPILLING = frozenset({
     ('10_tf32_mma', ('-DBM=128', '-DBN=256', '-DBK=32', '-DWM=64', '-DWN=64', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=0', '-DCVT_SMEM=1', '-DGROUP_M=0', '-DMINB=0')),
     ('11_half_mma', ('-DBM=128', '-DBN=128', '-DBK=64', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=0', '-DGROUP_M=8', '-DMINB=0')),
     ('11_half_mma', ('-DBM=128', '-DBN=128', '-DBK=64', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DGROUP_M=0', '-DMINB=0')),
+    ('11_half_mma', ('-DBM=128', '-DBN=128', '-DBK=64', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DGROUP_M=8', '-DMINB=0')),
 })
 STATIC_SMEM = 48 * 1024      # shared memory a block may declare statically (rungs 07, 08)
 MAX_SMEM = 227 * 1024        # the most dynamic shared memory any GPU gives one block (sm_90)

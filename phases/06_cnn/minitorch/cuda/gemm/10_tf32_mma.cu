@@ -301,7 +301,7 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
                     // which no copy touches until every warp has passed the next barrier. Two steps
                     // per trip of a loop that is not unrolled: fully unrolled, the compiler would
                     // load every step's fragments up front (~250 registers and spills).
-                    static_assert(KSTEPS % 2 == 0, "FRAG_DB needs an even number of k8 steps (BK % 16 == 0)");
+                    static_assert(!FRAG_DB || KSTEPS % 2 == 0, "FRAG_DB needs an even number of k8 steps (BK % 16 == 0)");
                     unsigned af0[MT][4], bf0[NT][2], af1[MT][4], bf1[NT][2];
 #pragma unroll
                     for (int i = 0; i < MT; ++i) frag_a<TA>(af0[i], sa, wm + i * 16, 0, g, t);

@@ -267,7 +267,7 @@ __device__ __forceinline__ void gemm_half_mma(GEMM_PARAMS(T)) {
                     // copy touches until every warp has passed the next barrier. Two steps per trip
                     // of a loop that is not unrolled: fully unrolled, the compiler keeps every
                     // step's addresses and fragments live at once (~250 registers and spills).
-                    static_assert(KSTEPS % 2 == 0, "k16 steps in pairs");
+                    static_assert(!FRAG_DB || KSTEPS % 2 == 0, "k16 steps in pairs");
                     unsigned af0[MT][4], bf0[NT / 2][4], af1[MT][4], bf1[NT / 2][4];
                     auto frags = [&](unsigned (&af)[MT][4], unsigned (&bf)[NT / 2][4], int kk) {
 #pragma unroll
