@@ -135,3 +135,50 @@ def test_rungs_registered():
     for name in ("10_tf32_mma", "10_tf32_mma_wide", "11_half_mma"):
         assert RUNGS[name].arch == 80 and RUNGS[name].smem > 48 * 1024
 
+
+
+# ---- compile-time options of the tensor-core rungs (gemm.TUNING_SPACE) ----------------------------
+# Each new code path once, all four layouts, edge tiles in every dimension, a batch with bias; the
+# defaults of the other options (rung_with fills them in). Spilling configurations are fine here:
+# this checks what they compute, not how fast.
+OPTION_CASES = [
+    ("10_tf32_mma", {"CVT_SMEM": 1}), ("10_tf32_mma", {"KPERM": 1}), ("10_tf32_mma", {"FRAG_DB": 1, "MINB": 1}),
+    ("10_tf32_mma", {"GROUP_M": 8}), ("10_tf32_mma", {"STAGES": 4, "KPERM": 1, "CVT_SMEM": 1, "FRAG_DB": 1}),
+    ("10_tf32_mma", {"BN": 256, "WN": 64, "KPERM": 1, "CVT_SMEM": 1, "GROUP_M": 8}),
+    ("10_tf32_mma", {"WN": 64, "FRAG_DB": 1, "GROUP_M": 8}),                        # 4 warps
+    ("11_half_mma", {"FRAG_DB": 1, "MINB": 1}), ("11_half_mma", {"GROUP_M": 8, "STAGES": 4}),
+    ("11_half_mma", {"BM": 256, "WN": 64, "FRAG_DB": 1}), ("11_half_mma", {"BN": 256, "WN": 64, "GROUP_M": 8}),
+    ("11_half_mma", {"WN": 64, "FRAG_DB": 1}),                                      # 4 warps
+]
+
+
+@pytest.mark.parametrize("rung,config", OPTION_CASES, ids=lambda v: v if isinstance(v, str) else
+                         ",".join(f"{k}={x}" for k, x in v.items()))
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_rung_options(rng, rung, config, layout):
+    dtypes = [np.float32] if rung.startswith("10") else [HALF["bf16"], HALF["f16"]]
+    for dtype in dtypes:
+        unit = 0.0 if dtype == np.float32 else UNIT["bf16" if dtype == HALF["bf16"] else "f16"]
+        for m, n, k in [(130, 257, 65), (1000, 127, 33), (264, 136, 200), (7, 1, 9)]:
+            a, b = _ints(rng, (m, k), dtype), _ints(rng, (k, n), dtype)
+            bias = _ints(rng, (n,), dtype, -8, 8)
+            out = gemm(_operand(a, layout[0]), _operand(b, layout[1]), from_numpy(bias, 0), rung=rung,
+                       config=config)
+            _check(to_numpy(out), a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64), unit)
+        # batched, A broadcast over B's batch
+        a, b = _ints(rng, (1, 65, 70), dtype), _ints(rng, (3, 70, 129), dtype)
+        out = gemm(_operand(a, layout[0]), _operand(b, layout[1]), None, rung=rung, config=config)
+        _check(to_numpy(out), a.astype(np.float64) @ b.astype(np.float64), unit)
+
+
+@pytest.mark.parametrize("config", [{"CVT_SMEM": 1}, {"KPERM": 1, "FRAG_DB": 1, "MINB": 1}])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_tf32_rounding_options(rng, layout, config):
+    """The TF32 rounding is the same (cvt.rna once per element) whichever option reads the tiles."""
+    m, n, k = 200, 150, 300
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    out = to_numpy(gemm(_operand(a, layout[0]), _operand(b, layout[1]), None, rung="10_tf32_mma", config=config))
+    ref = _tf32(a).astype(np.float64) @ _tf32(b).astype(np.float64)
+    scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+    assert np.all(np.abs(out - ref) <= 1e-5 * scale)

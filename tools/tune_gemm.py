@@ -16,7 +16,7 @@ layout) and a candidate's score is the geometric mean of its GFLOP/s over them.
 
 Candidates per kind: every rung of that kind with its own options (so kinds with no tunable rung,
 tf32 and bf16/f16, get their best fixed rung), and every valid configuration
-(gemm.tuning_configs) of the rungs with a tuning space (07-09), the rung's default first, the rest
+(gemm.tuning_configs) of the rungs with a tuning space (07-11), the rung's default first, the rest
 ordered by a prior (``prior``: what earlier H100 runs showed; the most promising for large and
 for small/medium products in turn, ties in a seeded random order), since the budget covers only
 part of the space. Each candidate is first checked against float64 on an odd shape with a
@@ -200,7 +200,7 @@ def main(argv=None):
     tuning = getattr(G, "tuning_configs", None)
     scores, stopped = [], None
     best_at = {}                         # (kind, shape) -> best GFLOP/s so far
-    # every kind's fixed rungs first (few, and the only candidates of tf32/bf16/f16), then the
+    # every kind's fixed rungs first (few), then the
     # configurations of the tunable rungs: a spent budget cuts the search, never a whole kind
     queue, tunables = [], []
     for kind in args.kinds:

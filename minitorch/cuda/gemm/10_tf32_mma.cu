@@ -42,25 +42,81 @@
 // floats, so lane (g, t) reads bank (8t + g + const) % 32. Both are 32 distinct banks (no conflicts), and the row
 // lengths stay multiples of 16 bytes, as cp.async's 16-byte copies need.
 //
+// Compile-time parameters (NVRTC -DNAME=value; the defaults are the configuration above, and
+// native/cuda/gemm.py's TUNED_DEFAULTS["10_tf32_mma"] and _geometry mirror these rules):
+//   BM, BN, BK    block tile (BM x BN of C, K in steps of BK); TF32_BN=256 is the old name of BN=256
+//   WM, WN        warptile; the block has (BM/WM) x (BN/WN) warps, 32 * that threads
+//   STAGES        cp.async ring depth (2..4)
+//   FRAG_DB = 1   register double buffering: the fragments of k-step s+1 are read from smem while
+//                 the mmas of step s issue, so the LDS latency hides behind tensor-core work
+//                 instead of stalling the warp (Nsight's "wait"/"short_scoreboard" stalls). Costs
+//                 two sets of fragments in registers (~170-230 in all: with two 256-thread blocks
+//                 per SM, 128 registers, it spills, so MINB=1 or a one-block tile).
+//   KPERM = 1     permuted k inside each k8 step: an mma sums over its 8 k in any order, as long as
+//                 A and B agree, so lane slot t reads k = 2t and slot t+4 reads k = 2t+1. For a
+//                 K-major tile (A 'n', B 't') a0/a2 (and b0/b1) are then neighbours: one 8-byte LDS
+//                 instead of two 4-byte ones. Paddings change to stay conflict-free: K-major rows
+//                 of BK + 8 floats (a half-warp's 8-byte reads: row offset 8g + 2t, 16 distinct
+//                 pairs), M/N-major rows of BM + 4 / BN + 4 (rows 2t and 2t+1: bank 8t + g (+4)).
+//   CVT_SMEM = 1  round to TF32 once per element, in shared memory: after its cp.async copies of a
+//                 tile have landed (its own wait, before the barrier), each thread rewrites the
+//                 chunks it copied as TF32 (16-byte load, 4 cvt, 16-byte store); fragments are then
+//                 read as they are. Each element of A is read by BN/WN warps and each of B by
+//                 BM/WM, so this does 1 cvt per element instead of 2-4, fewer instructions per mma.
+//   GROUP_M       block rasterization (mma.cuh, tc::raster); 0 = plain order
+//   MINB          minimum resident blocks per SM for __launch_bounds__: 0 = automatic (2 on sm_90
+//                 when two blocks' smem fits, which caps registers at 65536 / (2 * threads)), 1 = 1
+//
 // Arguments, layouts and batches: gemm.cuh. Needs sm_80 (cp.async, tf32 mma).
 #include "mma.cuh"
 
+#ifdef TF32_BN          // the 128 x 256 rung's original option
+#ifndef BN
+#define BN TF32_BN
+#endif
+#endif
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 128
+#endif
+#ifndef BK
+#define BK 32
+#endif
+#ifndef WM
+#define WM 64
+#endif
+#ifndef WN
+#define WN (BN / 4)
+#endif
+#ifndef STAGES
+#define STAGES 3
+#endif
+#ifndef FRAG_DB
+#define FRAG_DB 0
+#endif
+#ifndef KPERM
+#define KPERM 0
+#endif
+#ifndef CVT_SMEM
+#define CVT_SMEM 0
+#endif
+#ifndef GROUP_M
+#define GROUP_M 0
+#endif
+#ifndef MINB
+#define MINB 0
+#endif
+
 namespace tf32 {
 
-// TF32_BN (an NVRTC option, -DTF32_BN=256) widens the block tile to 128 x 256 and the warptiles to
-// 64 x 64: each fragment read from smem then feeds 8 mmas instead of 4, which halves the smem bytes
-// per mma (192 -> 128 B: at 128 B per clock an SM's smem keeps its tensor cores busy only with the
-// wider tile), for 128 accumulators a thread and one block per SM. Which wins is measured
-// (benchmarks/bench_gemm.py), so both are rungs in native/cuda/gemm.py.
-#ifndef TF32_BN
-#define TF32_BN 128
-#endif
-constexpr int BM = 128, BN = TF32_BN, BK = 32, STAGES = 3;
-constexpr int THREADS = 256, WARPS_N = 4;             // 8 warps: 2 along m, 4 along n
-constexpr int WM = 64, WN = BN / WARPS_N;             // warptile: 64 x 32 (or 64 x 64)
-constexpr int MT = WM / 16, NT = WN / 8;              // mma tiles per warptile: 4 x 4 (or 4 x 8)
-// smem row lengths (floats), see the header: BM + 8 and BN + 8 are 8 more than a multiple of 32.
-constexpr int KPAD = BK + 4, MPAD = BM + 8, NPAD = BN + 8;
+constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
+constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+constexpr int MT = WM / 16, NT = WN / 8;              // mma tiles per warptile: 4 x 4 by default
+constexpr int KSTEPS = BK / 8;                        // mma k-steps per smem stage
+// smem row lengths (floats), see the header.
+constexpr int KPAD = BK + (KPERM ? 8 : 4), MPAD = BM + (KPERM ? 4 : 8), NPAD = BN + (KPERM ? 4 : 8);
 
 // Where chunk q (4 floats) of row r of a tile starts, for rows of PAD floats.
 template <int PAD>
@@ -73,9 +129,21 @@ constexpr int cmax(int x, int y) { return x > y ? x : y; }
 constexpr int A_TILE = cmax(BM * KPAD, BK * MPAD);    // floats of A's slot: fits either layout
 constexpr int B_TILE = cmax(BN * KPAD, BK * NPAD);
 constexpr int STAGE = A_TILE + B_TILE;
-constexpr int SMEM_BYTES = STAGES * STAGE * 4;        // native/cuda/gemm.py's Rung.smem
-static_assert(BM == 128 && (BN == 128 || BN == 256), "tiles of 128 x 128 or 128 x 256");
-static_assert(SMEM_BYTES == (BN == 128 ? 110592 : 165888), "keep Rung.smem in native/cuda/gemm.py in step");
+constexpr int SMEM_BYTES = STAGES * STAGE * 4;        // native/cuda/gemm.py's Rung.smem (_geometry)
+static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "warptiles of whole mma tiles");
+static_assert(BK % 8 == 0 && BM % 4 == 0 && BN % 4 == 0, "k8 steps, 16-byte chunks");
+static_assert(THREADS >= 64 && THREADS <= 512, "2 to 16 warps");
+static_assert(STAGES >= 2 && STAGES <= 4, "2 to 4 stages");
+static_assert(SMEM_BYTES <= 232448, "at most 227 KB of smem");
+
+// Blocks per SM promised to the compiler: two when both fit in an sm_90 SM's 228 KB (each block
+// also reserves 1 KB), which caps registers at 65536 / (2 * THREADS); one otherwise (an sm_80 SM's
+// 164 KB holds one of the default blocks whatever the registers, so there they are left free).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+constexpr int MIN_BLOCKS = (MINB == 0 && 2 * (SMEM_BYTES + 1024) <= 233472) ? 2 : 1;
+#else
+constexpr int MIN_BLOCKS = 1;
+#endif
 
 __device__ __forceinline__ unsigned to_tf32(float x) {
     unsigned r;
@@ -90,11 +158,66 @@ __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], const
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// A fragment register from a float in smem: rounded here, or already TF32 there (CVT_SMEM).
+__device__ __forceinline__ unsigned frag_bits(float x) {
+    if constexpr (CVT_SMEM) return __float_as_uint(x);
+    else return to_tf32(x);
+}
+
+// CVT_SMEM: round to TF32, in place, the chunks of a ROWS x COLS tile that thread `tid` copied
+// (tc::load_tile's mapping: chunk q = tid % CPR of rows tid / CPR, + RSTEP, ...). Only after this
+// thread's cp.async wait for the tile, and before the barrier that publishes it.
+template <int ROWS, int COLS, class SMEM>
+__device__ __forceinline__ void round_tile(float* tile, int tid) {
+    constexpr int CPR = COLS / 4, RSTEP = THREADS / CPR;
+    const int r = tid / CPR, q = tid % CPR;
+#pragma unroll
+    for (int i = 0; i < ROWS / RSTEP; ++i) {
+        float4* p = reinterpret_cast<float4*>(tile + SMEM::at(r + i * RSTEP, q));
+        float4 v = *p;
+        v.x = __uint_as_float(to_tf32(v.x));
+        v.y = __uint_as_float(to_tf32(v.y));
+        v.z = __uint_as_float(to_tf32(v.z));
+        v.w = __uint_as_float(to_tf32(v.w));
+        *p = v;
+    }
+}
+
 // op(A)[m, k] and op(B)[k, n] of one stage's tiles, m, k, n counted inside the tile.
 template <bool TA>
 __device__ __forceinline__ float a_at(const float* s, int m, int k) { return TA ? s[k * MPAD + m] : s[m * KPAD + k]; }
 template <bool TB>
 __device__ __forceinline__ float b_at(const float* s, int k, int n) { return TB ? s[n * KPAD + k] : s[k * NPAD + n]; }
+
+// The A fragment of the mma tile whose row 0 is m (block-tile row) at k-step kk, for lane (g, t):
+// a0 = A[m+g][k0], a1 = A[m+g+8][k0], a2 = A[m+g][k1], a3 = A[m+g+8][k1], with k0, k1 the
+// physical k of slots t and t+4: kk+t, kk+t+4 (KPERM 0) or kk+2t, kk+2t+1 (KPERM 1).
+template <bool TA>
+__device__ __forceinline__ void frag_a(unsigned (&f)[4], const float* sa, int m, int kk, int g, int t) {
+    if constexpr (KPERM && !TA) {          // K-major: (k0, k1) adjacent, 8-byte aligned (even offsets)
+        const float2 lo = *reinterpret_cast<const float2*>(sa + (m + g) * KPAD + kk + 2 * t);
+        const float2 hi = *reinterpret_cast<const float2*>(sa + (m + g + 8) * KPAD + kk + 2 * t);
+        f[0] = frag_bits(lo.x); f[1] = frag_bits(hi.x); f[2] = frag_bits(lo.y); f[3] = frag_bits(hi.y);
+    } else {
+        const int k0 = KPERM ? kk + 2 * t : kk + t, k1 = KPERM ? kk + 2 * t + 1 : kk + t + 4;
+        f[0] = frag_bits(a_at<TA>(sa, m + g, k0));
+        f[1] = frag_bits(a_at<TA>(sa, m + g + 8, k0));
+        f[2] = frag_bits(a_at<TA>(sa, m + g, k1));
+        f[3] = frag_bits(a_at<TA>(sa, m + g + 8, k1));
+    }
+}
+// The B fragment of the mma tile whose column 0 is n: b0 = B[k0][n+g], b1 = B[k1][n+g].
+template <bool TB>
+__device__ __forceinline__ void frag_b(unsigned (&f)[2], const float* sb, int n, int kk, int g, int t) {
+    if constexpr (KPERM && TB) {
+        const float2 v = *reinterpret_cast<const float2*>(sb + (n + g) * KPAD + kk + 2 * t);
+        f[0] = frag_bits(v.x); f[1] = frag_bits(v.y);
+    } else {
+        const int k0 = KPERM ? kk + 2 * t : kk + t, k1 = KPERM ? kk + 2 * t + 1 : kk + t + 4;
+        f[0] = frag_bits(b_at<TB>(sb, k0, n + g));
+        f[1] = frag_bits(b_at<TB>(sb, k1, n + g));
+    }
+}
 
 }  // namespace tf32
 
@@ -108,7 +231,9 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wm = (warp / WARPS_N) * WM, wn = (warp % WARPS_N) * WN;   // the warptile inside the block tile
-    const long long n0 = blockIdx.x * (long long)BN;
+    long long bn, bm;                                   // this block's n-tile and first m-tile
+    tc::raster<GROUP_M>(bn, bm);
+    const long long n0 = bn * BN;
     const long long mtiles = (M + BM - 1) / BM;
     const int ktiles = (int)((K + BK - 1) / BK);        // < 2^31: a K-long row alone would not fit in memory otherwise
 
@@ -120,7 +245,7 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
         float* c = C + z * M * N;
         const bool a_vec = tc::rows_aligned16(a, lda), b_vec = tc::rows_aligned16(b, ldb);
 
-        for (long long mt = blockIdx.y; mt < mtiles; mt += gridDim.y) {   // gridDim.y is capped at 65535
+        for (long long mt = bm; mt < mtiles; mt += gridDim.y) {   // gridDim.y is capped at 65535
             const long long m0 = mt * BM;
 
             // Queue the copies of K-tile kt into stage s (rows/cols per mma.cuh's table).
@@ -156,31 +281,67 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
                 // copies); the barrier makes every thread's copies visible, and also guarantees all
                 // warps finished tile kt-1, whose stage (`write`) is refilled just below.
                 tc::cp_async_wait<STAGES - 2>();
+                if constexpr (CVT_SMEM) {        // this thread's chunks of tile kt, as TF32
+                    float* ra = smem + read * STAGE;
+                    if constexpr (TA) round_tile<BK, BM, MMajor>(ra, tid);
+                    else              round_tile<BM, BK, KMajor>(ra, tid);
+                    if constexpr (TB) round_tile<BN, BK, KMajor>(ra + A_TILE, tid);
+                    else              round_tile<BK, BN, NMajor>(ra + A_TILE, tid);
+                }
                 __syncthreads();
                 if (kt + STAGES - 1 < ktiles) load_stage(kt + STAGES - 1, write);
                 tc::cp_async_commit();
 
                 const float* sa = smem + read * STAGE;
                 const float* sb = sa + A_TILE;
-                // Not unrolled: the fragments of one k-step at a time stay in registers (unrolled,
-                // the compiler loads all four steps' ahead and needs ~160 registers: one block per SM).
+                if constexpr (FRAG_DB) {
+                    // Register double buffering: the fragments of k-step s+1 load (into the other
+                    // buffer) before the mmas of step s issue; all reads stay inside stage `read`,
+                    // which no copy touches until every warp has passed the next barrier. Two steps
+                    // per trip of a loop that is not unrolled: fully unrolled, the compiler would
+                    // load every step's fragments up front (~250 registers and spills).
+                    static_assert(!FRAG_DB || KSTEPS % 2 == 0, "FRAG_DB needs an even number of k8 steps (BK % 16 == 0)");
+                    unsigned af0[MT][4], bf0[NT][2], af1[MT][4], bf1[NT][2];
+#pragma unroll
+                    for (int i = 0; i < MT; ++i) frag_a<TA>(af0[i], sa, wm + i * 16, 0, g, t);
+#pragma unroll
+                    for (int j = 0; j < NT; ++j) frag_b<TB>(bf0[j], sb, wn + j * 8, 0, g, t);
 #pragma unroll 1
-                for (int kk = 0; kk < BK; kk += 8) {
-                    unsigned af[MT][4];
+                    for (int kk = 0; kk < BK; kk += 16) {
 #pragma unroll
-                    for (int i = 0; i < MT; ++i) {
-                        const int m = wm + i * 16 + g;
-                        af[i][0] = to_tf32(a_at<TA>(sa, m, kk + t));
-                        af[i][1] = to_tf32(a_at<TA>(sa, m + 8, kk + t));
-                        af[i][2] = to_tf32(a_at<TA>(sa, m, kk + t + 4));
-                        af[i][3] = to_tf32(a_at<TA>(sa, m + 8, kk + t + 4));
+                        for (int i = 0; i < MT; ++i) frag_a<TA>(af1[i], sa, wm + i * 16, kk + 8, g, t);
+#pragma unroll
+                        for (int j = 0; j < NT; ++j) frag_b<TB>(bf1[j], sb, wn + j * 8, kk + 8, g, t);
+#pragma unroll
+                        for (int j = 0; j < NT; ++j)
+#pragma unroll
+                            for (int i = 0; i < MT; ++i) mma(acc[i][j], af0[i], bf0[j]);
+                        if (kk + 16 < BK) {
+#pragma unroll
+                            for (int i = 0; i < MT; ++i) frag_a<TA>(af0[i], sa, wm + i * 16, kk + 16, g, t);
+#pragma unroll
+                            for (int j = 0; j < NT; ++j) frag_b<TB>(bf0[j], sb, wn + j * 8, kk + 16, g, t);
+                        }
+#pragma unroll
+                        for (int j = 0; j < NT; ++j)
+#pragma unroll
+                            for (int i = 0; i < MT; ++i) mma(acc[i][j], af1[i], bf1[j]);
                     }
+                } else {
+                    // Not unrolled: the fragments of one k-step at a time stay in registers (unrolled,
+                    // the compiler loads all four steps' ahead and needs ~160 registers: one block per SM).
+#pragma unroll 1
+                    for (int kk = 0; kk < BK; kk += 8) {
+                        unsigned af[MT][4];
 #pragma unroll
-                    for (int j = 0; j < NT; ++j) {           // one B fragment at a time: fewer registers
-                        const int n = wn + j * 8 + g;
-                        const unsigned bf[2] = {to_tf32(b_at<TB>(sb, kk + t, n)), to_tf32(b_at<TB>(sb, kk + t + 4, n))};
+                        for (int i = 0; i < MT; ++i) frag_a<TA>(af[i], sa, wm + i * 16, kk, g, t);
 #pragma unroll
-                        for (int i = 0; i < MT; ++i) mma(acc[i][j], af[i], bf);
+                        for (int j = 0; j < NT; ++j) {           // one B fragment at a time: fewer registers
+                            unsigned bf[2];
+                            frag_b<TB>(bf, sb, wn + j * 8, kk, g, t);
+#pragma unroll
+                            for (int i = 0; i < MT; ++i) mma(acc[i][j], af[i], bf);
+                        }
                     }
                 }
                 read = read == STAGES - 1 ? 0 : read + 1;
@@ -224,17 +385,12 @@ __device__ __forceinline__ void gemm_tf32_mma(GEMM_PARAMS(T)) {
     }
 }
 
-// 256 threads. On sm_90 (228 KB of smem per SM) two 128 x 128 blocks of 108 KB fit on an SM if
-// each thread keeps to 128 registers: __launch_bounds__' second argument asks the compiler for
-// that. An sm_80 SM (164 KB) holds one such block whatever the registers, so there it is left free
-// to use more; so is the 128 x 256 tile (162 KB), one block per SM anywhere.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && TF32_BN == 128
-#define TF32_BLOCKS_PER_SM 2
-#else
-#define TF32_BLOCKS_PER_SM 1
-#endif
+// THREADS threads (256 by default). On sm_90 (228 KB of smem per SM) two 128 x 128 blocks of 108 KB
+// fit on an SM if each thread keeps to 128 registers: __launch_bounds__' second argument
+// (tf32::MIN_BLOCKS) asks the compiler for that. An sm_80 SM (164 KB) holds one such block whatever
+// the registers, so there it is left free to use more; so is the 128 x 256 tile (162 KB).
 #define TF32_ENTRY(LA, LB, TA, TB)                                                                  \
-    extern "C" __global__ void __launch_bounds__(256, TF32_BLOCKS_PER_SM)                           \
+    extern "C" __global__ void __launch_bounds__(tf32::THREADS, tf32::MIN_BLOCKS)                   \
         gemm_##LA##LB##_f32(GEMM_PARAMS(float)) {                                                   \
         gemm_tf32_mma<float, TA, TB>(A, B, C, bias, M, N, K, lda, ldb, batch, L);                   \
     }

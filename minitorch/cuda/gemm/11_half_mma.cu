@@ -23,7 +23,7 @@
 //    would do the same at the cost of memory; the XOR costs one instruction.
 //
 // The block (256 threads = 8 warps, 2 along m x 4 along n) computes 128 x 128 of C; each warp a
-// 64 x 32 warptile = 4 x 4 mma tiles, 64 float32 accumulators per thread (HALF_BN below: 128 x 256). K advances BK = 64
+// 64 x 32 warptile = 4 x 4 mma tiles, 64 float32 accumulators per thread (parameters below). K advances BK = 64
 // elements (128 bytes) a step through STAGES = 3 cp.async buffers (96 KB), zero-filled at the
 // edges; operands whose rows are not 16-byte aligned are copied element by element instead.
 //
@@ -42,40 +42,92 @@
 // With .trans, lane (g, t) gets elements (2t, g), (2t+1, g) of each stored 8x8 block: stored k
 // by m (A 't') that is A[g][2t, 2t+1] again, and stored k by n (B 'n') it is B[2t, 2t+1][g].
 //
+// Compile-time parameters (NVRTC -DNAME=value; the defaults are the configuration above, and
+// native/cuda/gemm.py's TUNED_DEFAULTS["11_half_mma"] and _geometry mirror these rules):
+//   BM, BN        block tile (64, 128 or 256 each: a swizzled row needs at least 8 chunks); BK = 64
+//                 (128 bytes: a K-major row is exactly 8 chunks); HALF_BN=256 is the old name of BN=256
+//   WM, WN        warptile (WM a multiple of 16, WN of 16: one ldmatrix.x4 gives two n8 tiles of B);
+//                 the block has (BM/WM) x (BN/WN) warps
+//   STAGES        cp.async ring depth (2..4)
+//   FRAG_DB = 1   register double buffering: the ldmatrix of k16 step s+1 issue (into a second set
+//                 of fragment registers) before the mmas of step s, so their latency hides behind
+//                 tensor-core work (Nsight's "wait"/"short_scoreboard" stalls). Needs ~190-210
+//                 registers: with two 256-thread blocks per SM (128 registers) it spills, so MINB=1
+//   GROUP_M       block rasterization (mma.cuh, tc::raster); 0 = plain order
+//   MINB          minimum resident blocks per SM for __launch_bounds__: 0 = automatic (2 on sm_90
+//                 when two blocks' smem fits), 1 = one (registers left free)
+//
 // Arguments, layouts and batches: gemm.cuh. Needs sm_80 (cp.async, ldmatrix, bf16 mma).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include "mma.cuh"
 
+#ifdef HALF_BN          // the 128 x 256 variant's original option
+#ifndef BN
+#define BN HALF_BN
+#endif
+#endif
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 128
+#endif
+#ifndef BK
+#define BK 64
+#endif
+#ifndef WM
+#define WM 64
+#endif
+#ifndef WN
+#define WN (BN / 4)
+#endif
+#ifndef STAGES
+#define STAGES 3
+#endif
+#ifndef FRAG_DB
+#define FRAG_DB 0
+#endif
+#ifndef GROUP_M
+#define GROUP_M 0
+#endif
+#ifndef MINB
+#define MINB 0
+#endif
+
 namespace half_mma {
 
-// HALF_BN (an NVRTC option, -DHALF_BN=256) widens the block tile to 128 x 256 and the warptiles to
-// 64 x 64: each A fragment then feeds 8 mmas instead of 4, 128 instead of 192 smem bytes per mma
-// (an SM's smem gives 128 B per clock, one m16n8k16 per clock keeps its tensor cores busy), for
-// 128 accumulators a thread and one block per SM. Not a rung yet: with nvcc 13.0 that variant
-// spills a few bytes of registers (the 128 x 128 default does not); to try it, pass the option.
-#ifndef HALF_BN
-#define HALF_BN 128
-#endif
-constexpr int BM = 128, BN = HALF_BN, BK = 64, STAGES = 3;
-constexpr int THREADS = 256, WARPS_N = 4;              // 8 warps: 2 along m, 4 along n
-constexpr int WM = 64, WN = BN / WARPS_N;              // warptile: 64 x 32 (or 64 x 64)
-constexpr int MT = WM / 16, NT = WN / 8;               // mma tiles per warptile: 4 x 4 (or 4 x 8)
+constexpr int WARPS_M = BM / WM, WARPS_N = BN / WN;
+constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+constexpr int MT = WM / 16, NT = WN / 8;               // mma tiles per warptile: 4 x 4 by default
+constexpr int KSTEPS = BK / 16;                        // k16 steps per smem stage
 constexpr int A_TILE = BM * BK, B_TILE = BN * BK;      // elements of each operand's tile (either layout)
 constexpr int STAGE = A_TILE + B_TILE;
-constexpr int SMEM_BYTES = STAGES * STAGE * 2;         // native/cuda/gemm.py's Rung.smem
-static_assert(BM == 128 && (BN == 128 || BN == 256) && BK == 64, "the layouts below assume these");
-static_assert(SMEM_BYTES == (BN == 128 ? 98304 : 147456), "keep Rung.smem in native/cuda/gemm.py in step");
+constexpr int SMEM_BYTES = STAGES * STAGE * 2;         // native/cuda/gemm.py's Rung.smem (_geometry)
+static_assert(BK == 64, "K-major rows of 8 chunks: the swizzle below assumes BK = 64");
+static_assert((BM == 64 || BM == 128 || BM == 256) && (BN == 64 || BN == 128 || BN == 256),
+              "M/N-major rows of 8, 16 or 32 chunks");
+static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0, "warptiles of whole mma tile pairs");
+static_assert(THREADS >= 64 && THREADS <= 512, "2 to 16 warps");
+static_assert(STAGES >= 2 && STAGES <= 4, "2 to 4 stages");
+static_assert(SMEM_BYTES <= 232448, "at most 227 KB of smem");
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+constexpr int MIN_BLOCKS = (MINB == 0 && 2 * (SMEM_BYTES + 1024) <= 233472) ? 2 : 1;
+#else
+constexpr int MIN_BLOCKS = 1;
+#endif
 
 // Chunk q (8 elements, 16 bytes) of row r of a tile with COLS elements per row (COLS >= 64, so
 // a row has at least 8 chunks and the XOR stays inside the row).
 template <int COLS>
 struct Swizzled {
+    static_assert(COLS >= 64, "at least 8 chunks a row");
     static __device__ __forceinline__ int at(int r, int q) { return r * COLS + ((q ^ (r & 7)) << 3); }
 };
 using KMajor = Swizzled<BK>;          // rows of BK = 64 k        (A 'n', B 't'): 8 chunks a row
-using MMajor = Swizzled<BM>;          // rows of BM = 128 m       (A 't'): 16 chunks a row
-using NMajor = Swizzled<BN>;          // rows of BN = 128 / 256 n (B 'n'): 16 / 32 chunks a row
+using MMajor = Swizzled<BM>;          // rows of BM m             (A 't')
+using NMajor = Swizzled<BN>;          // rows of BN n             (B 'n')
 
 template <typename T> struct Half;
 template <> struct Half<__nv_bfloat16> {
@@ -155,7 +207,9 @@ __device__ __forceinline__ void gemm_half_mma(GEMM_PARAMS(T)) {
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int wm = (warp / WARPS_N) * WM, wn = (warp % WARPS_N) * WN;
-    const long long n0 = blockIdx.x * (long long)BN;
+    long long bn, bm;                                   // this block's n-tile and first m-tile
+    tc::raster<GROUP_M>(bn, bm);
+    const long long n0 = bn * BN;
     const long long mtiles = (M + BM - 1) / BM;
     const int ktiles = (int)((K + BK - 1) / BK);
 
@@ -167,7 +221,7 @@ __device__ __forceinline__ void gemm_half_mma(GEMM_PARAMS(T)) {
         T* c = C + z * M * N;
         const bool a_vec = tc::rows_aligned16(a, lda), b_vec = tc::rows_aligned16(b, ldb);
 
-        for (long long mt = blockIdx.y; mt < mtiles; mt += gridDim.y) {   // gridDim.y is capped at 65535
+        for (long long mt = bm; mt < mtiles; mt += gridDim.y) {   // gridDim.y is capped at 65535
             const long long m0 = mt * BM;
 
             auto load_stage = [&](int kt, int s) {
@@ -206,6 +260,40 @@ __device__ __forceinline__ void gemm_half_mma(GEMM_PARAMS(T)) {
 
                 const unsigned sa = smem_base + (unsigned)(read * STAGE) * 2u;   // byte addresses
                 const unsigned sb = sa + A_TILE * 2u;
+                if constexpr (FRAG_DB) {
+                    // Register double buffering: the ldmatrix of k-step s+1 (into the other buffer)
+                    // issue before the mmas of step s; all reads stay inside stage `read`, which no
+                    // copy touches until every warp has passed the next barrier. Two steps per trip
+                    // of a loop that is not unrolled: fully unrolled, the compiler keeps every
+                    // step's addresses and fragments live at once (~250 registers and spills).
+                    static_assert(!FRAG_DB || KSTEPS % 2 == 0, "k16 steps in pairs");
+                    unsigned af0[MT][4], bf0[NT / 2][4], af1[MT][4], bf1[NT / 2][4];
+                    auto frags = [&](unsigned (&af)[MT][4], unsigned (&bf)[NT / 2][4], int kk) {
+#pragma unroll
+                        for (int i = 0; i < MT; ++i) ldmatrix_x4<TA>(af[i], sa + 2u * a_row<TA>(lane, wm + i * 16, kk));
+#pragma unroll
+                        for (int jj = 0; jj < NT / 2; ++jj) ldmatrix_x4<!TB>(bf[jj], sb + 2u * b_row<TB>(lane, wn + jj * 16, kk));
+                    };
+                    auto mmas = [&](const unsigned (&af)[MT][4], const unsigned (&bf)[NT / 2][4]) {
+#pragma unroll
+                        for (int jj = 0; jj < NT / 2; ++jj) {
+                            const unsigned b0[2] = {bf[jj][0], bf[jj][1]}, b1[2] = {bf[jj][2], bf[jj][3]};
+#pragma unroll
+                            for (int i = 0; i < MT; ++i) {
+                                H::mma(acc[i][2 * jj], af[i], b0);
+                                H::mma(acc[i][2 * jj + 1], af[i], b1);
+                            }
+                        }
+                    };
+                    frags(af0, bf0, 0);
+#pragma unroll 1
+                    for (int kk = 0; kk < BK; kk += 32) {
+                        frags(af1, bf1, kk + 16);
+                        mmas(af0, bf0);
+                        if (kk + 32 < BK) frags(af0, bf0, kk + 32);
+                        mmas(af1, bf1);
+                    }
+                } else {
 #pragma unroll 1
                 for (int kk = 0; kk < BK; kk += 16) {
                     unsigned af[MT][4];
@@ -222,6 +310,7 @@ __device__ __forceinline__ void gemm_half_mma(GEMM_PARAMS(T)) {
                             H::mma(acc[i][2 * jj + 1], af[i], b1);
                         }
                     }
+                }
                 }
                 read = read == STAGES - 1 ? 0 : read + 1;
                 write = write == STAGES - 1 ? 0 : write + 1;
@@ -261,16 +350,11 @@ __device__ __forceinline__ void gemm_half_mma(GEMM_PARAMS(T)) {
     }
 }
 
-// 256 threads; on sm_90 two 96 KB blocks share an SM if each thread keeps to 128 registers (see
-// 10_tf32_mma.cu). An sm_80 SM (164 KB of smem) holds one block whatever the registers; the
+// THREADS threads (256 by default); on sm_90 two 96 KB blocks share an SM if each thread keeps to 128
+// registers (half_mma::MIN_BLOCKS, see 10_tf32_mma.cu). An sm_80 SM (164 KB of smem) holds one block whatever the registers; the
 // 128 x 256 tile (144 KB) is one block per SM anywhere.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && HALF_BN == 128
-#define HALF_BLOCKS_PER_SM 2
-#else
-#define HALF_BLOCKS_PER_SM 1
-#endif
 #define HALF_ENTRY(LA, LB, TA, TB, T, SUF)                                                          \
-    extern "C" __global__ void __launch_bounds__(256, HALF_BLOCKS_PER_SM)                           \
+    extern "C" __global__ void __launch_bounds__(half_mma::THREADS, half_mma::MIN_BLOCKS)                           \
         gemm_##LA##LB##_##SUF(GEMM_PARAMS(T)) {                                                     \
         gemm_half_mma<T, TA, TB>(A, B, C, bias, M, N, K, lda, ldb, batch, L);                       \
     }

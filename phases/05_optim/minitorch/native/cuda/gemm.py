@@ -56,18 +56,17 @@ RUNGS = {
     "05_blocktile_2d": Rung("gemm/05_blocktile_2d.cu", (256, 1), (128, 128), ("f32", "f64")),
     "06_vectorized": Rung("gemm/06_vectorized.cu", (256, 1), (128, 128)),
     # Tensor cores (sm_80+): 8 warps, 128 x 128 block tile, 3-stage cp.async pipeline.
+    # (block, tile, smem and options are filled in from TUNED_DEFAULTS below: the tensor-core rungs
+    # are tunable too)
     "10_tf32_mma": Rung("gemm/10_tf32_mma.cu", (256,), (128, 128), ("f32",), smem=110592, arch=80,
                         tensor_cores=True),
-    # The same with a 128 x 256 block tile (64 x 64 warptiles: fewer smem bytes per mma, one block per SM).
-    "10_tf32_mma_wide": Rung("gemm/10_tf32_mma.cu", (256,), (128, 256), ("f32",), smem=165888, arch=80,
-                             tensor_cores=True, options=("-DTF32_BN=256",)),
     # bf16/fp16 on tensor cores (sm_80+): ldmatrix from swizzled smem tiles, 3 stages. tensor_cores
     # stays False: it marks float32 rounded to TF32 (allow_tf32), and this rung has no float32.
     "11_half_mma": Rung("gemm/11_half_mma.cu", (256,), (128, 128), ("bf16", "f16"), smem=98304, arch=80),
 }
 
 
-# ---- the tuned rungs (07-09): tile sizes are compile-time parameters --------------------------
+# ---- the tuned rungs (07-11): tile sizes are compile-time parameters --------------------------
 # Each of these files reads its tile sizes from macros (-DBM=128 ...); the values below are the
 # files' own defaults, written out so that Python always knows the block, tile and shared memory
 # that go with a compiled kernel. rung_with(rung, config) makes the Rung of any configuration;
@@ -81,6 +80,14 @@ TUNED_DEFAULTS = {
                      # whole k loop (BK <= 16), MIN_BLOCKS 0 = no __launch_bounds__, ELEM_COPY 0 =
                      # the 4-copies-per-group fallback for unaligned operands
                      "KUNROLL": 16, "MIN_BLOCKS": 0, "ELEM_COPY": 0},
+    # tensor-core rungs (the macros at the top of each file): block tile, warptile, pipeline depth,
+    # and switches that are 0 (off) by default: FRAG_DB register double buffering of fragments,
+    # KPERM permuted k for 8-byte fragment loads (TF32), CVT_SMEM round to TF32 once in smem, GROUP_M block rasterization (0 = off, else
+    # m-tiles per group), MINB 1 = promise one block per SM (0: two on sm_90 when the smem fits)
+    "10_tf32_mma": {"BM": 128, "BN": 128, "BK": 32, "WM": 64, "WN": 32, "STAGES": 3,
+                    "FRAG_DB": 0, "KPERM": 0, "CVT_SMEM": 0, "GROUP_M": 0, "MINB": 0},
+    "11_half_mma": {"BM": 128, "BN": 128, "BK": 64, "WM": 64, "WN": 32, "STAGES": 3,
+                    "FRAG_DB": 0, "GROUP_M": 0, "MINB": 0},
 }
 
 # The values the autotuner tries for each parameter (tuning_configs keeps the valid combinations).
@@ -93,13 +100,21 @@ TUNING_SPACE = {
                      "WM": [32, 64, 128], "WN": [32, 64], "WNITER": [1, 2, 4], "TM": [4, 8], "TN": [4],
                      "STAGES": [2, 3, 4],
                      "KUNROLL": [16, 1], "MIN_BLOCKS": [0, 2], "ELEM_COPY": [0, 1]},
+    # (the 128 x 256 tile is the fixed rung 10_tf32_mma_wide; its variants, and 64 x 64 warptiles in
+    # general, are at the edge of 255 registers: not compiled clean yet, so not in the space)
+    "10_tf32_mma": {"BM": [128], "BN": [128], "BK": [32], "WM": [64], "WN": [32],
+                    "STAGES": [3, 4], "FRAG_DB": [0, 1], "KPERM": [0, 1], "CVT_SMEM": [0, 1], "GROUP_M": [0, 8],
+                    "MINB": [0, 1]},
+    "11_half_mma": {"BM": [128], "BN": [128], "BK": [64], "WM": [64], "WN": [32],
+                    "STAGES": [3, 4], "FRAG_DB": [0, 1], "GROUP_M": [0, 8], "MINB": [0, 1]},
 }
 
 # Accumulators (C elements) per thread worth trying: more do not fit in 255 registers without
 # spilling (with nvcc 13, sm_80/sm_90; rung 09's pipeline state costs registers too); fewer than
 # 32 leave too few FMAs per shared-memory read, and fewer than 128 threads too few warps to hide
 # latency. Not validity rules: such configurations are correct, only not worth timing.
-_ACCUMULATORS = {"07_autotuned": (16, 128), "08_warptile": (32, 128), "09_pipelined": (32, 64)}
+_ACCUMULATORS = {"07_autotuned": (16, 128), "08_warptile": (32, 128), "09_pipelined": (32, 64),
+                 "10_tf32_mma": (32, 128), "11_half_mma": (32, 128)}
 _MIN_THREADS = 128
 # Rung 09: 4-byte copies a thread issues per k-tile in the worst layout ('nt': both operands along
 # k), (BM + BN) * BK / NUM_THREADS; past 16 some layouts spill registers (seen at 24: BM=64,
@@ -110,6 +125,28 @@ _MAX_COPIES = 16
 # WM = WN = 64, 128 threads, on sm_80).
 _MAX_LIVE = 160
 _SWITCHES = {"MIN_BLOCKS", "ELEM_COPY"}     # parameters for which 0 is a value (off)
+# Configurations of the tensor-core rungs that spill registers with nvcc 13 for sm_80 or sm_90
+# (tools/compile_gemm_configs.py compiles every one and prints this set): tuning_configs skips them.
+_SPILLING = frozenset({
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=0', '-DCVT_SMEM=0', '-DGROUP_M=8', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=0', '-DCVT_SMEM=1', '-DGROUP_M=8', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DKPERM=0', '-DCVT_SMEM=0', '-DGROUP_M=0', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DKPERM=0', '-DCVT_SMEM=0', '-DGROUP_M=8', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DKPERM=0', '-DCVT_SMEM=1', '-DGROUP_M=0', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DKPERM=0', '-DCVT_SMEM=1', '-DGROUP_M=8', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=64', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=0', '-DCVT_SMEM=0', '-DGROUP_M=8', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=64', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=0', '-DCVT_SMEM=0', '-DGROUP_M=8', '-DMINB=1')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=64', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=0', '-DCVT_SMEM=1', '-DGROUP_M=0', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=64', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=0', '-DCVT_SMEM=1', '-DGROUP_M=8', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=64', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=0', '-DCVT_SMEM=1', '-DGROUP_M=8', '-DMINB=1')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=64', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=1', '-DCVT_SMEM=0', '-DGROUP_M=0', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=128', '-DBK=32', '-DWM=64', '-DWN=64', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=1', '-DCVT_SMEM=0', '-DGROUP_M=8', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=256', '-DBK=32', '-DWM=64', '-DWN=64', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=0', '-DCVT_SMEM=0', '-DGROUP_M=8', '-DMINB=0')),
+    ('10_tf32_mma', ('-DBM=128', '-DBN=256', '-DBK=32', '-DWM=64', '-DWN=64', '-DSTAGES=3', '-DFRAG_DB=0', '-DKPERM=0', '-DCVT_SMEM=1', '-DGROUP_M=0', '-DMINB=0')),
+    ('11_half_mma', ('-DBM=128', '-DBN=128', '-DBK=64', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=0', '-DGROUP_M=8', '-DMINB=0')),
+    ('11_half_mma', ('-DBM=128', '-DBN=128', '-DBK=64', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DGROUP_M=0', '-DMINB=0')),
+    ('11_half_mma', ('-DBM=128', '-DBN=128', '-DBK=64', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DGROUP_M=8', '-DMINB=0')),
+})
 STATIC_SMEM = 48 * 1024      # shared memory a block may declare statically (rungs 07, 08)
 MAX_SMEM = 227 * 1024        # the most dynamic shared memory any GPU gives one block (sm_90)
 
@@ -119,6 +156,53 @@ RUNGS.update({
     "08_warptile": Rung("gemm/08_warptile.cu", (), ()),
     "09_pipelined": Rung("gemm/09_pipelined.cu", (), (), arch=80),    # cp.async
 })
+TENSOR_CORE_TUNED = ("10_tf32_mma", "11_half_mma")
+SM_SMEM = 228 * 1024         # shared memory of one sm_90 SM: two blocks fit if 2 * (smem + 1 KB) do (1 KB reserved each)
+
+
+def _tc_smem(rung, c):
+    """Dynamic shared memory bytes of tensor-core rung configuration ``c`` (the files' SMEM_BYTES)."""
+    bm, bn, bk, stages = c["BM"], c["BN"], c["BK"], c["STAGES"]
+    if rung == "10_tf32_mma":
+        kperm = c["KPERM"]
+        kpad, mpad, npad = bk + (8 if kperm else 4), bm + (4 if kperm else 8), bn + (4 if kperm else 8)
+        return stages * (max(bm * kpad, bk * mpad) + max(bn * kpad, bk * npad)) * 4
+    return stages * (bm + bn) * bk * 2
+
+
+def _tc_geometry(rung, c, need):
+    """_geometry for the tensor-core rungs (10, 11): their static_asserts and mma.cuh's load_tile."""
+    if any(not isinstance(v, int) or v < 0 for v in c.values()):
+        raise ValueError(f"{rung}: every parameter must be a non-negative int, got {c}")
+    bm, bn, bk, wm, wn, stages = c["BM"], c["BN"], c["BK"], c["WM"], c["WN"], c["STAGES"]
+    if min(bm, bn, bk, wm, wn) <= 0:
+        raise ValueError(f"{rung}: BM, BN, BK, WM, WN must be positive, got {c}")
+    half = rung == "11_half_mma"
+    vec = 8 if half else 4                                # elements per 16-byte chunk
+    need(bm % wm == 0 and bn % wn == 0, "WM divides BM and WN divides BN")
+    need(wm % 16 == 0 and wn % (16 if half else 8) == 0,
+         "WM a multiple of 16, WN of " + ("16 (ldmatrix.x4: two n8 tiles)" if half else "8"))
+    threads = 32 * (bm // wm) * (bn // wn) if wm and wn else 0
+    need(64 <= threads <= 256, "2 to 8 warps")      # the files allow 16; 8 is as many as we tune
+    need(2 <= stages <= 4, "STAGES from 2 to 4")
+    for flag in ("FRAG_DB", "KPERM", "CVT_SMEM", "MINB"):
+        if flag in c:
+            need(c[flag] in (0, 1), f"{flag} 0 or 1")
+    if half:
+        need(bk == 64, "BK = 64 (the swizzle of K-major rows)")
+        need(bm in (64, 128, 256) and bn in (64, 128, 256), "BM, BN of 64, 128 or 256 (swizzled rows)")
+    else:
+        need(bk % 8 == 0 and bm % 4 == 0 and bn % 4 == 0, "BK a multiple of 8, BM and BN of 4")
+        need(not c.get("FRAG_DB") or bk % 16 == 0, "BK a multiple of 16 with FRAG_DB (k8 steps in pairs)")
+    # load_tile: every (rows x cols) tile of either layout splits evenly into 16-byte chunks
+    if threads > 0:
+        for rows, cols in ((bm, bk), (bk, bm), (bn, bk), (bk, bn)):
+            cpr = cols // vec
+            need(cols % vec == 0 and cpr > 0 and threads % cpr == 0 and rows % (threads // cpr) == 0,
+                 f"a {rows} x {cols} tile splits evenly over {threads} threads in 16-byte chunks")
+    smem = _tc_smem(rung, c)
+    need(smem <= MAX_SMEM, "dynamic shared memory <= 227 KB")
+    return threads, smem
 
 
 def _geometry(rung, c):
@@ -131,6 +215,13 @@ def _geometry(rung, c):
         if not ok:
             broken.append(rule)
 
+    if rung in TENSOR_CORE_TUNED:
+        threads, smem = _tc_geometry(rung, c, need)
+        if "NUM_THREADS" in c:
+            need(c["NUM_THREADS"] == threads, f"NUM_THREADS equal to the derived {threads}")
+        if broken:
+            raise ValueError(f"{rung}: invalid configuration {c}: needs " + "; ".join(broken))
+        return threads, (c["BM"], c["BN"]), smem
     bm, bn, bk, tm, tn = c["BM"], c["BN"], c["BK"], c["TM"], c["TN"]
     if any(not isinstance(v, int) or v < (0 if k in _SWITCHES else 1) for k, v in c.items()):
         raise ValueError(f"{rung}: every parameter must be a positive int ({', '.join(sorted(_SWITCHES))}: "
@@ -215,7 +306,8 @@ def _rung_with(rung, items):
 
 
 def rung_with(rung, config):
-    """The :class:`Rung` of tuned rung ``rung`` ("07_autotuned", "08_warptile", "09_pipelined")
+    """The :class:`Rung` of tuned rung ``rung`` ("07_autotuned", "08_warptile", "09_pipelined",
+    "10_tf32_mma", "11_half_mma")
     compiled with ``config``: a dict of parameters ({"BM": 64, "BK": 16, ...}; missing ones keep
     the defaults of :data:`TUNED_DEFAULTS`) or a tuple of NVRTC options ("-DBM=64", ...). Its
     block, tile, dynamic shared memory and options all follow the configuration.
@@ -236,7 +328,6 @@ def rung_with(rung, config):
     return _rung_with(rung, tuple(sorted(full.items())))
 
 
-SM_SMEM = 228 * 1024         # shared memory of one SM (sm_90), 1 KB of it reserved per resident block
 
 
 def _switches_worth(rung, config, threads, smem):
@@ -260,7 +351,7 @@ def _switches_worth(rung, config, threads, smem):
 # (128 registers), all on sm_90 (sm_80 ignores MIN_BLOCKS and spilled none); listed as
 # (BM, BN, BK, WM, WN, WNITER, TM, TN, STAGES). Checked 2026-11-24: the other 44 spill nothing.
 _SPILL_KEYS = ("BM", "BN", "BK", "WM", "WN", "WNITER", "TM", "TN", "STAGES")
-_SPILLING = frozenset(options_of("09_pipelined", {**dict(zip(_SPILL_KEYS, v)), "KUNROLL": 1, "MIN_BLOCKS": 2,
+_SPILLING_09 = frozenset(options_of("09_pipelined", {**dict(zip(_SPILL_KEYS, v)), "KUNROLL": 1, "MIN_BLOCKS": 2,
                                                   "ELEM_COPY": 1}) for v in [
     (64, 128, 16, 32, 32, 2, 4, 4, 3), (64, 128, 16, 32, 32, 2, 4, 4, 4), (128, 128, 8, 32, 64, 2, 4, 4, 2),
     (128, 128, 8, 32, 64, 2, 4, 4, 3), (128, 128, 8, 32, 64, 2, 8, 4, 2), (128, 128, 8, 32, 64, 2, 8, 4, 3),
@@ -311,13 +402,25 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
             continue
         if rung == "08_warptile" and config["BM"] * config["BN"] // threads + staged > _MAX_LIVE:
             continue
-        if not _switches_worth(rung, config, threads, spec.smem) or spec.options in _SPILLING:
+        if not _switches_worth(rung, config, threads, spec.smem) or spec.options in _SPILLING_09:
+            continue
+        if rung in TENSOR_CORE_TUNED and threads != 256:
+            continue        # 4 warps of 64 x 64 warptiles spill (nvcc 13); 8 warps it is
+        if config.get("MINB"):
+            # MINB=1 is for FRAG_DB=1 and GROUP_M > 0 (they need more than the 128 registers a thread
+            # has when two 256-thread blocks share an SM, and spill there); without them it only
+            # lowers occupancy, and where one block per SM is all that fits it changes nothing
+            if not (config.get("FRAG_DB") or config.get("GROUP_M")) or 2 * (spec.smem + 1024) > SM_SMEM:
+                continue
+        if (rung, spec.options) in _SPILLING:
             continue
         yield spec.options
 
 
 for _name in TUNED_DEFAULTS:
     RUNGS[_name] = rung_with(_name, {})
+# Rung 10 with a 128 x 256 block tile (64 x 64 warptiles: fewer smem bytes per mma, one block per SM).
+RUNGS["10_tf32_mma_wide"] = rung_with("10_tf32_mma", {"BN": 256, "WN": 64})
 
 
 def layout_of(shape2, strides2, itemsize):
@@ -356,7 +459,7 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
     None; returns a new contiguous [..., M, N] array of the same dtype. Both operands share a dtype
     the rung has; each may be any view whose rows or columns are unit-stride (others are copied).
     ``options`` replaces the rung's NVRTC options (the autotuner's tile sizes). For a tuned rung
-    (07-09) the launch follows them: ``options=("-DBM=64", ...)`` or ``config={"BM": 64, ...}``
+    (07-11) the launch follows them: ``options=("-DBM=64", ...)`` or ``config={"BM": 64, ...}``
     (parameters not given keep their defaults) give the block, tile and shared memory of that
     configuration (:func:`rung_with`).
 

@@ -91,4 +91,32 @@ __device__ __forceinline__ void load_tile(T* tile, const T* __restrict__ g, long
     }
 }
 
+// Block rasterization ("grouped" launch order, GROUP_M > 0): blocks are numbered row by row over
+// the grid (x = n-tile, y = m-tile) and the hardware launches them roughly in that order, so a
+// wave of blocks walks a whole row of C tiles: it reads one strip of A but ALL of B, and at large
+// sizes B falls out of L2 before the next row of tiles reads it again. Renumbering so that each
+// run of GROUP_M * gridDim.x consecutive blocks covers GROUP_M m-tiles by all n-tiles, walking down
+// m first, makes a wave cover a squarer patch of C: fewer distinct A and B tiles, more L2 hits.
+// The map is a bijection of the gridDim.x x gridDim.y grid (the last group may be shorter), so
+// every tile is still computed exactly once. GROUP_M = 0 keeps the plain order.
+template <int GROUP>
+__device__ __forceinline__ void raster(long long& bn, long long& bm) {
+    bn = blockIdx.x;
+    bm = blockIdx.y;
+    if constexpr (GROUP > 0) {
+        // 32-bit arithmetic (64-bit division costs registers the mma loop needs); a grid of 2^32
+        // blocks or more keeps the plain order, which is just as correct
+        const unsigned gx = gridDim.x, gy = gridDim.y;
+        if ((unsigned long long)gx * gy < (1ull << 32)) {
+            const unsigned id = blockIdx.y * gx + blockIdx.x;    // launch order
+            const unsigned per_group = GROUP * gx;               // <= gx * gy once a group is full
+            const unsigned first = (id / per_group) * GROUP;
+            const unsigned rows = gy - first < GROUP ? gy - first : GROUP;   // m-tiles in this group
+            const unsigned r = id - (id / per_group) * per_group;            // < rows * gx
+            bm = first + r % rows;
+            bn = r / rows;
+        }
+    }
+}
+
 }  // namespace tc
