@@ -118,3 +118,73 @@ def test_no_grad_detach_and_requires_grad_rules(device):
     def f(t):
         return t * 2
     assert not f(x).requires_grad and mt.is_grad_enabled()
+
+
+# ---- device moves and dtype casts are ops like any other (issue 13) ---------------------------------
+@pytest.fixture
+def numpy_cuda(monkeypatch):
+    """A "cuda" device whose backend is NumPy, so the graph of device moves is tested on the CPU
+    (the values are those of the cpu backend; the GPU variant below runs our kernels)."""
+    from minitorch import native
+    monkeypatch.setattr(native, "_cuda", native.cpu)
+
+
+def _check_moves_are_recorded(target):
+    data = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]])
+    leaf = mt.tensor(data, requires_grad=True)
+    x = leaf.to(target)
+    assert x.device == mt.device(target) and x.requires_grad and not x.is_leaf
+    assert x.grad_fn.name() == "ToDeviceBackward"
+    y = mt.tensor(data, dtype=mt.float64, requires_grad=True).to(target, mt.float32)   # cast, then move
+    z = leaf.cuda().double().cpu()
+    assert y.dtype is mt.float32 and z.device == mt.device("cpu") and z.grad_fn is not None
+    ((x * x).sum() + (y.exp() * 2).sum()).backward()
+    (z ** 3).sum().backward()
+    tleaf = torch.tensor(data, dtype=torch.float32, requires_grad=True)
+    ty = torch.tensor(data, dtype=torch.float64, requires_grad=True)
+    ((tleaf * tleaf).sum() + (ty.float().exp() * 2).sum()).backward()
+    (tleaf.double() ** 3).sum().backward()
+    assert leaf.is_leaf and leaf.device == mt.device("cpu") and leaf.grad.device == mt.device("cpu")
+    np.testing.assert_allclose(leaf.grad.numpy(), tleaf.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(y.grad_fn.inputs[0].grad_fn.inputs[0].grad.numpy(), ty.grad.numpy(), rtol=1e-6)
+    with mt.no_grad():
+        assert leaf.to(target).grad_fn is None and not leaf.to(target).requires_grad
+    assert mt.tensor(data).to(target).grad_fn is None                  # nothing requires grad
+    back = leaf.to(target)
+    back.backward(mt.ones(2, 3, device=target), retain_graph=True)     # gradient given on the target
+    assert leaf.grad.device == mt.device("cpu")
+
+
+def test_device_move_is_recorded_and_gradient_reaches_cpu_leaf(numpy_cuda):
+    _check_moves_are_recorded("cuda")
+
+
+@pytest.mark.cuda
+def test_device_move_is_recorded_on_the_gpu():
+    _check_moves_are_recorded("cuda")
+
+
+@pytest.mark.parametrize("cast", ["float", "double", "half", "bfloat16"])
+def test_dtype_casts_are_recorded_like_pytorch(cast, rng):
+    data = rng.standard_normal((3, 4))
+    dtype, tdtype = (mt.float32, torch.float32) if cast == "double" else (mt.float64, torch.float64)
+    leaf = mt.tensor(data, dtype=dtype, requires_grad=True)
+    out = getattr(leaf, cast)()
+    assert out.requires_grad and not out.is_leaf and out.grad_fn.name() == "CastBackward"
+    (out.double() * mt.tensor(data)).sum().backward()
+    tleaf = torch.tensor(data, dtype=tdtype, requires_grad=True)
+    (getattr(tleaf, cast)().double() * torch.tensor(data)).sum().backward()
+    assert leaf.grad.dtype is dtype                     # the gradient is cast back
+    np.testing.assert_allclose(leaf.grad.numpy(), tleaf.grad.numpy(), rtol=1e-6)
+
+
+def test_module_to_and_load_state_dict_keep_parameters_leaves(numpy_cuda):
+    model = mt.nn.Linear(3, 2)
+    model.to("cuda")
+    model.to(dtype=mt.float64)
+    for p in model.parameters():
+        assert p.is_leaf and p.requires_grad and p.grad_fn is None and p.device == mt.device("cuda")
+    model.load_state_dict(mt.nn.Linear(3, 2).state_dict())
+    assert all(p.is_leaf and p.dtype is mt.float64 for p in model.parameters())
+    model(mt.ones(4, 3, dtype=mt.float64, device="cuda")).sum().backward()
+    assert all(p.grad is not None and p.grad.device == mt.device("cuda") for p in model.parameters())

@@ -139,6 +139,9 @@ class Tensor:
         if dtype is not self.dtype:
             out = out._cast(dtype)
         if device != self._device:
+            if out.requires_grad:           # record the move: the gradient goes back to this device
+                from .ops.elementwise import ToDevice
+                return ToDevice.apply(out, device)
             out = Tensor(native.get(device).from_numpy(out._host_array(), device.index), device)
         return out
 
