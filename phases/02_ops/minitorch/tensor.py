@@ -380,6 +380,10 @@ class Tensor:
         """Self when already row-major, else a compact copy (our strided-copy kernel on cuda)."""
         return ops.contiguous(self)
 
+    def clone(self):
+        """A compact copy in new memory (differentiable: the gradient passes through)."""
+        return ops.clone(self)
+
     def unsqueeze(self, dim):
         return ops.unsqueeze(self, dim)
 
