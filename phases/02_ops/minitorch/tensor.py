@@ -394,6 +394,8 @@ class Tensor:
         return ops.flatten(self, start_dim, end_dim)
 
 
+
+
 def _format(values, indent):
     """Print values as PyTorch does: 4 decimals when any float is fractional, else ``1.``."""
     kind = values.dtype.kind

@@ -469,6 +469,8 @@ class Tensor:
         return ops.mean(self, dim, keepdim)
 
 
+
+
 def _format(values, indent):
     """Print values as PyTorch does: 4 decimals when any float is fractional, else ``1.``."""
     kind = values.dtype.kind
