@@ -188,3 +188,12 @@ def test_copy_between_devices_dtypes_and_self_overlap(device):
     y = mt.zeros(2, 3, dtype=mt.float64, device=device)
     y.copy_(mt.tensor([1, 2, 3]))                        # cpu int64 source, broadcast, to the device
     assert y.tolist() == [[1.0, 2.0, 3.0]] * 2 and y.device == mt.device(device)
+
+
+def test_masked_fill_casts_the_value_like_pytorch(device):
+    mask = [True, False, True]
+    t = mt.tensor([1, 2, 3], device=device).masked_fill_(mt.tensor(mask, device=device), 2.7)
+    theirs = torch.tensor([1, 2, 3]).masked_fill_(torch.tensor(mask), 2.7)
+    assert t.dtype is mt.int64 and t.tolist() == theirs.tolist()
+    with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
+        mt.zeros(3, device=device).masked_fill_(mt.tensor(mask, device=device), mt.ones(3, device=device))

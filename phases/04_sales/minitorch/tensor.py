@@ -607,7 +607,8 @@ class Tensor:
         if isinstance(value, Tensor) and value.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        return self._write_("masked_fill_", lambda: ops.where(mask.to(self._device), value, self))
+        # the fill value is converted to self's dtype, whatever its kind (2.7 fills an int64 tensor with 2)
+        return self._write_("masked_fill_", lambda: ops.where(mask.to(self._device), value, self), cast_any=True)
 
 
 def _kind(dtype):
