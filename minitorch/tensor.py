@@ -15,7 +15,13 @@ from . import native
 # >>> phase 02
 from . import dtypes as _dtypes
 # <<< phase 02
+# >>> phase 03
+from .autograd import grad_mode as _grad_mode
+# <<< phase 03
 from .device import CPU, as_device, device as Device
+# >>> phase 04
+from .broadcast import broadcast_shape
+# <<< phase 04
 from .dtypes import FROM_NUMPY, as_dtype
 
 
@@ -140,6 +146,11 @@ class Tensor:
         if dtype is not self.dtype:
             out = out._cast(dtype)
         if device != self._device:
+            # >>> phase 03
+            if out.requires_grad:           # record the move: the gradient goes back to this device
+                from .ops.elementwise import ToDevice
+                return ToDevice.apply(out, device)
+            # <<< phase 03
             out = Tensor(native.get(device).from_numpy(out._host_array(), device.index), device)
         return out
 
@@ -195,6 +206,14 @@ class Tensor:
 
     def fill_(self, value):
         """Set every element to ``value`` in place (our fill kernel on cuda); returns ``self``."""
+        # >>> phase 04
+        if not self.is_contiguous():               # a view: the strided copy writes it
+            from .creation import full
+            return self._write_("fill_", lambda: full((), value, dtype=self.dtype, device=self._device))
+        # <<< phase 04
+        # >>> phase 03
+        self._check_inplace("fill_")
+        # <<< phase 03
         if not self.is_contiguous():
             raise NotImplementedError("fill_ on a non-contiguous view is not supported yet")
         self._backend.fill_(self._data, value)
@@ -394,6 +413,10 @@ class Tensor:
         """Self when already row-major, else a compact copy (our strided-copy kernel on cuda)."""
         return ops.contiguous(self)
 
+    def clone(self):
+        """A compact copy in new memory (differentiable: the gradient passes through)."""
+        return ops.clone(self)
+
     def unsqueeze(self, dim):
         return ops.unsqueeze(self, dim)
 
@@ -408,6 +431,24 @@ class Tensor:
     # ---- autograd --------------------------------------------------------------------------
     grad = None        # the gradient accumulated by backward(), a Tensor of the same shape
     grad_fn = None     # the recorded op that made this tensor (None for leaves)
+    _version = 0       # bumped by every in-place write; backward checks the tensors ops saved
+
+    def _check_inplace(self, op):
+        """Before ``op`` writes into this tensor: refuse what autograd cannot follow, then bump the
+        version counter, so a backward that saved this tensor earlier raises instead of silently
+        using the new values (PyTorch's rule).
+
+        Raises:
+            RuntimeError: on a leaf that requires grad while grad mode is on (PyTorch's error; do
+                it inside ``minitorch.no_grad()``), or on a non-leaf that requires grad (in-place
+                ops are not recorded yet: use the out-of-place op).
+        """
+        if self.requires_grad and _grad_mode._enabled:
+            if self.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            raise RuntimeError(f"{op}: in-place operations on a tensor that is part of a graph are not "
+                               f"recorded by autograd yet; use the out-of-place op (or .detach() first)")
+        self._version += 1
 
     @property
     def is_leaf(self):
@@ -418,10 +459,15 @@ class Tensor:
         """Ask autograd to record ops on this leaf tensor; returns ``self``.
 
         Raises:
-            RuntimeError: on non-leaf tensors, or for integer/bool dtypes.
+            RuntimeError: turning it off on a non-leaf tensor (use ``.detach()``), or turning it on
+                for integer/bool dtypes.
         """
         if not self.is_leaf:
-            raise RuntimeError("requires_grad_() can only change leaf tensors; use .detach() first")
+            if requires_grad:
+                return self                 # a non-leaf that requires grad already: nothing to do
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
+                               "a computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError(f"only floating point tensors can require gradients, got {self.dtype}")
         self.requires_grad = requires_grad
@@ -495,6 +541,100 @@ class Tensor:
 
     def nonzero(self, as_tuple=False):
         return ops.nonzero(self, as_tuple)
+
+    # ---- in place: the result is computed out of place, then written into this tensor's memory
+    # by the strided copy (backend.copy_), so views of this tensor see it. Not recorded by autograd:
+    # on a tensor that requires grad (or with an operand that does) they raise while grad mode is on.
+    def _write_(self, op, compute, cast_any=False):
+        """Write the tensor ``compute()`` returns (broadcast to self's shape, converted to self's
+        dtype and device) into self; returns ``self``. (A function, so that nothing is computed
+        when the write is refused.)
+
+        Raises:
+            RuntimeError: see ``_check_inplace``; ``value`` requires grad while grad mode is on; it
+                does not broadcast to self's shape; its dtype cannot be cast to self's (float into
+                an integer tensor, unless ``cast_any`` as for ``copy_``); self repeats memory cells
+                (an expanded view).
+        """
+        if self.requires_grad and _grad_mode._enabled:
+            self._check_inplace(op)                 # raises
+        value = compute()
+        if value.requires_grad and _grad_mode._enabled:
+            raise RuntimeError(f"{op}: an operand requires grad, and in-place ops are not recorded by autograd "
+                               f"yet; use the out-of-place op")
+        dst = self._data
+        if any(st == 0 and n > 1 for n, st in zip(dst.shape, dst.strides)):
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                               "single memory location. Please clone() the tensor before performing the operation.")
+        pad = self.ndim - value.ndim
+        if pad < 0 or any(s not in (1, n) for s, n in zip(value.shape, self.shape[pad:])):
+            raise RuntimeError(f"{op}: output with shape {list(self.shape)} doesn't match the broadcast shape "
+                               f"{list(_broadcast_shape(self.shape, value.shape))}")
+        if value.dtype is not self.dtype:
+            if not cast_any and _kind(value.dtype) > _kind(self.dtype):
+                raise RuntimeError(f"{op}: result type {value.dtype.name} can't be cast to the desired output type "
+                                   f"{self.dtype.name}")
+        value = value.to(self._device, self.dtype)
+        self._check_inplace(op)
+        src = value._data
+        (d0, d1), (s0, s1) = ops.indexing._extent(dst), ops.indexing._extent(src)
+        if d0 < s1 and s0 < d1:                     # the source reads memory being written: copy it first
+            src = self._backend.contiguous(src)
+        self._backend.copy_(dst, src)
+        return self
+
+    def copy_(self, src, non_blocking=False):
+        """Copy ``src`` (a tensor broadcasting to self's shape, any dtype or device) into self."""
+        return self._write_("copy_", lambda: src, cast_any=True)
+
+    def add_(self, other, *, alpha=1):
+        """``self += alpha * other`` in place (``other``: a tensor broadcasting to self, or a number)."""
+        return self._write_("add_", lambda: ops.add(self, other if alpha == 1 else other * alpha))
+
+    def sub_(self, other, *, alpha=1):
+        """``self -= alpha * other`` in place."""
+        return self._write_("sub_", lambda: ops.sub(self, other if alpha == 1 else other * alpha))
+
+    def mul_(self, other):
+        """``self *= other`` in place."""
+        return self._write_("mul_", lambda: ops.mul(self, other))
+
+    def div_(self, other):
+        """``self /= other`` in place (true division: an integer tensor raises, as in PyTorch)."""
+        return self._write_("div_", lambda: ops.div(self, other))
+
+    def clamp_(self, min=None, max=None):
+        """Limit every element to ``[min, max]`` in place (either bound may be None; NaN stays NaN).
+
+        Raises:
+            RuntimeError: when both bounds are None.
+        """
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+
+        def clamped():
+            value = self
+            if min is not None:
+                value = ops.where(value < min, min, value)
+            if max is not None:
+                value = ops.where(value > max, max, value)
+            return value
+        return self._write_("clamp_", clamped)
+
+    def masked_fill_(self, mask, value):
+        """Set the elements where bool ``mask`` (broadcasting to self) is true to ``value`` in place.
+
+        Raises:
+            RuntimeError: if ``mask`` is not a bool tensor, or ``value`` a tensor of more than 0 dims.
+        """
+        if not isinstance(mask, Tensor) or mask.dtype is not _dtypes.bool:
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                               f"{mask.dtype.name if isinstance(mask, Tensor) else type(mask).__name__}")
+        if isinstance(value, Tensor) and value.ndim != 0:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        # the fill value is converted to self's dtype, whatever its kind (2.7 fills an int64 tensor with 2)
+        return self._write_("masked_fill_", lambda: ops.where(mask.to(self._device), value, self), cast_any=True)
     # <<< phase 04
     # >>> phase 05
 
@@ -523,6 +663,20 @@ class Tensor:
         """bfloat16 copy (``self`` when already bfloat16); differentiable, the gradient casts back."""
         return self.to(dtype=_dtypes.bfloat16)
     # <<< phase 05
+
+
+# >>> phase 04
+def _kind(dtype):
+    """0 bool, 1 integer, 2 floating: an in-place result may not go to a lower kind (PyTorch's rule)."""
+    return 2 if dtype.is_floating_point else 0 if dtype is _dtypes.bool else 1
+
+
+def _broadcast_shape(a, b):
+    try:
+        return broadcast_shape(a, b)
+    except ValueError:
+        return b
+# <<< phase 04
 
 
 def _format(values, indent):

@@ -110,3 +110,43 @@ def test_xor_converges(device, seed):
         loss.backward()
         opt.step()
     assert loss.item() < 0.01
+
+
+def _zero_grad_all_ways(device):
+    """zero_grad(set_to_none=False) on gradients that are expanded views (sum's backward hands one
+    back: stride 0), compact tensors, and tensors carrying a graph (create_graph=True)."""
+    model = nn.Linear(3, 2).to(device)
+    opt = mt.optim.SGD(model.parameters(), lr=0.1)
+    model.weight.sum().backward()                   # weight.grad: ones expanded to (2, 3)
+    assert model.weight.grad.stride() == (0, 0)
+    tweight = torch.zeros(2, 3, requires_grad=True)
+    tweight.sum().backward()
+    for zero in (opt.zero_grad, model.zero_grad):
+        zero(set_to_none=False)
+        tweight.grad.zero_()
+        g = model.weight.grad
+        assert g.shape == (2, 3) and g.device == mt.device(device) and not g.requires_grad
+        np.testing.assert_array_equal(g.cpu().numpy(), tweight.grad.numpy())
+        model.weight.sum().backward()               # accumulates onto the zeros
+        tweight.sum().backward()
+        np.testing.assert_array_equal(model.weight.grad.cpu().numpy(), tweight.grad.numpy())
+    (model.bias * 3.0).sum().backward()
+    kept = model.bias.grad
+    opt.zero_grad(set_to_none=False)
+    assert model.bias.grad is kept and kept.tolist() == [0.0, 0.0]  # a compact grad: zeroed in place
+    x = mt.tensor([1.0, 2.0], device=device, requires_grad=True)
+    (x ** 3).sum().backward(create_graph=True)
+    assert x.grad.requires_grad
+    nn.parameter.zero_grads([x], set_to_none=False)
+    assert x.grad.tolist() == [0.0, 0.0] and not x.grad.requires_grad and x.grad.grad_fn is None
+    opt.zero_grad()                                 # the default: None
+    assert model.weight.grad is None and model.bias.grad is None
+
+
+def test_zero_grad_without_set_to_none_handles_expanded_gradients():
+    _zero_grad_all_ways("cpu")
+
+
+@pytest.mark.cuda
+def test_zero_grad_without_set_to_none_handles_expanded_gradients_on_the_gpu():
+    _zero_grad_all_ways("cuda")

@@ -1,6 +1,7 @@
 """Phase 01: tensors, factories, devices, the fill kernel, copies and memory."""
 import numpy as np
 import pytest
+import torch
 
 import minitorch as mt
 
@@ -107,3 +108,92 @@ def test_cuda_tensor_lives_on_the_gpu_and_memory_returns():
     with pytest.raises(TypeError, match="cpu"):
         mt.zeros(2, device="cuda").numpy()
     assert isinstance(mt.cuda.get_device_name(), str) and mt.cuda.device_count() >= 1
+
+
+# ---- copies and in-place ops (issue 13), against PyTorch ---------------------------------------------
+INPLACE = [
+    ("add_ tensor", lambda t, o, lib: t.add_(o)),
+    ("add_ alpha", lambda t, o, lib: t.add_(o, alpha=-2.5)),
+    ("add_ scalar", lambda t, o, lib: t.add_(3)),
+    ("sub_ alpha", lambda t, o, lib: t.sub_(o, alpha=0.5)),
+    ("sub_ scalar", lambda t, o, lib: t.sub_(1.25)),
+    ("mul_", lambda t, o, lib: t.mul_(o)),
+    ("mul_ scalar", lambda t, o, lib: t.mul_(-2)),
+    ("div_", lambda t, o, lib: t.div_(o)),
+    ("div_ scalar", lambda t, o, lib: t.div_(4.0)),
+    ("clamp_", lambda t, o, lib: t.clamp_(-0.5, 0.25)),
+    ("clamp_ min", lambda t, o, lib: t.clamp_(min=0.0)),
+    ("clamp_ max", lambda t, o, lib: t.clamp_(max=0.1)),
+    ("masked_fill_", lambda t, o, lib: t.masked_fill_(o > 0, -7.0)),
+    ("copy_", lambda t, o, lib: t.copy_(o)),
+    ("copy_ float64", lambda t, o, lib: t.copy_(o.double() * 3)),
+    ("fill_", lambda t, o, lib: t.fill_(0.5)),
+    ("zero_", lambda t, o, lib: t.zero_()),
+]
+
+
+@pytest.mark.parametrize("name,fn", INPLACE, ids=[c[0] for c in INPLACE])
+@pytest.mark.parametrize("view", ["compact", "transposed"])
+def test_inplace_ops_match_pytorch_and_write_through_views(device, rng, name, fn, view):
+    data, other = rng.standard_normal((4, 3)), rng.standard_normal((3,))
+    base = mt.tensor(data, dtype=mt.float32, device=device)
+    tbase = torch.tensor(data, dtype=torch.float32)
+    if view == "transposed":                             # write through a non-contiguous view
+        t, tt = base.T, tbase.T
+        o, to = mt.tensor(other[:, None], dtype=mt.float32, device=device), torch.tensor(other[:, None], dtype=torch.float32)
+    else:
+        t, tt = base, tbase
+        o, to = mt.tensor(other, dtype=mt.float32, device=device), torch.tensor(other, dtype=torch.float32)
+    out = fn(t, o, mt)
+    fn(tt, to, torch)
+    assert out is t and t._version == 1 and t.dtype is mt.float32
+    np.testing.assert_allclose(base.cpu().numpy(), tbase.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_inplace_errors_match_pytorch(device):
+    i = mt.tensor([1, 2, 3], device=device)
+    ti = torch.tensor([1, 2, 3])
+    for ours, theirs in ((lambda: i.add_(0.5), lambda: ti.add_(0.5)),
+                         (lambda: i.div_(2), lambda: ti.div_(2)),
+                         (lambda: i.clamp_(min=1.5), lambda: ti.clamp_(min=1.5))):
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+            theirs()
+        with pytest.raises(RuntimeError, match="result type float32 can't be cast to the desired output type int64"):
+            ours()
+    assert i.tolist() == [1, 2, 3]
+    assert i.copy_(mt.tensor([1.7, -2.2, 3.9], device=device)).tolist() == [1, -2, 3]   # copy_ truncates
+    x = mt.zeros(3, device=device)
+    with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
+        x.add_(mt.ones(2, 3, device=device))
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max'"):
+        x.clamp_()
+    with pytest.raises(RuntimeError, match="only supports boolean masks"):
+        x.masked_fill_(mt.ones(3, device=device), 1.0)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        mt.zeros(1, device=device).expand(3).add_(1.0)
+    w = mt.ones(3, device=device, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        w.add_(1.0)
+    with pytest.raises(RuntimeError, match="an operand requires grad"):
+        x.mul_(w)
+    with mt.no_grad():
+        w.sub_(x.add_(2.0), alpha=0.5)                   # what an optimizer does
+    assert w.tolist() == [0.0, 0.0, 0.0] and w.is_leaf and w._version == 1
+
+
+def test_copy_between_devices_dtypes_and_self_overlap(device):
+    x = mt.arange(6, dtype=mt.float32, device=device).reshape(2, 3)
+    x.copy_(x.T.reshape(2, 3))                           # a compact copy of the source is made first
+    assert x.tolist() == [[0.0, 3.0, 1.0], [4.0, 2.0, 5.0]]
+    y = mt.zeros(2, 3, dtype=mt.float64, device=device)
+    y.copy_(mt.tensor([1, 2, 3]))                        # cpu int64 source, broadcast, to the device
+    assert y.tolist() == [[1.0, 2.0, 3.0]] * 2 and y.device == mt.device(device)
+
+
+def test_masked_fill_casts_the_value_like_pytorch(device):
+    mask = [True, False, True]
+    t = mt.tensor([1, 2, 3], device=device).masked_fill_(mt.tensor(mask, device=device), 2.7)
+    theirs = torch.tensor([1, 2, 3]).masked_fill_(torch.tensor(mask), 2.7)
+    assert t.dtype is mt.int64 and t.tolist() == theirs.tolist()
+    with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
+        mt.zeros(3, device=device).masked_fill_(mt.tensor(mask, device=device), mt.ones(3, device=device))

@@ -72,6 +72,8 @@ def _record(fn, ctx, args, out):
     inputs = tuple(a if n else None for a, n in zip(args, needs))
     out.requires_grad = True
     out.grad_fn = Node(fn, ctx, inputs)
+    if ctx.saved_tensors:       # versions now; an in-place write before backward changes them
+        ctx.saved_versions = tuple(getattr(t, "_version", None) for t in ctx.saved_tensors)
 
 
 class Node:

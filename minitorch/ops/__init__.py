@@ -3,7 +3,7 @@
 from .elementwise import (abs, add, broadcast_shapes, compare, div, exp, log, maximum, minimum, mul, neg, pow,
                           relu, sigmoid, sqrt, sub, tanh, where)
 from .matmul import matmul
-from .shape import contiguous, expand, flatten, permute, reshape, squeeze, transpose, unsqueeze, view
+from .shape import clone, contiguous, expand, flatten, permute, reshape, squeeze, transpose, unsqueeze, view
 # >>> phase 03
 from .reduce import mean, sum
 # <<< phase 03

@@ -206,6 +206,8 @@ class Tensor:
         return ["requires_grad=True"] if self.requires_grad else []
 
 
+
+
 def _format(values, indent):
     """Print values as PyTorch does: 4 decimals when any float is fractional, else ``1.``."""
     kind = values.dtype.kind

@@ -380,6 +380,10 @@ class Tensor:
         """Self when already row-major, else a compact copy (our strided-copy kernel on cuda)."""
         return ops.contiguous(self)
 
+    def clone(self):
+        """A compact copy in new memory (differentiable: the gradient passes through)."""
+        return ops.clone(self)
+
     def unsqueeze(self, dim):
         return ops.unsqueeze(self, dim)
 
@@ -388,6 +392,8 @@ class Tensor:
 
     def flatten(self, start_dim=0, end_dim=-1):
         return ops.flatten(self, start_dim, end_dim)
+
+
 
 
 def _format(values, indent):

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import native
 from . import dtypes as _dtypes
+from .autograd import grad_mode as _grad_mode
 from .device import CPU, as_device, device as Device
 from .dtypes import FROM_NUMPY, as_dtype
 
@@ -139,6 +140,9 @@ class Tensor:
         if dtype is not self.dtype:
             out = out._cast(dtype)
         if device != self._device:
+            if out.requires_grad:           # record the move: the gradient goes back to this device
+                from .ops.elementwise import ToDevice
+                return ToDevice.apply(out, device)
             out = Tensor(native.get(device).from_numpy(out._host_array(), device.index), device)
         return out
 
@@ -190,6 +194,7 @@ class Tensor:
 
     def fill_(self, value):
         """Set every element to ``value`` in place (our fill kernel on cuda); returns ``self``."""
+        self._check_inplace("fill_")
         if not self.is_contiguous():
             raise NotImplementedError("fill_ on a non-contiguous view is not supported yet")
         self._backend.fill_(self._data, value)
@@ -382,6 +387,10 @@ class Tensor:
         """Self when already row-major, else a compact copy (our strided-copy kernel on cuda)."""
         return ops.contiguous(self)
 
+    def clone(self):
+        """A compact copy in new memory (differentiable: the gradient passes through)."""
+        return ops.clone(self)
+
     def unsqueeze(self, dim):
         return ops.unsqueeze(self, dim)
 
@@ -394,6 +403,24 @@ class Tensor:
     # ---- autograd --------------------------------------------------------------------------
     grad = None        # the gradient accumulated by backward(), a Tensor of the same shape
     grad_fn = None     # the recorded op that made this tensor (None for leaves)
+    _version = 0       # bumped by every in-place write; backward checks the tensors ops saved
+
+    def _check_inplace(self, op):
+        """Before ``op`` writes into this tensor: refuse what autograd cannot follow, then bump the
+        version counter, so a backward that saved this tensor earlier raises instead of silently
+        using the new values (PyTorch's rule).
+
+        Raises:
+            RuntimeError: on a leaf that requires grad while grad mode is on (PyTorch's error; do
+                it inside ``minitorch.no_grad()``), or on a non-leaf that requires grad (in-place
+                ops are not recorded yet: use the out-of-place op).
+        """
+        if self.requires_grad and _grad_mode._enabled:
+            if self.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+            raise RuntimeError(f"{op}: in-place operations on a tensor that is part of a graph are not "
+                               f"recorded by autograd yet; use the out-of-place op (or .detach() first)")
+        self._version += 1
 
     @property
     def is_leaf(self):
@@ -404,10 +431,15 @@ class Tensor:
         """Ask autograd to record ops on this leaf tensor; returns ``self``.
 
         Raises:
-            RuntimeError: on non-leaf tensors, or for integer/bool dtypes.
+            RuntimeError: turning it off on a non-leaf tensor (use ``.detach()``), or turning it on
+                for integer/bool dtypes.
         """
         if not self.is_leaf:
-            raise RuntimeError("requires_grad_() can only change leaf tensors; use .detach() first")
+            if requires_grad:
+                return self                 # a non-leaf that requires grad already: nothing to do
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
+                               "a computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError(f"only floating point tensors can require gradients, got {self.dtype}")
         self.requires_grad = requires_grad
@@ -435,6 +467,8 @@ class Tensor:
 
     def mean(self, dim=None, keepdim=False):
         return ops.mean(self, dim, keepdim)
+
+
 
 
 def _format(values, indent):

@@ -8,6 +8,7 @@ path (``"fc1.weight"``), and ``to(device)`` moves them all.
 """
 from collections import OrderedDict
 
+from ..autograd.grad_mode import no_grad
 from .parameter import Parameter, zero_grads
 
 
@@ -99,10 +100,12 @@ class Module:
     def eval(self):
         return self.train(False)
 
+    @no_grad()
     def to(self, device=None, dtype=None):
         """Move (or convert) every parameter and buffer in place; returns ``self``.
 
         Parameters keep their identity, so an optimizer made before ``to()`` still holds them.
+        Nothing is recorded (parameters stay leaves), as in PyTorch.
         """
         for p in self.parameters():
             moved = p.detach().to(device=device, dtype=dtype)

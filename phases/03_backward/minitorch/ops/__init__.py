@@ -4,5 +4,5 @@
 from .elementwise import (abs, add, broadcast_shapes, compare, div, exp, log, maximum, minimum, mul, neg, pow,
                           relu, sigmoid, sqrt, sub, tanh, where)
 from .matmul import matmul
-from .shape import contiguous, expand, flatten, permute, reshape, squeeze, transpose, unsqueeze, view
+from .shape import clone, contiguous, expand, flatten, permute, reshape, squeeze, transpose, unsqueeze, view
 from .reduce import mean, sum

@@ -1,6 +1,7 @@
 # GENERATED from minitorch/nn/parameter.py by tools/sync_phases.py (phase 04 snapshot): edit the source and re-run, not this file.
 # phase: 03
 """``Parameter``: a tensor that a :class:`Module` owns and an optimizer updates."""
+from ..creation import zeros_like
 from ..tensor import Tensor
 
 
@@ -25,4 +26,12 @@ def zero_grads(params, set_to_none=True):
         if set_to_none:
             p.grad = None
         elif p.grad is not None:
-            p.grad = p.grad.detach().zero_()
+            if p.grad.requires_grad:        # drop the graph a create_graph=True backward left on it
+                p.grad = p.grad.detach()
+            # A gradient can be a view that cannot be written in place: sum's backward hands back
+            # an expanded (stride-0) tensor whose elements share one memory cell. Zero it in place
+            # when it is compact (what PyTorch does), else replace it with zeros of its shape.
+            if p.grad.is_contiguous():
+                p.grad.zero_()
+            else:
+                p.grad = zeros_like(p.grad)

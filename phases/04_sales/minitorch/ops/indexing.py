@@ -329,6 +329,7 @@ def setitem(input, key, value):
     if input.requires_grad and is_grad_enabled():
         raise RuntimeError("x[key] = value on a tensor that requires grad: autograd does not track in-place "
                            "changes; assign inside `with minitorch.no_grad():`, or build a new tensor (where, cat)")
+    input._version += 1             # a backward that saved input raises rather than use the new values
     if not isinstance(value, Tensor):
         value = full((), value, dtype=input.dtype, device=input.device)
     value = value.to(input.device, input.dtype)

@@ -155,6 +155,12 @@ def contiguous(a):
     return a if a.is_contiguous() else Contiguous.apply(a)
 
 
+def clone(a):
+    """A copy of ``a`` in fresh row-major memory, always (``contiguous`` returns a compact ``a``
+    itself); differentiable, the gradient passes through unchanged. Same shape and dtype."""
+    return Contiguous.apply(a)
+
+
 def unsqueeze(a, dim):
     """Insert a dimension of size 1 at ``dim`` (a view)."""
     dim = _wrap_dim(dim, a.ndim + 1)

@@ -37,6 +37,7 @@ class SGD(Optimizer):
                 if group["momentum"] and first:
                     state["momentum_buffer"] = empty_like(p)
                 buf = state.get("momentum_buffer")
+                p._version += 1     # written in place: a graph that saved p can no longer backward
                 p._backend.sgd_step(p._data, p.grad._data, None if buf is None else buf._data,
                                     group["lr"], group["momentum"], group["dampening"],
                                     group["weight_decay"], group["nesterov"], group["maximize"], first)

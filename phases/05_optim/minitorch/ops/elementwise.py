@@ -358,6 +358,22 @@ class Cast(Function):
         return grad.to(ctx.dtype), None
 
 
+class ToDevice(Function):
+    """Copy to another device (``Tensor.to(device)``, ``.cuda()``, ``.cpu()``); the gradient moves
+    back. Recorded like any op, so ``minitorch.tensor(a, requires_grad=True).cuda()`` is a non-leaf
+    whose gradient reaches the cpu leaf, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx, a, device):
+        from .. import native
+        ctx.device = a.device
+        return Tensor(native.get(device).from_numpy(a._host_array(), device.index), device)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.to(ctx.device), None
+
+
 # ---- the public functions: checks and promotion, then the op --------------------------------------
 def check_broadcast(op, *shapes):
     """The shape ``shapes`` broadcast to (minitorch/broadcast.py has the rule).

@@ -67,6 +67,8 @@ def backward(tensor, gradient=None, retain_graph=False, create_graph=False):
             if node.ctx is None:
                 raise RuntimeError("Trying to backward through the graph a second time: its saved "
                                    "tensors were freed. Pass retain_graph=True to the first backward().")
+            if node.ctx.saved_tensors:
+                _check_versions(node)
             input_grads = node.fn.backward(node.ctx, grad)
             if not isinstance(input_grads, tuple):
                 input_grads = (input_grads,)
@@ -79,6 +81,18 @@ def backward(tensor, gradient=None, retain_graph=False, create_graph=False):
                     _accumulate(grads, inp.grad_fn, g)
             if not retain_graph:
                 node.ctx = None             # free what forward saved
+
+
+def _check_versions(node):
+    """Raise if a tensor ``node``'s op saved was written in place since (its version moved on):
+    the gradient would be computed from values forward never saw."""
+    for k, (t, v) in enumerate(zip(node.ctx.saved_tensors, node.ctx.saved_versions)):
+        if v is not None and t._version != v:
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [{t.dtype.name} tensor of shape {list(t.shape)}] (saved tensor {k} of "
+                f"{node.name()}) is at version {t._version}; expected version {v} instead. Use an "
+                f"out-of-place op, or .clone() the tensor before changing it.")
 
 
 def _accumulate_leaf(leaf, grad):

@@ -4,7 +4,7 @@
 from .elementwise import (abs, add, broadcast_shapes, compare, div, exp, log, maximum, minimum, mul, neg, pow,
                           relu, sigmoid, sqrt, sub, tanh, where)
 from .matmul import matmul
-from .shape import contiguous, expand, flatten, permute, reshape, squeeze, transpose, unsqueeze, view
+from .shape import clone, contiguous, expand, flatten, permute, reshape, squeeze, transpose, unsqueeze, view
 from .reduce import mean, sum
 from .indexing import cat, getitem, index_add, index_select, nonzero, setitem, stack
 from .reduce import argmax, argmin, max, min, std, var
