@@ -154,6 +154,9 @@ def test_run_all_save_reopen(lab, notebook):
         _check(page.evaluate(STATE), f"{notebook} reopened")
         shots = ROOT / "out" / "browser"
         shots.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(shots / (Path(notebook).stem + ".png")), full_page=True)
+        height = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.node.scrollHeight")
+        page.set_viewport_size({"width": 1400, "height": min(int(height) + 200, 16000)})   # the whole notebook
+        time.sleep(1)
+        page.screenshot(path=str(shots / (Path(notebook).stem + ".png")))
     finally:
         page.close()
