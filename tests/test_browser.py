@@ -159,4 +159,8 @@ def test_run_all_save_reopen(lab, notebook):
         time.sleep(1)
         page.screenshot(path=str(shots / (Path(notebook).stem + ".png")))
     finally:
+        try:                                        # one kernel at a time: shut this one down
+            page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+        except Exception:
+            pass
         page.close()
