@@ -495,13 +495,14 @@ def plot_results(results):
     """One horizontal bar per race: minitorch time / PyTorch time, log scale, 1 marked. Returns a Figure."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter, NullFormatter
-    fig = Figure(figsize=(7, 1 + 0.4 * max(len(results), 1)), layout="constrained")
+    # labels on two lines and a wide figure: long workload names must not squeeze the bars
+    fig = Figure(figsize=(9, 1.2 + 0.55 * max(len(results), 1)), layout="constrained")
     ax = fig.subplots()
     if not results:
         ax.text(0.5, 0.5, "no races recorded", ha="center", va="center")
         ax.set_axis_off()
         return fig
-    names = [f"{r.phase} {r.workload} ({r.device_slug})" for r in results]
+    names = [f"{r.phase} {r.workload}\n({r.device_slug})" for r in results]
     ratios = [r.ratio for r in results]
     # bars grow from 1 (a tie) towards the ratio, so slower points right and faster left
     ax.barh(names, [x - 1 for x in ratios], left=1, color=["C3" if x > 1 else "C2" for x in ratios])
