@@ -154,7 +154,9 @@ def test_run_all_save_reopen(lab, notebook):
         _check(page.evaluate(STATE), f"{notebook} reopened")
         shots = ROOT / "out" / "browser"
         shots.mkdir(parents=True, exist_ok=True)
-        height = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.node.scrollHeight")
+        height = page.evaluate("() => { const n = window.jupyterapp.shell.currentWidget.content.node; "
+                               "const inner = n.querySelector('.jp-WindowedPanel-inner'); "
+                               "return Math.max(n.scrollHeight, inner ? inner.scrollHeight : 0); }")
         page.set_viewport_size({"width": 1400, "height": min(int(height) + 200, 16000)})   # the whole notebook
         time.sleep(1)
         page.screenshot(path=str(shots / (Path(notebook).stem + ".png")))
