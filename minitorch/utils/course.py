@@ -7,10 +7,19 @@ make a learner's workspace for a phase and grade it.
     minitorch-course all --quick --param EPOCHS=1 --output out/ci
     minitorch-course start 03 --dir work
     minitorch-course check 03 --dir work
+    minitorch-course 03 --device cuda --save-results
+    minitorch-course doctor
 
 ``start NN`` copies phase NN's notebook and snapshot into ``<dir>/NN_name/`` (default ``work/`` at
 the repo root) with the phase's exercises stubbed; ``check NN`` runs the phase's grading tests
 (``tests/exercises/test_phase_NN.py``) against that workspace and prints a table and a score.
+
+``doctor`` checks the GPU, the driver, the CUDA runtime against CuPy, an NVRTC compile and launch of
+one of our kernels, free device memory and the Jupyter kernel, and prints each failure's fix.
+
+A run never changes the checkout: its races go to ``<output>/results`` (``out/`` is git-ignored);
+``--save-results`` (not with ``--quick``) then copies them into ``benchmarks/results/``, the committed
+reference runs the notebooks discuss: the one documented way to update those.
 
 Each notebook runs with its own folder as cwd (so ``import minitorch`` finds that phase's
 snapshot) and with ``$MINITORCH_RESULTS_DIR`` pointing at ``<output>/results``, where its races save
@@ -28,7 +37,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .race import find_root, load_results, markdown_table, plot_results
+from .race import find_root, load_results, markdown_table, plot_results, reference_dir
 
 PHASE_DIR = re.compile(r"^(\d\d)_(\w+)$")
 
@@ -139,8 +148,22 @@ def summarize(output, since, statuses):
     lines += ["", f"## Races ({len(races)})", "", markdown_table(races) if races else "No races recorded."]
     text = "\n".join(lines) + "\n"
     (output / "summary.md").write_text(text)
-    plot_results(races).savefig(output / "races.png", dpi=120)
+    plot_results(races).savefig(output / "races.png", dpi=120, bbox_inches="tight")   # nothing cut
     return text
+
+
+def save_results(output, since, destination=None):
+    """Copy the race JSON files written under ``<output>/results`` since ``since`` into ``destination``
+    (default :func:`~minitorch.utils.race.reference_dir`, the committed ``benchmarks/results``);
+    return the written paths."""
+    import shutil
+    destination = Path(destination or reference_dir())
+    destination.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in sorted((Path(output) / "results").glob("*__*__*.json")):
+        if path.stat().st_mtime >= since:
+            written.append(Path(shutil.copy2(path, destination / path.name)))
+    return written
 
 
 def _status(failure):
@@ -155,7 +178,14 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in ("start", "check"):
         return _exercise_command(argv)
+    if argv and argv[0] == "doctor":
+        from .doctor import main as doctor_main
+        return doctor_main(argv[1:])
     args = _parser().parse_args(argv)
+    if args.save_results and args.quick:
+        print("minitorch-course: --save-results records reference runs; it cannot be combined with --quick",
+              file=sys.stderr)
+        return 2
     root = find_root() or Path.cwd()
     phases_dir = Path(args.phases_dir or root / "phases")
     phases = find_phases(phases_dir) if phases_dir.is_dir() else []
@@ -178,6 +208,9 @@ def main(argv=None):
     failures = [f for _, f, _ in statuses if f is not None]
     for f in failures:
         print(str(f), file=sys.stderr)
+    if args.save_results:
+        for path in save_results(output, since):
+            print(f"saved into the checkout: {path}")
     print(f"executed notebooks, summary.md and races.png in {output}")
     return 1 if failures else 0
 
@@ -291,6 +324,9 @@ def _parser():
     p.add_argument("--list", action="store_true", help="list the phases and their notebooks, run nothing")
     p.add_argument("--device", help="DEVICE parameter, e.g. cuda or cpu (default: the notebook's own)")
     p.add_argument("--quick", action="store_true", help="QUICK=True: CI-sized runs")
+    p.add_argument("--save-results", action="store_true",
+                   help="after the run, copy its races into benchmarks/results/ (the committed reference runs); "
+                        "without it nothing in the checkout changes")
     p.add_argument("--param", "-p", action="append", type=parse_param, default=[], metavar="NAME=VALUE",
                    help="any other notebook parameter (a Python literal, else a string); repeatable")
     p.add_argument("--output", "-o", help="folder for executed notebooks and the summary "

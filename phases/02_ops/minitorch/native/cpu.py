@@ -99,7 +99,8 @@ def where(cond, a, b):
 
 def cast(a, dtype):
     """A contiguous copy of ``a`` (any strides) converted to ``dtype``."""
-    return np.array(a, dtype=dtype.numpy, order="C", copy=True)
+    with np.errstate(over="ignore", invalid="ignore"):     # like torch: out of range -> inf, silently
+        return np.array(a, dtype=dtype.numpy, order="C", copy=True)
 
 
 def contiguous(a):

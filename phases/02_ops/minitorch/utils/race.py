@@ -28,7 +28,9 @@ How a race is timed (the same for both sides):
   the maximum over the runs. On ``cpu`` it is ``None``: ``tracemalloc`` sees NumPy's buffers but not
   PyTorch's, so it would not compare like with like.
 
-Results are JSON files named ``<phase>__<workload>__<device-slug>.json`` in :func:`results_dir`;
+Results are JSON files named ``<phase>__<workload>__<device-slug>.json`` in :func:`results_dir` (the
+git-ignored ``out/results``: a learner's run never changes the checkout; ``minitorch-course NN
+--save-results`` copies a run's results into the committed :func:`reference_dir`);
 :func:`load_results` reads them back and :func:`markdown_table` / :func:`plot_results` summarize them;
 :func:`saved_table` is the table of one phase's committed results, as each notebook shows it.
 """
@@ -70,20 +72,29 @@ def find_root(start=None):
 
 
 def results_dir():
-    """Where races save: ``$MINITORCH_RESULTS_DIR``, else ``<repo root>/benchmarks/results``.
+    """Where races save: ``$MINITORCH_RESULTS_DIR``, else ``<repo root>/out/results`` (git-ignored).
 
-    The repo root is found by walking up from the cwd to ``pyproject.toml`` (notebooks run inside
-    ``phases/NN_name/``); outside any project it is ``./benchmarks/results``.
+    A learner's run never writes into the checkout: only an explicit command updates the committed
+    reference results in :func:`reference_dir` (``minitorch-course NN --save-results``, or
+    ``MINITORCH_RESULTS_DIR=benchmarks/results``). The repo root is found by walking up from the cwd
+    to ``pyproject.toml`` (notebooks run inside ``phases/NN_name/``); outside any project it is
+    ``./out/results``.
     """
     env = os.environ.get("MINITORCH_RESULTS_DIR")
     if env:
         return Path(env)
+    return (find_root() or Path.cwd()) / "out" / "results"
+
+
+def reference_dir():
+    """``<repo root>/benchmarks/results``: the committed reference runs the notebooks' prose discusses."""
     return (find_root() or Path.cwd()) / "benchmarks" / "results"
 
 
 def _default_save():
     # The course runner points MINITORCH_RESULTS_DIR at its output folder: always save there.
-    # Quick/CI runs (MINITORCH_QUICK=1) otherwise save nothing, so they never dirty the repo.
+    # Otherwise an interactive run saves into the git-ignored out/results; quick/CI runs
+    # (MINITORCH_QUICK=1) save nothing.
     if os.environ.get("MINITORCH_RESULTS_DIR"):
         return True
     return os.environ.get("MINITORCH_QUICK", "") not in ("1", "true", "True")
@@ -190,14 +201,33 @@ class RaceResult:
         sizes = ", ".join(f"{k}={v}" for k, v in self.sizes.items()) or "-"
         where = self.device + (f" ({self.env['gpu_name']})" if self.env.get("gpu_name") else "")
         tf32 = ", ".join(f"{k}={v}" for k, v in self.tf32.items())
-        return "\n".join([
+        return "\n".join(line_ for line_ in [
             f"race: phase {self.phase} / {self.workload} on {where}",
             f"  sizes: {sizes}; {self.warmup} warm-up + {self.repeats} timed runs per side",
             line("", LABELS["ours"], LABELS["theirs"]),
             *(line(*r) for r in rows),
             f"  => minitorch is {self.verdict} than PyTorch (ours/theirs = {self.ratio:.3g})",
-            f"  TF32: {tf32}",
-            f"  memory: {self.memory_note}"])
+            f"  TF32: {tf32}" if self.device != "cpu" else None,     # TF32 means something on a GPU only
+            f"  memory: {self.memory_note}"] if line_ is not None)
+
+    def markdown(self):
+        """:meth:`table` as Markdown: a heading line, a table of both sides, the verdict."""
+        sizes = ", ".join(f"{k}={v}" for k, v in self.sizes.items()) or "-"
+        where = self.device + (f" ({self.env['gpu_name']})" if self.env.get("gpu_name") else "")
+        rows = [("median (ms)", *(_fmt(self.times[s]["median_ms"]) for s in SIDES)),
+                ("IQR (ms)", *(f"{_fmt(self.times[s]['q1_ms'])}-{_fmt(self.times[s]['q3_ms'])}" for s in SIDES)),
+                ("min-max (ms)", *(f"{_fmt(self.times[s]['min_ms'])}-{_fmt(self.times[s]['max_ms'])}" for s in SIDES))]
+        if self.device != "cpu":
+            rows.append(("peak memory (MiB)", *(_mib(self.memory[s]) for s in SIDES)))
+        rows += [(name, *(_fmt(self.metrics[s].get(name)) for s in SIDES)) for name in _metric_names(self)]
+        lines = [f"**Your run on this machine**: phase {self.phase} / {self.workload} on {where}; sizes {sizes}; "
+                 f"{self.warmup} warm-up + {self.repeats} timed runs per side", "",
+                 f"| | {LABELS['ours']} | {LABELS['theirs']} |", "|---|---:|---:|"]
+        lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |" for r in rows]
+        lines += ["", f"minitorch is **{self.verdict}** than PyTorch (ours/theirs = {self.ratio:.3g})"]
+        if self.device != "cpu":
+            lines[-1] += "; TF32 off in PyTorch (" + ", ".join(f"`{k}={v}`" for k, v in self.tf32.items()) + ")"
+        return "\n".join(lines)
 
     def __str__(self):
         return self.table()
@@ -245,9 +275,11 @@ def race(ours, theirs, *, phase, workload, device=None, warmup=3, repeats=20, si
         metrics: ``{'ours': {...}, 'theirs': {...}}`` of numbers (accuracy, loss, MAE...); a value
             may be a no-argument callable, called once after the timed runs (e.g. final accuracy).
         save: write the JSON (True), or not (False). Default None: save if ``$MINITORCH_RESULTS_DIR``
-            is set or ``$MINITORCH_QUICK`` is not ``1``, so quick/CI runs leave the repo clean.
+            is set or ``$MINITORCH_QUICK`` is not ``1``. Either way it goes to :func:`results_dir`
+            (the git-ignored ``out/results``), never into the committed ``benchmarks/results``.
         results_dir: folder for the JSON (default :func:`results_dir`).
-        verbose: print :meth:`RaceResult.table` (and where the JSON went).
+        verbose: show :meth:`RaceResult.table` (and where the JSON went): a rendered Markdown table
+            in a notebook (:meth:`RaceResult.markdown`), plain text elsewhere.
 
     Raises:
         ImportError: PyTorch is not installed (the message says how to install it).
@@ -284,8 +316,23 @@ def race(ours, theirs, *, phase, workload, device=None, warmup=3, repeats=20, si
         save = _default_save()
     path = result.save(results_dir) if save else None
     if verbose:
-        print(result.table() + (f"\n  saved: {path}" if path else ""))
+        _show(result, path)
     return result
+
+
+def _show(result, path):
+    """A rendered table in a Jupyter kernel (text survives too: Markdown is stored as text), else text."""
+    where = f"saved: {path} (git-ignored; the committed reference runs are in benchmarks/results)" if path else "not saved"
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+        in_kernel = get_ipython() is not None and "IPKernelApp" in get_ipython().config
+    except ImportError:
+        in_kernel = False
+    if in_kernel:
+        display(Markdown(result.markdown() + f"\n\n{where}"))
+    else:
+        print(result.table() + f"\n  {where}")
 
 
 class _Side:
@@ -435,9 +482,12 @@ def markdown_table(results):
 
 def saved_table(phase):
     """The Markdown table (:func:`markdown_table`) of ``phase``'s races committed under
-    ``<repo root>/benchmarks/results``, or ``'no saved GPU results yet'``."""
+    :func:`reference_dir` (``<repo root>/benchmarks/results``), or ``'no saved GPU results yet'``.
+
+    Show it rendered with ``minitorch.utils.notebook.show_races(phase, result)``, which also shows
+    this run's result as its own table."""
     root = find_root()
-    saved = [r for r in load_results(root / "benchmarks" / "results") if r.phase == phase] if root else []
+    saved = [r for r in load_results(reference_dir()) if r.phase == phase] if root else []
     return markdown_table(saved) if saved else "no saved GPU results yet"
 
 
@@ -445,13 +495,14 @@ def plot_results(results):
     """One horizontal bar per race: minitorch time / PyTorch time, log scale, 1 marked. Returns a Figure."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter, NullFormatter
-    fig = Figure(figsize=(7, 1 + 0.4 * max(len(results), 1)), layout="constrained")
+    # labels on two lines and a wide figure: long workload names must not squeeze the bars
+    fig = Figure(figsize=(9, 1.2 + 0.55 * max(len(results), 1)), layout="constrained")
     ax = fig.subplots()
     if not results:
         ax.text(0.5, 0.5, "no races recorded", ha="center", va="center")
         ax.set_axis_off()
         return fig
-    names = [f"{r.phase} {r.workload} ({r.device_slug})" for r in results]
+    names = [f"{r.phase} {r.workload}\n({r.device_slug})" for r in results]
     ratios = [r.ratio for r in results]
     # bars grow from 1 (a tie) towards the ratio, so slower points right and faster left
     ax.barh(names, [x - 1 for x in ratios], left=1, color=["C3" if x > 1 else "C2" for x in ratios])
@@ -467,7 +518,7 @@ def plot_results(results):
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.invert_yaxis()           # phase 01 on top
-    ax.set_xlabel("minitorch time / PyTorch time (< 1: minitorch faster)")
+    ax.set_xlabel("minitorch time / PyTorch time\n(< 1: minitorch faster)")
     return fig
 
 
