@@ -158,6 +158,7 @@ def run_checks(probe=None):
             add(Check("cuda runtime", "ok", f"CuPy's CUDA {_cuda(runtime)} on a driver for CUDA {_cuda(driver)}"))
         if driver is None or runtime // 1000 > driver // 1000:
             add(Check("nvrtc", "skip", "needs a working CUDA runtime (see above)"))
+            add(Check("memory", "skip", "needs a working CUDA runtime (see above)"))
         else:
             try:
                 values = p.fill_kernel()
@@ -167,7 +168,7 @@ def run_checks(probe=None):
                           "" if good else "report it with the output of nvidia-smi and pip list | grep cupy"))
             except Exception as e:
                 add(Check("nvrtc", "fail", f"compiling or launching fill.cu failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
-                          f"pip install nvidia-cuda-nvrtc-cu{driver // 1000}   (CuPy loads NVRTC from it), or set "
+                          f"pip install nvidia-cuda-nvrtc-cu{runtime // 1000}   (CuPy loads the NVRTC of its own CUDA), or set "
                           "CUDA_PATH to your CUDA toolkit (export CUDA_PATH=/usr/local/cuda)"))
             try:
                 free = p.free_bytes(cupy) / 2 ** 30

@@ -215,6 +215,9 @@ def rewrite(lines, exercises, keep_fences, replace):
     return out
 
 
+_GENERATED = re.compile(r"^(#|//) GENERATED from ")
+
+
 def make_workspace(phase_folder, dest, solved=(), overwrite=False):
     """Make a learner's workspace for one phase: its notebook and its snapshot of minitorch, with
     the phase's exercises stubbed (bodies replaced; fences, hints, signatures and docstrings kept)
@@ -247,6 +250,11 @@ def make_workspace(phase_folder, dest, solved=(), overwrite=False):
     solved = set(solved)
     for rel, path in _files(dest):
         lines = path.read_text().splitlines()
+        if lines and _GENERATED.match(lines[0]):
+            # the snapshot's "GENERATED ... not this file" line is false here: this copy is the learner's
+            comment = "//" if lines[0].startswith("//") else "#"
+            lines[0] = f"{comment} Your workspace's copy of {rel}: edit it; `minitorch-course check` grades it."
+            path.write_text("\n".join(lines) + "\n")
         found = find_exercises(rel, lines)
         if not found:
             continue

@@ -294,7 +294,7 @@ def start_workspace(phase, workspace, force=False):
         print(f"  {ex.id}  {ex.title:40s} {ex.where()}")
     nb = next(workspace.glob("*.ipynb"), None)
     print(f"\nnext: jupyter lab {nb} - run the cells; each stops at the exercise you have not written yet.")
-    print(f"then: minitorch-course check {phase.name[:2]}" + (f" --dir {workspace.parent}" if workspace.parent.name != "work" else ""))
+    print(f"then: minitorch-course check {phase.name[:2]}" + (f" --dir {workspace.parent}" if workspace.parent != (find_root() or find_root(Path(__file__).resolve().parent) or Path.cwd()) / "work" else ""))
     return 0
 
 

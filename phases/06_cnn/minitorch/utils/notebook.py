@@ -223,8 +223,6 @@ def progress(*args, **kwargs):
 # phase 05: showing kernels, tables and saved benchmark files in a notebook
 
 import json  # noqa: E402
-import re  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 RUNG_FILE = re.compile(r"^(\d\d)_(\w+)\.cu$")
 
@@ -296,13 +294,6 @@ def cuda_parts(path):
             break
     return {"header": "\n".join(header).strip("\n"), "body": "\n".join(lines[start:end]),
             "first_line": start + 1, "name": name}
-
-
-def numbered(text, first_line=1):
-    """``text`` with a line number in front of each line (as in an editor's gutter)."""
-    lines = text.splitlines()
-    width = len(str(first_line + len(lines)))
-    return "\n".join(f"{first_line + i:>{width}}  {line}" for i, line in enumerate(lines))
 
 
 def newest(folder, *patterns):
