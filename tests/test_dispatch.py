@@ -256,7 +256,8 @@ TABLE = {
 def test_choose_reads_the_table_per_class_kind_and_arch(fake_ladder, monkeypatch, tmp_path):
     use_table(fake_ladder, monkeypatch, tmp_path, TABLE)
     ch = fake_ladder.choose
-    assert ch(64, 64, 64, 1, "f32", 90, allow_tf32=False) == ("05_blocktile_2d", ("-DBM=64", "-DBN=64"))
+    # options set a tuned rung's geometry (07-11); a fixed rung like 05 keeps its own, whatever the table says
+    assert ch(64, 64, 64, 1, "f32", 90, allow_tf32=False) == ("05_blocktile_2d", ())
     assert ch(4096, 4096, 4096, 1, "f32", 90, allow_tf32=False) == ("07_autotuned", ("-DBM=128", "-DBN=256"))
     assert ch(1024, 1024, 1024, 1, "f32", 90, allow_tf32=False) == ("09_pipelined", ())     # medium: not tuned
     assert ch(4096, 4096, 4096, 1, "f32", 90, allow_tf32=True) == ("10_tf32_mma", ("-DSTAGES=4",))
@@ -435,7 +436,7 @@ def test_matmul_launches_the_chosen_rung(fake_ladder, gm, monkeypatch, tmp_path,
     a, b = rng.standard_normal((70, 33)).astype(F32), rng.standard_normal((33, 300)).astype(F32)
     mod.matmul(dev(array, a), dev(array, b))
     rec = launcher.launches[-1]
-    assert rec["file"] == "gemm/05_blocktile_2d.cu" and rec["options"] == ("-DBM=64", "-DBN=64")
+    assert rec["file"] == "gemm/05_blocktile_2d.cu" and rec["options"] == ()     # a fixed rung: its own geometry
     assert rec["grid"] == (math.ceil(300 / 128), 1, 1)   # the rung's tile (BM, BN) = (128, 128)
     monkeypatch.setattr(mod, "arch_of", lambda index: 80)
     mod.matmul(dev(array, a), dev(array, b))
@@ -626,6 +627,21 @@ def test_cuda_float32_never_uses_tensor_cores_by_default():
     for m, n, k, batch in ((7, 7, 7, 1), (1024, 1024, 1024, 1), (4096, 4096, 4096, 1), (64, 64, 64, 4096)):
         name, _ = gemm.choose(m, n, k, batch, "f32", arch)
         assert name in gemm.RUNGS and not gemm.RUNGS[name].tensor_cores and gemm.RUNGS[name].arch <= arch
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("view", ["stepped", "expanded"])
+def test_cuda_linear_reads_a_strided_bias(rng, view):
+    """The kernels read bias[n]: a bias that is a view with another stride is copied first."""
+    x = rng.standard_normal((33, 7)).astype(np.float32)
+    w = rng.standard_normal((9, 7)).astype(np.float32)
+    base = rng.standard_normal(18).astype(np.float32)
+    out = {}
+    for dev in ("cpu", "cuda"):
+        b = mt.tensor(base, device=dev)
+        b = b[::2] if view == "stepped" else b[:1].expand(9)
+        out[dev] = F.linear(mt.tensor(x, device=dev), mt.tensor(w, device=dev), b).cpu().numpy()
+    np.testing.assert_allclose(out["cuda"], out["cpu"], rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.cuda

@@ -20,8 +20,8 @@ OPTIONS = ("-std=c++17", "-lineinfo")   # -lineinfo: compute-sanitizer reports .
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
 _ERROR_LINE = re.compile(r'^(.*?)\((\d+)\): (error|warning)', re.M)
 
-_modules = {}       # (path, arch) -> (mtimes, RawModule)
-_kernels = {}       # (file, name, device) -> RawKernel
+_modules = {}       # (path, arch, options) -> (mtimes, RawModule)
+_kernels = {}       # (file, name, device[, options]) -> RawKernel
 
 
 class KernelCompileError(RuntimeError):

@@ -2,7 +2,7 @@
 # phase: 01
 """Native implementations (ATen's `native/` in PyTorch): the same list of array functions, once per device.
 
-``cpu.py`` computes with NumPy and is the reference; ``cuda.py`` launches our kernels from
+``cpu.py`` computes with NumPy and is the reference; ``cuda/`` launches our kernels from
 ``minitorch/cuda/*.cu``. Both take and return raw arrays (``numpy.ndarray`` or our ``DeviceArray``):
 the :class:`~minitorch.Tensor` layer above them owns devices, dtypes, errors and autograd.
 """

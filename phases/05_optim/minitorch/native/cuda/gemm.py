@@ -486,6 +486,8 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
         raise ValueError(f"gemm: bias must be [{n}] of {a.dtype}, got {bias.shape} of {bias.dtype}")
     from .elementwise import contiguous
     isz = a.itemsize
+    if bias is not None and n > 1 and bias.strides != (isz,):
+        bias = contiguous(bias)      # the kernels read bias[n]: a strided or expanded one is copied
     la = layout_of(a.shape[-2:], a.strides[-2:], isz)
     if la is None:
         a = contiguous(a)
@@ -589,7 +591,10 @@ def _choose(cls, suffix, arch, tf32):
     # a tuned entry is taken only if it is still valid here: the rung may have been renamed or
     # removed since the table was written, and the table must never override allow_tf32
     if entry and _usable(entry.get("rung"), suffix, arch, tf32):
-        return entry["rung"], tuple(entry.get("options") or ())
+        name = entry["rung"]
+        # options choose the launch geometry only for tuned rungs (rung_with); a fixed rung keeps its own
+        options = tuple(entry.get("options") or ()) if name in TUNED_DEFAULTS else RUNGS[name].options
+        return name, options
     name = _default(suffix, arch, tf32)
     return name, RUNGS[name].options
 
