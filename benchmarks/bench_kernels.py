@@ -52,24 +52,7 @@ from minitorch.utils.race import disable_tf32, environment  # noqa: E402
 # The cuda backend takes and returns DeviceArrays: inputs are built with CuPy and wrapped with D()
 # (zero-copy, done before any timing); results are read through cp.asarray(result), a zero-copy view.
 MB = 1 << 20
-from gemm_common import flush_l2  # noqa: E402 - one L2 flush for every benchmark
-
-
-def time_cupy(fn, repeats, warmup=3, flush=True):
-    """Median milliseconds of fn() on CuPy's current stream, by CUDA events."""
-    for _ in range(warmup):
-        fn()
-    start, end = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(repeats):
-        if flush:
-            flush_l2()
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end))
-    return statistics.median(times)
+from gemm_common import flush_l2, time_ms as time_cupy  # noqa: E402 - one L2 flush and one CUDA-event timer
 
 
 def time_torch(fn, repeats, warmup=3, flush=True):

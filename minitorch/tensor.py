@@ -212,7 +212,9 @@ class Tensor:
             return self._write_("fill_", lambda: full((), value, dtype=self.dtype, device=self._device))
         # <<< phase 04
         # >>> phase 03
-        self._check_inplace("fill_")
+        if self.requires_grad and _grad_mode._enabled:
+            self._check_inplace("fill_")            # raises: autograd cannot follow this write
+        self._version += 1                          # what _check_inplace does otherwise, without the call
         # <<< phase 03
         if not self.is_contiguous():
             raise NotImplementedError("fill_ on a non-contiguous view is not supported yet")

@@ -194,7 +194,9 @@ class Tensor:
 
     def fill_(self, value):
         """Set every element to ``value`` in place (our fill kernel on cuda); returns ``self``."""
-        self._check_inplace("fill_")
+        if self.requires_grad and _grad_mode._enabled:
+            self._check_inplace("fill_")            # raises: autograd cannot follow this write
+        self._version += 1                          # what _check_inplace does otherwise, without the call
         if not self.is_contiguous():
             raise NotImplementedError("fill_ on a non-contiguous view is not supported yet")
         self._backend.fill_(self._data, value)

@@ -198,7 +198,9 @@ class Tensor:
         if not self.is_contiguous():               # a view: the strided copy writes it
             from .creation import full
             return self._write_("fill_", lambda: full((), value, dtype=self.dtype, device=self._device))
-        self._check_inplace("fill_")
+        if self.requires_grad and _grad_mode._enabled:
+            self._check_inplace("fill_")            # raises: autograd cannot follow this write
+        self._version += 1                          # what _check_inplace does otherwise, without the call
         if not self.is_contiguous():
             raise NotImplementedError("fill_ on a non-contiguous view is not supported yet")
         self._backend.fill_(self._data, value)
