@@ -3,3 +3,4 @@
 """``minitorch.optim``: optimizers that update parameters from their ``.grad``."""
 from .optimizer import Optimizer
 from .sgd import SGD
+from . import lr_scheduler
