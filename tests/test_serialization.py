@@ -8,6 +8,7 @@ from collections import OrderedDict
 import ml_dtypes
 import numpy as np
 import pytest
+import safetensors.numpy
 import safetensors.torch
 import torch
 
@@ -313,6 +314,11 @@ def test_files_that_are_not_safetensors_raise(tmp_path):
     overlapping.write_bytes(len(header).to_bytes(8, "little") + header + b"\0" * 12)
     with pytest.raises(RuntimeError, match="corrupt safetensors file"):
         minitorch.load(overlapping)
+    for text, problem in [("not json", "its tree does not parse"), ('{"tree": 1}', "its tree does not parse"),
+                          ('{"version": 99, "tree": 1}', "format version 99")]:
+        safetensors.numpy.save_file({"a": np.zeros(2)}, tmp_path / "tree.safetensors", metadata={"minitorch": text})
+        with pytest.raises(RuntimeError, match=problem):
+            minitorch.load(tmp_path / "tree.safetensors")
     float8 = tmp_path / "float8.safetensors"
     safetensors.torch.save_file({"f8": torch.zeros(2, dtype=torch.float8_e4m3fn)}, float8)
     with pytest.raises(RuntimeError, match="tensor 'f8' has dtype F8_E4M3"):
