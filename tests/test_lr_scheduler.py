@@ -139,6 +139,30 @@ def test_state_dict_resumes_the_schedule(name):
     _run(t_opt, m_opt, t_sched, m_sched, steps - 37, first=37)
 
 
+@pytest.mark.parametrize("name", ["StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR-eta", "LinearLR-args",
+                                  "LambdaLR", "OneCycleLR-three-phase"])
+def test_a_scheduler_made_with_last_epoch_resumes_as_torch(name):
+    """A second scheduler made with last_epoch=k takes over from the groups' "initial_lr"."""
+    kind, _, make = CASES[name]
+    t_opt, m_opt = _pair(kind)
+    t_sched, m_sched = make(T, t_opt), make(M, m_opt)
+    _run(t_opt, m_opt, t_sched, m_sched, 20)
+    t_sched, m_sched = make(_WithLastEpoch(T, 20), t_opt), make(_WithLastEpoch(M, 20), m_opt)
+    _assert_same(t_opt, m_opt, t_sched, m_sched, "made with last_epoch=20")
+    _run(t_opt, m_opt, t_sched, m_sched, 60, first=21)
+
+
+class _WithLastEpoch:
+    """The lr_scheduler module ``L`` whose classes get ``last_epoch=k``."""
+
+    def __init__(self, L, k):
+        self.L, self.k = L, k
+
+    def __getattr__(self, name):
+        cls = getattr(self.L, name)
+        return lambda *args, **kwargs: cls(*args, last_epoch=self.k, **kwargs)
+
+
 def test_state_dict_holds_torchs_counters_and_not_the_optimizer():
     t_opt, m_opt = _pair()
     t_sched, m_sched = T.StepLR(t_opt, 3), M.StepLR(m_opt, 3)
