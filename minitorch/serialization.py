@@ -25,6 +25,7 @@ from collections import OrderedDict
 import ml_dtypes
 import numpy as np
 import safetensors
+import safetensors.numpy
 
 from .creation import from_numpy
 from .device import device as Device
@@ -57,11 +58,7 @@ def save(obj, f):
     tensors = {}            # name -> contiguous host array
     stored = {}             # (device, address, shape, strides, dtype) -> name already given
     tree = _encode(obj, (), tensors, stored)
-    specs = {name: safetensors.TensorSpec(dtype=array.dtype.name, shape=list(array.shape),
-                                          data_ptr=array.ctypes.data, data_len=array.nbytes)
-             for name, array in tensors.items()}
-    header = json.dumps({"version": _VERSION, "tree": tree})
-    data = safetensors.serialize(specs, metadata={_KEY: header})    # `tensors` keeps the arrays alive
+    data = safetensors.numpy.save(tensors, metadata={_KEY: json.dumps({"version": _VERSION, "tree": tree})})
     if hasattr(f, "write"):
         f.write(data)
     else:
