@@ -129,6 +129,8 @@ def movedim(input, source, destination):
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
                            f"same number of dims as destination ({dst} dims)")
+    if input.ndim == 0:
+        return input
     order = [None] * input.ndim
     for s, d in zip(src, dst):
         order[d] = s
@@ -253,6 +255,8 @@ def roll(input, shifts, dims=None):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         return Roll.apply(input.flatten(), shifts, (0,)).reshape(input.shape)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     return Roll.apply(input, shifts, tuple(input._dim(d) for d in dims))

@@ -284,8 +284,8 @@ def where(condition, input=None, other=None):
     Raises:
         TypeError: only one of ``input`` and ``other`` given.
     """
-    if input is None and other is None:
-        return nonzero(condition, as_tuple=True)
+    if input is None and other is None:              # a 0-d condition counts as one element
+        return nonzero(condition.reshape(-1) if condition.ndim == 0 else condition, as_tuple=True)
     if input is None or other is None:
         raise TypeError("where() takes 1 or 3 arguments (condition, input, other)")
     return _where3(condition, input, other)

@@ -431,7 +431,8 @@ def gather(a, dim, index):
         return np.full(index.shape, _missing(a.dtype), dtype=a.dtype)
     part = a[tuple(slice(0, n) if d != dim else slice(None) for d, n in enumerate(index.shape))]
     out = np.take_along_axis(part, w, axis=dim)
-    out[~ok] = _missing(a.dtype)
+    if not ok.all():
+        out[~ok] = _missing(a.dtype)
     return _c(out, dtype=a.dtype)
 
 
