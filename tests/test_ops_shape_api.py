@@ -474,7 +474,8 @@ def test_cuda_outputs_are_fully_written(rng):
     """Every new element is written (the allocator hands out NaN-filled memory here)."""
     x = mt.tensor(rng.standard_normal((33, 65)), device="cuda")
     idx = mt.tensor(rng.integers(0, 65, size=(33, 70)), device="cuda")
+    rows = mt.tensor(rng.integers(-33, 33, size=70), device="cuda")
     for y in (x.flip(1), x.roll(5, 1), x.roll(0, 0), x.repeat(2, 3), x.tile(3), x.tril(2), x.triu(-3),
               x.gather(1, idx), x.scatter_add(1, idx, x.repeat(1, 2)[:, :70].contiguous()),
-              x.index_put((idx[0],), x[0][:70].contiguous().unsqueeze(0).expand(33, 70).mT.contiguous(), True)):
+              x.scatter(1, idx, 2.0), x.index_put((rows,), x.repeat(3, 1)[:70], True), x.index_put((rows,), x[:1])):
         assert not np.isnan(y.cpu().numpy()).any()
