@@ -257,7 +257,7 @@ def test_scatter_add_float32_large(device, rng):
     x = rng.standard_normal((3, 7)).astype(np.float32)
     src = rng.standard_normal((3, 100_000)).astype(np.float32)
     ours = mt.tensor(x, device=device).scatter_add(1, mt.tensor(idx, device=device), mt.tensor(src, device=device))
-    want = torch.tensor(x, dtype=torch.float64).scatter_add(1, torch.tensor(idx), torch.tensor(src, dtype=torch.float64))
+    want = torch.tensor(x, dtype=torch.float64).scatter_add(1, torch.tensor(idx), torch.tensor(src).double())
     np.testing.assert_allclose(ours.cpu().numpy(), want.numpy(), rtol=1e-4, atol=1e-3)
 
 

@@ -639,7 +639,8 @@ class Tensor:
             RuntimeError: fewer than 2 dimensions.
         """
         if self.ndim < 2:
-            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self.ndim}-D tensor.")
         return ops.transpose(self, -2, -1)
 
     def diagonal(self, offset=0, dim1=0, dim2=1):

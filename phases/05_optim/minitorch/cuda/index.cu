@@ -25,7 +25,7 @@
 // with a Layout over index's shape whose operand 0 is `a` with a stride of 0 along `dim`.
 // scatter_store_ writes instead of adding (torch.scatter_, index_copy_, x[idx] = v): where
 // several source elements land on one destination, which one stays is unspecified (PyTorch's
-// rule on CUDA too); each store is one aligned word, so the survivor is never a mix of two.
+// rule on CUDA too); each store is one aligned element, so the survivor is never a mix of two.
 //
 // ---- indices -----------------------------------------------------------------------------------
 // Negative indices count from the end (w + size). An index still outside [0, size) is never used
