@@ -23,6 +23,9 @@ from .ops import mean, sum
 # <<< phase 03
 # >>> phase 04
 from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero, stack, std, var
+from .ops import (chunk, diagonal, flip, gather, index_put, movedim, moveaxis, narrow, roll, scatter, scatter_add,
+                  split, take_along_dim, tile, tril, triu, unbind)
+from .ops.scatter import where        # where(condition) joins the three-argument where of phase 02
 # <<< phase 04
 # >>> phase 05
 from . import backends

@@ -19,6 +19,9 @@ from . import autograd, nn, optim
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import mean, sum
 from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero, stack, std, var
+from .ops import (chunk, diagonal, flip, gather, index_put, movedim, moveaxis, narrow, roll, scatter, scatter_add,
+                  split, take_along_dim, tile, tril, triu, unbind)
+from .ops.scatter import where        # where(condition) joins the three-argument where of phase 02
 from . import backends
 from .dtypes import bfloat16, float16, half
 from .ops import bmm

@@ -614,6 +614,88 @@ class Tensor:
         # the fill value is converted to self's dtype, whatever its kind (2.7 fills an int64 tensor with 2)
         return self._write_("masked_fill_", lambda: ops.where(mask.to(self._device), value, self), cast_any=True)
 
+    # ---- cutting, reordering, repeating; gather and scatter (ops/rearrange.py, ops/scatter.py) ------
+    def split(self, split_size, dim=0):
+        """Views of consecutive pieces along ``dim`` (see :func:`minitorch.ops.rearrange.split`)."""
+        return ops.split(self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        return ops.chunk(self, chunks, dim)
+
+    def unbind(self, dim=0):
+        return ops.unbind(self, dim)
+
+    def narrow(self, dim, start, length):
+        return ops.narrow(self, dim, start, length)
+
+    def movedim(self, source, destination):
+        return ops.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    @property
+    def mT(self):
+        """The last two dimensions swapped (a view): the transpose of each matrix of a batch.
+
+        Raises:
+            RuntimeError: fewer than 2 dimensions.
+        """
+        if self.ndim < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self.ndim}-D tensor.")
+        return ops.transpose(self, -2, -1)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return ops.diagonal(self, offset, dim1, dim2)
+
+    def flip(self, *dims):
+        return ops.flip(self, _unpack_ints(dims))
+
+    def roll(self, shifts, dims=None):
+        return ops.roll(self, shifts, dims)
+
+    def repeat(self, *sizes):
+        """A copy repeated ``sizes[k]`` times along dim k (see :func:`minitorch.ops.rearrange.repeat`)."""
+        return ops.repeat(self, *sizes)
+
+    def tile(self, *dims):
+        return ops.tile(self, _unpack_ints(dims))
+
+    def tril(self, diagonal=0):
+        return ops.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return ops.triu(self, diagonal)
+
+    def gather(self, dim, index):
+        return ops.gather(self, dim, index)
+
+    def take_along_dim(self, indices, dim=None):
+        return ops.take_along_dim(self, indices, dim)
+
+    def scatter(self, dim, index, src=None, value=None, *, reduce=None):
+        return ops.scatter(self, dim, index, src, value, reduce=reduce)
+
+    def scatter_add(self, dim, index, src):
+        return ops.scatter_add(self, dim, index, src)
+
+    def index_put(self, indices, values, accumulate=False):
+        return ops.index_put(self, indices, values, accumulate)
+
+    def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+        """In place: :func:`minitorch.ops.scatter.scatter` written into self (not recorded by autograd)."""
+        return self._write_("scatter_", lambda: ops.scatter(self, dim, index, src, value, reduce=reduce))
+
+    def scatter_add_(self, dim, index, src):
+        """In place: ``scatter_add`` written into self (atomicAdd on cuda: repeated indices add up
+        in no fixed order, so float results may vary in the last bits)."""
+        return self._write_("scatter_add_", lambda: ops.scatter_add(self, dim, index, src))
+
+    def index_put_(self, indices, values, accumulate=False):
+        """In place: ``self[indices] = values`` (``+=`` with ``accumulate``; see
+        :func:`minitorch.ops.scatter.index_put`)."""
+        return self._write_("index_put_", lambda: ops.index_put(self, indices, values, accumulate))
+
     def bmm(self, mat2):
         """Batched matrix product of 3-D tensors (see :func:`minitorch.ops.matmul.bmm`)."""
         return ops.bmm(self, mat2)

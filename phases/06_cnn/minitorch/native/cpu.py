@@ -420,6 +420,40 @@ def copy_(dst, src):
 def nonzero(mask):
     """Coordinates of the true elements of a bool array, in row-major order: int64 [count, ndim]."""
     return _c(np.argwhere(mask), dtype=np.int64).reshape(-1, mask.ndim)
+
+
+# ---- torch.gather, scatter_, index_copy_ (issue 13) ------------------------------------------------
+def gather(a, dim, index):
+    """``out[.., i, ..] = a[.., index[.., i, ..], ..]`` along ``dim`` (torch.gather): index's
+    shape and a's dtype; ``index`` has a's rank and fits in ``a`` outside ``dim``."""
+    w, ok = _wrap(index, a.shape[dim])
+    if a.shape[dim] == 0:
+        return np.full(index.shape, _missing(a.dtype), dtype=a.dtype)
+    part = a[tuple(slice(0, n) if d != dim else slice(None) for d, n in enumerate(index.shape))]
+    out = np.take_along_axis(part, w, axis=dim)
+    if not ok.all():
+        out[~ok] = _missing(a.dtype)
+    return _c(out, dtype=a.dtype)
+
+
+def scatter_(dst, dim, index, src):
+    """``dst[i0, .., index[i], .., ik] = src[i]`` for every position i of ``index`` (torch's
+    scatter_; repeated indices: the last one stays); shapes as scatter_add_; returns dst."""
+    w, ok = _wrap(index, dst.shape[dim])
+    coords = list(np.indices(index.shape, sparse=False))
+    coords[dim] = w
+    dst[tuple(c[ok] for c in coords)] = src[ok]
+    return dst
+
+
+def index_copy_(dst, dim, index, src):
+    """``dst[p, index[b], q] = src[p, b, q]`` in place (torch's index_copy_); shapes as index_add_."""
+    w, ok = _wrap(index, dst.shape[dim])
+    flat = src.reshape(src.shape[:dim] + (index.size,) + src.shape[dim + index.ndim:])
+    keep = ok.reshape(-1)
+    pre = (slice(None),) * dim
+    dst[pre + (w.reshape(-1)[keep],)] = flat[pre + (keep,)]
+    return dst
 # ---- float16 and bfloat16: storage types, computed in float32 ------------------------------------
 # NumPy has float16 (and ml_dtypes adds bfloat16) but computes some ops in the half type itself
 # (a Python scalar is rounded to half before ``x * 0.1``; a float16 sum accumulates in float16). We

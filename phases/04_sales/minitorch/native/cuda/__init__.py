@@ -15,3 +15,4 @@ from .optim import sgd_step
 from .reduce import sum
 from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
+from .indexing import gather, index_copy_, scatter_

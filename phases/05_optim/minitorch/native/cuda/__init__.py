@@ -15,4 +15,5 @@ from .optim import sgd_step
 from .reduce import sum
 from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
+from .indexing import gather, index_copy_, scatter_
 from .gemm import linear, matmul   # the GEMM ladder, rung chosen per shape (replaces matrix.py's naive matmul)
