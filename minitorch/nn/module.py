@@ -137,7 +137,7 @@ class Module:
         state = OrderedDict((name, p.detach()) for name, p in self.named_parameters())
         state.update((name, b.detach()) for name, b in self.named_buffers() if b is not None)
         # >>> phase 05
-        for name in self._non_persistent_paths():
+        for name in self._unsaved_buffer_paths():
             state.pop(name, None)
         # <<< phase 05
         return state
@@ -152,7 +152,7 @@ class Module:
         own = dict(self.named_parameters())
         own.update(dict(self.named_buffers()))
         # >>> phase 05
-        for name in self._non_persistent_paths():
+        for name in self._unsaved_buffer_paths():
             own.pop(name, None)
         # <<< phase 05
         missing = [k for k in own if k not in state_dict]
@@ -201,11 +201,13 @@ class Module:
         non_persistent = self.__dict__.setdefault("_non_persistent_buffers", set())
         (non_persistent.discard if persistent else non_persistent.add)(name)
 
-    def _non_persistent_paths(self):
-        """Paths (``"block.mask"``) of the buffers registered with ``persistent=False``."""
+    def _unsaved_buffer_paths(self):
+        """Paths (``"block.mask"``) of the buffers a state_dict leaves out: those registered with
+        ``persistent=False``, and those set to None."""
         for path, module in self.named_modules():
-            for name in module.__dict__.get("_non_persistent_buffers", ()):
-                if name in module._buffers:
+            non_persistent = module.__dict__.get("_non_persistent_buffers", ())
+            for name, b in module._buffers.items():
+                if b is None or name in non_persistent:
                     yield f"{path}.{name}" if path else name
 
     def add_module(self, name, module):

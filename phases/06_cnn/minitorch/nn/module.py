@@ -133,7 +133,7 @@ class Module:
         """``OrderedDict`` of path -> tensor (detached, sharing memory) for parameters and buffers."""
         state = OrderedDict((name, p.detach()) for name, p in self.named_parameters())
         state.update((name, b.detach()) for name, b in self.named_buffers() if b is not None)
-        for name in self._non_persistent_paths():
+        for name in self._unsaved_buffer_paths():
             state.pop(name, None)
         return state
 
@@ -146,7 +146,7 @@ class Module:
         """
         own = dict(self.named_parameters())
         own.update(dict(self.named_buffers()))
-        for name in self._non_persistent_paths():
+        for name in self._unsaved_buffer_paths():
             own.pop(name, None)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -193,11 +193,13 @@ class Module:
         non_persistent = self.__dict__.setdefault("_non_persistent_buffers", set())
         (non_persistent.discard if persistent else non_persistent.add)(name)
 
-    def _non_persistent_paths(self):
-        """Paths (``"block.mask"``) of the buffers registered with ``persistent=False``."""
+    def _unsaved_buffer_paths(self):
+        """Paths (``"block.mask"``) of the buffers a state_dict leaves out: those registered with
+        ``persistent=False``, and those set to None."""
         for path, module in self.named_modules():
-            for name in module.__dict__.get("_non_persistent_buffers", ()):
-                if name in module._buffers:
+            non_persistent = module.__dict__.get("_non_persistent_buffers", ())
+            for name, b in module._buffers.items():
+                if b is None or name in non_persistent:
                     yield f"{path}.{name}" if path else name
 
     def add_module(self, name, module):
