@@ -474,6 +474,66 @@ class Tensor:
     def mean(self, dim=None, keepdim=False):
         return ops.mean(self, dim, keepdim)
 
+    # ---- .data, hooks, retain_grad ----------------------------------------------------------------
+    _hooks = None      # a leaf's {handle id: (None, fn)}; a computed tensor's hooks live on its grad_fn
+    _output_nr = None  # which output of its grad_fn this is, for a Function with several outputs
+
+    @property
+    def data(self):
+        """The same memory as a tensor outside autograd (no graph, requires_grad False). Unlike
+        ``detach()``, PyTorch does not track writes through it: prefer ``detach()``."""
+        return Tensor(self._data, self._device)
+
+    @data.setter
+    def data(self, value):
+        """``t.data = other`` makes ``t`` use ``other``'s memory (shape, dtype, device), keeping
+        ``t``'s identity, grad and autograd flags (what ``Module.to`` does to parameters)."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data, self._device = value._data, value._device
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` each time backward computes this tensor's full gradient; if it
+        returns a tensor, that replaces the gradient passed on (and kept in ``.grad``). Returns a
+        handle whose ``remove()`` unregisters it.
+
+        Raises:
+            RuntimeError: if this tensor does not require grad.
+        """
+        from .autograd.hooks import RemovableHandle
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = {}
+            hooks = self._hooks
+        else:
+            if self.grad_fn.hooks is None:
+                self.grad_fn.hooks = {}
+            hooks = self.grad_fn.hooks
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = (self._output_nr, hook)
+        return handle
+
+    def retain_grad(self):
+        """Keep this non-leaf tensor's gradient in ``.grad`` after backward (leaves always do).
+
+        Raises:
+            RuntimeError: if this tensor does not require grad.
+        """
+        import weakref
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None:          # weak: the graph must not keep the tensor alive
+            if self.grad_fn.retained is None:
+                self.grad_fn.retained = {}
+            self.grad_fn.retained[self._output_nr] = weakref.ref(self)
+
+    @property
+    def retains_grad(self):
+        node = self.grad_fn
+        return bool(node is not None and node.retained and self._output_nr in node.retained)
+
     # ---- max/min, argmax/argmin, var/std ------------------------------------------------------
     def max(self, dim=None, keepdim=False):
         """The maximum, or ``(values, indices)`` along ``dim`` (see :func:`minitorch.ops.reduce.max`)."""
