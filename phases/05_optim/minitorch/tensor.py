@@ -457,11 +457,11 @@ class Tensor:
         """The same data (shared memory) with no graph behind it and requires_grad False."""
         return Tensor(self._data, self._device)
 
-    def backward(self, gradient=None, retain_graph=False, create_graph=False):
+    def backward(self, gradient=None, retain_graph=None, create_graph=False):
         """Compute d(self)/d(leaf) for every leaf that requires grad and add it to ``leaf.grad``.
 
         ``gradient`` (same shape as self) is required unless self has one element.
-        The graph is freed afterwards unless ``retain_graph``.
+        The graph is freed afterwards unless ``retain_graph`` (which defaults to ``create_graph``).
         """
         from .autograd.engine import backward
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)

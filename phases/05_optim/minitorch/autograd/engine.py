@@ -42,15 +42,16 @@ def _accumulate(store, key, grad):
     store[key] = grad if key not in store else store[key] + grad
 
 
-def backward(tensor, gradient=None, retain_graph=False, create_graph=False):
+def backward(tensor, gradient=None, retain_graph=None, create_graph=False):
     """Add d(tensor)/d(leaf), weighted by ``gradient``, into ``.grad`` of every leaf behind it.
+    The graph is freed unless ``retain_graph``, which defaults to ``create_graph`` (as in PyTorch).
 
     Raises:
         RuntimeError: if ``tensor`` does not require grad, if ``gradient`` is missing for a
             non-scalar output or has the wrong shape, or if the graph was already freed.
     """
     gradient = _check_root(tensor, gradient, 0)
-    run_backward(((tensor, gradient),), retain_graph, create_graph)
+    run_backward(((tensor, gradient),), create_graph if retain_graph is None else retain_graph, create_graph)
 
 
 def _check_root(tensor, gradient, k):
