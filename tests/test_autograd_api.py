@@ -279,6 +279,7 @@ class _NanBackward(Function):
         return grad * float("nan")
 
 
+@pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled")
 def test_detect_anomaly_names_the_op_whose_backward_made_a_nan(device):
     x = mt.tensor([1.0, 2.0], device=device, requires_grad=True)
     _NanBackward.apply(x).sum().backward()                   # off: the NaN passes silently
@@ -298,8 +299,17 @@ def test_detect_anomaly_names_the_op_whose_backward_made_a_nan(device):
     assert not mt.autograd.is_anomaly_enabled()
     with mt.autograd.detect_anomaly():                       # no NaN: nothing raised
         (x * 2).sum().backward()
+    with mt.autograd.detect_anomaly(check_nan=False):        # tracebacks kept, NaNs not checked
+        _NanBackward.apply(x).sum().backward()
+    assert not mt.autograd.is_anomaly_enabled()
+
+    @mt.autograd.detect_anomaly()
+    def decorated():
+        assert mt.autograd.is_anomaly_enabled()
+    decorated()
 
 
+@pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled")
 def test_torch_agrees_on_the_anomaly_message():
     z = torch.tensor([0.0, 1.0], requires_grad=True)
     with pytest.warns(UserWarning), torch.autograd.detect_anomaly():

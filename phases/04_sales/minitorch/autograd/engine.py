@@ -99,7 +99,7 @@ def run_backward(roots, retain_graph, create_graph, inputs=None):
             if node.ctx.saved_tensors:
                 _check_versions(node)
             input_grads = _call_backward(node, grad)
-            if anomaly_mode._enabled:
+            if anomaly_mode._enabled and anomaly_mode._check_nan:
                 _check_nan(node, input_grads)
             for inp, g in zip(node.inputs, input_grads):
                 if inp is not None and g is not None:
