@@ -315,3 +315,43 @@ def test_torch_agrees_on_the_anomaly_message():
     with pytest.warns(UserWarning), torch.autograd.detect_anomaly():
         with pytest.raises(RuntimeError, match=r"Function 'LogBackward0' returned nan values in its 0th output\."):
             (z.log() * 0).sum().backward()
+
+
+def _split(lib):
+    base = mt.autograd.Function if lib is mt else torch.autograd.Function
+
+    class Split(base):
+        """(2x, x^2): two differentiable outputs of one node."""
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            ctx.set_materialize_grads(False)
+            return x * 2, x * x
+
+        @staticmethod
+        def backward(ctx, g_double, g_square):
+            x, = ctx.saved_tensors
+            total = None if g_double is None else g_double * 2
+            if g_square is not None:
+                total = g_square * 2 * x if total is None else total + g_square * 2 * x
+            return total
+    return Split
+
+
+def _run_split(lib, x):
+    """Hook on output 1, retain_grad on output 0, a backward through both, then autograd.grad
+    through output 1 alone (output 0's gradient arrives as None: materialize_grads is off)."""
+    d, s = _split(lib).apply(x)
+    d.retain_grad()
+    s.register_hook(lambda g: g * 10)
+    ((d * s).sum() + s.sum()).backward(retain_graph=True)
+    only_square, = lib.autograd.grad(s.sum(), x)
+    return x.grad, d.grad, only_square
+
+
+def test_custom_function_with_two_outputs_hooks_retain_grad_and_grad_like_torch(device, rng):
+    x, tx = _pair(rng.standard_normal(3), device)
+    for ours, theirs, what in zip(_run_split(mt, x), _run_split(torch, tx),
+                                  ("x.grad", "retained grad of output 0", "grad through output 1 alone")):
+        _close(ours, theirs, what)

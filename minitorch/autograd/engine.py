@@ -148,19 +148,22 @@ def _call_backward(node, grad):
 
 
 def _node_hooks(node, grad, create_graph):
-    """The hooks registered on the node's output(s), then retain_grad, on their total gradient."""
-    for nr in ((None,) if type(grad) is not dict else tuple(grad)):
-        g = grad if nr is None else grad[nr]
-        if node.hooks:
-            g = run_hooks(node.hooks, nr, g)
-        ref = node.retained.get(nr) if node.retained else None
-        kept = ref() if ref is not None else None
-        if kept is not None:
-            g_kept = g if create_graph else g.detach()
-            kept.grad = g_kept if kept.grad is None else kept.grad + g_kept
-        if nr is None:
-            return g
-        grad[nr] = g
+    """The hooks and retain_grad of the node's output (each output's, for several) on its total gradient."""
+    if type(grad) is not dict:
+        return _output_hooks(node, None, grad, create_graph)
+    return {nr: _output_hooks(node, nr, g, create_graph) for nr, g in grad.items()}
+
+
+def _output_hooks(node, nr, grad, create_graph):
+    """Output ``nr``'s hooks in registration order (each may replace the gradient), then, if it
+    called retain_grad() and is still alive, add the result into its ``.grad``."""
+    if node.hooks:
+        grad = run_hooks(node.hooks, nr, grad)
+    ref = node.retained.get(nr) if node.retained else None
+    kept = ref() if ref is not None else None
+    if kept is not None:
+        g = grad if create_graph else grad.detach()
+        kept.grad = g if kept.grad is None else kept.grad + g
     return grad
 
 

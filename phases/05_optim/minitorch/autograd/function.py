@@ -99,7 +99,7 @@ def _node(fn, ctx, args):
 def _record_outputs(fn, ctx, args, outs):
     """Attach every differentiable output of a multi-output Function to ONE node; output k
     remembers its position (``_output_nr``), so backward receives one gradient per output."""
-    outs = tuple(o.detach() if any(o is a for a in args) else o for o in outs)
+    outs = tuple(o.detach() if hasattr(o, "detach") and any(o is a for a in args) else o for o in outs)
     differentiable = [getattr(o, "dtype", None) is not None and o.dtype.is_floating_point
                       and not any(o is m for m in ctx.non_differentiable) for o in outs]
     if any(differentiable):
