@@ -267,3 +267,15 @@ def test_manual_seed_makes_init_reproducible(device):
     m2 = nn.Sequential(nn.Linear(5, 4, device=device), nn.Linear(4, 3, device=device))
     for (k, v1), v2 in zip(m1.state_dict().items(), m2.state_dict().values()):
         assert np.array_equal(v1.cpu().numpy(), v2.cpu().numpy()), k
+
+
+def test_init_of_empty_tensors_and_half_dtypes(device):
+    assert nn.Linear(0, 3, device=device).weight.shape == (3, 0)           # a zero-element weight is left alone
+    assert nn.Linear(3, 0, device=device).bias.shape == (0,)
+    for fn in (nn.init.uniform_, nn.init.normal_, nn.init.zeros_, nn.init.xavier_uniform_):
+        assert fn(mt.empty(0, 4, device=device)).shape == (0, 4)
+    for dtype in (mt.float16, mt.bfloat16):
+        t = nn.init.kaiming_uniform_(mt.empty(64, 32, dtype=dtype, device=device), nonlinearity="relu")
+        values = t.float().cpu().numpy()
+        bound = math.sqrt(6 / 32)
+        assert t.dtype is dtype and np.abs(values).max() <= bound * (1 + 2 ** -7) and values.std() > bound / 3

@@ -37,12 +37,16 @@ def kaiming_uniform_linear_(weight, bias, in_features):
 @no_grad()
 def uniform_(tensor, a=0.0, b=1.0):  # noqa: F811 - replaces phase 03's, which swapped the memory
     """Fill ``tensor`` in place with U(a, b) samples; returns it."""
+    if tensor.numel() == 0:                 # nothing to draw (and nothing to write)
+        return tensor
     return tensor.copy_(rand(tensor.shape, dtype=tensor.dtype, device=tensor.device) * (b - a) + a)
 
 
 @no_grad()
 def normal_(tensor, mean=0.0, std=1.0):
     """Fill ``tensor`` in place with N(mean, std^2) samples; returns it."""
+    if tensor.numel() == 0:
+        return tensor
     return tensor.copy_(randn(tensor.shape, dtype=tensor.dtype, device=tensor.device) * std + mean)
 
 
