@@ -129,6 +129,8 @@ def test_grad_errors_and_allow_unused_like_torch(device):
         mt.autograd.grad(y, [x, unused], retain_graph=True)
     gx, gu = mt.autograd.grad(y, [x, unused], allow_unused=True, retain_graph=True)
     assert gx.tolist() == [2.0, 4.0] and gu is None
+    g1, g2 = mt.autograd.grad(y, [x, x], retain_graph=True)          # an input named twice gets it twice
+    assert g1.tolist() == g2.tolist() == [2.0, 4.0]
     with pytest.raises(RuntimeError, match="One of the differentiated Tensors does not require grad"):
         mt.autograd.grad(y, [mt.ones(2, device=device)], retain_graph=True)
     with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):

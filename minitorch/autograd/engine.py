@@ -172,10 +172,11 @@ class _Capture:
 
     def __init__(self, inputs, order):
         self.grads = [None] * len(inputs)
-        self.leaves = {id(t): i for i, t in enumerate(inputs) if t.grad_fn is None}
-        self.nodes = {}                     # node -> [(output_nr, index in inputs)]
+        self.leaves, self.nodes = {}, {}    # id(leaf) -> [index in inputs]; node -> [(output_nr, index)]
         for i, t in enumerate(inputs):
-            if t.grad_fn is not None:
+            if t.grad_fn is None:
+                self.leaves.setdefault(id(t), []).append(i)
+            else:
                 self.nodes.setdefault(t.grad_fn, []).append((t._output_nr, i))
         # A node runs when one of its inputs is an input leaf or comes from a node leading to one;
         # inputs' nodes come after their consumers in ``order``, so walk it backwards.
@@ -194,8 +195,7 @@ class _Capture:
         return node in self.runs
 
     def at_leaf(self, leaf, grad):
-        i = self.leaves.get(id(leaf))
-        if i is not None:
+        for i in self.leaves.get(id(leaf), ()):
             self.grads[i] = grad
 
 
