@@ -476,8 +476,9 @@ class Tensor:
 
     @property
     def data(self):
-        """The same memory as a tensor outside autograd (no graph, requires_grad False). Unlike
-        ``detach()``, PyTorch does not track writes through it: prefer ``detach()``."""
+        """The same memory as a new tensor outside autograd (no graph, requires_grad False).
+        In-place writes through it escape the version checks of backward (in PyTorch too, where
+        ``detach()`` would share the version counter): prefer ``detach()`` in new code."""
         return Tensor(self._data, self._device)
 
     @data.setter
