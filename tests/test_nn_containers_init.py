@@ -279,3 +279,27 @@ def test_init_of_empty_tensors_and_half_dtypes(device):
         values = t.float().cpu().numpy()
         bound = math.sqrt(6 / 32)
         assert t.dtype is dtype and np.abs(values).max() <= bound * (1 + 2 ** -6) and values.std() > bound / 3
+
+
+@pytest.mark.parametrize("shape", [(20, 7), (8, 3, 5, 5), (6, 4, 3)])
+@pytest.mark.parametrize("a, mode, nonlinearity", [(0, "fan_in", "leaky_relu"), (math.sqrt(5), "fan_in", "leaky_relu"),
+                                                   (0.2, "fan_out", "leaky_relu"), (0, "FAN_OUT", "relu"),
+                                                   (0, "fan_in", "tanh"), (0, "fan_in", "selu")])
+def test_kaiming_and_xavier_parameters_equal_torchs_formulas(monkeypatch, shape, a, mode, nonlinearity):
+    """The (low, high) or (mean, std) each initialiser hands to uniform_/normal_, against the same
+    quantities from torch's own fan and gain helpers."""
+    calls = []
+    monkeypatch.setattr(nn.init, "uniform_", lambda t, lo, hi: calls.append((lo, hi)))
+    monkeypatch.setattr(nn.init, "normal_", lambda t, mean, std: calls.append((mean, std)))
+    t, tt = mt.empty(*shape), torch.empty(*shape)
+    fan = torch.nn.init._calculate_correct_fan(tt, mode.lower())
+    fan_in, fan_out = torch.nn.init._calculate_fan_in_and_fan_out(tt)
+    std = torch.nn.init.calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    xavier_std = 1.5 * math.sqrt(2.0 / (fan_in + fan_out))
+    nn.init.kaiming_uniform_(t, a=a, mode=mode, nonlinearity=nonlinearity)
+    nn.init.kaiming_normal_(t, a=a, mode=mode, nonlinearity=nonlinearity)
+    nn.init.xavier_uniform_(t, gain=1.5)
+    nn.init.xavier_normal_(t, gain=1.5)
+    want = [(-math.sqrt(3) * std, math.sqrt(3) * std), (0.0, std),
+            (-math.sqrt(3) * xavier_std, math.sqrt(3) * xavier_std), (0.0, xavier_std)]
+    np.testing.assert_allclose(np.array(calls, dtype=float), np.array(want), rtol=1e-14, atol=0)
