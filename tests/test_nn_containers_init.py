@@ -144,10 +144,15 @@ def test_register_buffer_state_dict_and_to(device):
     assert other.running.tolist() == [3.0, 3.0]
     m.to(device)
     assert m.running.device.type == device and m.mask.device.type == device
+    assert [b.shape for b in m.buffers()] == [(2,), (2,)]
+    del m.mask
+    assert [n for n, _ in m.named_buffers()] == ["running", "empty"] and not hasattr(m, "mask")
+    del m.fc
+    assert list(m.state_dict()) == ["running"]
     with pytest.raises(TypeError, match="cannot assign 'int' object to buffer 'x'"):
         m.register_buffer("x", 3)
     with pytest.raises(KeyError, match="already exists"):
-        m.register_buffer("fc", mt.zeros(1))
+        m.register_buffer("training", mt.zeros(1))
     with pytest.raises(KeyError):
         m.register_buffer("a.b", mt.zeros(1))
 

@@ -201,6 +201,18 @@ class Module:
         non_persistent = self.__dict__.setdefault("_non_persistent_buffers", set())
         (non_persistent.discard if persistent else non_persistent.add)(name)
 
+    def buffers(self):
+        """Every buffer of the tree (None ones left out), in ``named_buffers`` order."""
+        return (b for _, b in self.named_buffers() if b is not None)
+
+    def __delattr__(self, name):
+        """``del model.name`` unregisters a parameter, buffer or child module (or deletes a plain attribute)."""
+        for registry in (self._parameters, self._buffers, self._modules):
+            if name in registry:
+                del registry[name]
+                return
+        object.__delattr__(self, name)
+
     def _unsaved_buffer_paths(self):
         """Paths (``"block.mask"``) of the buffers a state_dict leaves out: those registered with
         ``persistent=False``, and those set to None."""
