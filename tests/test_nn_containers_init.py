@@ -98,6 +98,8 @@ def test_module_list_and_dict_like_torch():
     assert repr(ours) == repr(theirs)
     with pytest.raises(NotImplementedError):
         ours(mt.ones(1))
+    with pytest.raises(IndexError, match="index -5 is out of range"):
+        ours[-5]
     d = nn.ModuleDict([("a", nn.Linear(2, 3)), ("b", nn.ReLU())])
     d["c"] = nn.Linear(3, 1)
     assert list(d) == ["a", "b", "c"] and "b" in d and len(d) == 3

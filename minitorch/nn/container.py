@@ -20,11 +20,10 @@ def _check_module(module, where):
     return module
 
 
-def _index(idx, n, kind):
+def _index(idx, n):
     """``idx`` (negative counts from the end) as a position in ``range(n)``, with PyTorch's error."""
     if not -n <= idx < n:
-        raise IndexError(f"index {idx} is out of range" if kind == "Sequential"
-                         else f"index {idx} is out of range for a {kind} of length {n}")
+        raise IndexError(f"index {idx} is out of range")
     return idx % n
 
 
@@ -46,10 +45,10 @@ class _Indexed(Module):
         if isinstance(idx, slice):
             return self._sliced(idx)
         modules = list(self._modules.values())
-        return modules[_index(idx, len(modules), type(self).__name__)]
+        return modules[_index(idx, len(modules))]
 
     def __setitem__(self, idx, module):
-        key = list(self._modules)[_index(idx, len(self), type(self).__name__)]
+        key = list(self._modules)[_index(idx, len(self))]
         self._modules[key] = _check_module(module, f"{type(self).__name__}.__setitem__")
 
     def __delitem__(self, idx):
@@ -57,7 +56,7 @@ class _Indexed(Module):
         if isinstance(idx, slice):
             del modules[idx]
         else:
-            del modules[_index(idx, len(modules), type(self).__name__)]
+            del modules[_index(idx, len(modules))]
         self._renumber(modules)              # keys stay 0..n-1, as PyTorch keeps them
 
     def append(self, module):
