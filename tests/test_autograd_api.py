@@ -89,6 +89,16 @@ def test_hooks_and_retained_grads_also_act_in_autograd_grad_like_torch(device, r
             _close(g, tg, f"grad wrt input {k}")
         _close(y.grad, ty.grad, "retained y.grad accumulates across passes")
     assert x.grad is None and tx.grad is None                 # autograd.grad never writes a leaf's .grad
+    w, tw = _pair(rng.standard_normal(3), device)
+    seen = []
+    w.register_hook(lambda g: seen.append("w"))
+    tw.register_hook(lambda g: seen.append("torch w"))
+    v, tv = w * 2, tw * 2
+    v.register_hook(lambda g: seen.append("v"))
+    tv.register_hook(lambda g: seen.append("torch v"))
+    mt.autograd.grad((x * w * v).sum(), x)
+    torch.autograd.grad((tx * tw * tv).sum(), tx)
+    assert seen == [], "hooks of tensors grad() was not asked about, nor leading to one, do not run"
 
 
 # ---- autograd.grad ----------------------------------------------------------------------------------

@@ -89,10 +89,12 @@ def run_backward(roots, retain_graph, create_graph, inputs=None):
             grad = grads.pop(node, None)
             if grad is None:                # every path to this node had a zero (None) gradient
                 continue
+            if captured is not None and node not in captured.reached:
+                continue                    # neither asked for nor leading to what is
             if node.hooks or node.retained:
                 grad = _node_hooks(node, grad, create_graph)
             if captured is not None and not captured.at_node(node, grad):
-                continue                    # nothing this pass asks for lies behind this node
+                continue                    # asked for, and nothing asked for lies behind it
             if node.ctx is None:
                 raise RuntimeError("Trying to backward through the graph a second time: its saved "
                                    "tensors were freed. Pass retain_graph=True to the first backward().")
@@ -107,6 +109,8 @@ def run_backward(roots, retain_graph, create_graph, inputs=None):
             if not retain_graph:
                 node.ctx = None             # free what forward saved
         for leaf, g in leaf_grads.values():
+            if captured is not None and id(leaf) not in captured.leaves:
+                continue                    # a leaf grad() was not asked about: no hooks, no .grad
             if leaf._hooks:
                 g = run_hooks(leaf._hooks, None, g)
             if captured is None:
@@ -181,12 +185,12 @@ class _Capture:
                 self.nodes.setdefault(t.grad_fn, []).append((t._output_nr, i))
         # A node runs when one of its inputs is an input leaf or comes from a node leading to one;
         # inputs' nodes come after their consumers in ``order``, so walk it backwards.
-        leads, self.runs = set(self.nodes), set()
+        self.reached, self.runs = set(self.nodes), set()      # nodes to visit; nodes whose backward runs
         for node in reversed(order):
             for inp in node.inputs:
-                if inp is not None and (id(inp) in self.leaves if inp.grad_fn is None else inp.grad_fn in leads):
+                if inp is not None and (id(inp) in self.leaves if inp.grad_fn is None else inp.grad_fn in self.reached):
                     self.runs.add(node)
-                    leads.add(node)
+                    self.reached.add(node)
                     break
 
     def at_node(self, node, grad):
@@ -196,7 +200,7 @@ class _Capture:
         return node in self.runs
 
     def at_leaf(self, leaf, grad):
-        for i in self.leaves.get(id(leaf), ()):
+        for i in self.leaves[id(leaf)]:
             self.grads[i] = grad
 
 
