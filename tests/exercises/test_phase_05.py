@@ -204,3 +204,24 @@ def test_smem_tiled_rung_matches_float64():
 def test_blocktile_2d_rung_matches_float64():
     _check_rung("05_blocktile_2d")
     _check_rung("05_blocktile_2d", np.float64)
+
+
+# ---- nn.init ---------------------------------------------------------------------------------------
+
+@exercise("05.8")
+def test_fan_in_and_fan_out_match_torch():
+    from minitorch.nn.init import _calculate_fan_in_and_fan_out as fans
+    for shape, what in [((5, 3), "a Linear weight [out=5, in=3]"), ((1, 1), "a [1, 1] weight"),
+                        ((16, 8, 3, 3), "a conv2d weight [out=16, in=8, 3, 3]"),
+                        ((7, 2, 5), "a conv1d weight [out=7, in=2, 5]"),
+                        ((4, 6, 2, 3, 5), "a conv3d weight [out=4, in=6, 2, 3, 5]"),
+                        ((3, 0, 2), "a weight with no inputs [3, 0, 2]")]:
+        got = fans(mt.empty(*shape))
+        want = torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(*shape))
+        assert tuple(got) == want, f"(fan_in, fan_out) of {what} should be {want}, got {got}"
+    for shape in [(5,), ()]:
+        try:
+            fans(mt.empty(*shape))
+        except ValueError:
+            continue
+        raise AssertionError(f"a tensor of shape {shape} has fewer than 2 dimensions: raise ValueError, as PyTorch does")

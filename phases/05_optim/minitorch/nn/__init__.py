@@ -8,3 +8,5 @@ from .loss import MSELoss
 from .module import Module
 from .parameter import Parameter
 from .loss import L1Loss
+from .container import ModuleDict, ModuleList, Sequential
+from .linear import Identity

@@ -11,3 +11,5 @@ from .loss import L1Loss
 from .activation import LogSoftmax, Softmax
 from .flatten import Flatten
 from .loss import CrossEntropyLoss, NLLLoss
+from .container import ModuleDict, ModuleList, Sequential
+from .linear import Identity
