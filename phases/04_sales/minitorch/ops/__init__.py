@@ -8,3 +8,4 @@ from .shape import clone, contiguous, expand, flatten, permute, reshape, squeeze
 from .reduce import mean, sum
 from .indexing import cat, getitem, index_add, index_select, nonzero, setitem, stack
 from .reduce import argmax, argmin, max, min, std, var
+from .einsum import einsum
