@@ -201,8 +201,8 @@ def einsum(equation, *operands):
         raise RuntimeError("einsum(): must provide at least one operand")
     check_same_device("einsum", *operands)
     labels, out = _parse(equation, operands)
-    sizes = _sizes(labels, operands)
     terms = [_take_diagonal(t, l, k) for k, (t, l) in enumerate(zip(operands, labels))]
+    sizes = _sizes([l for _, l in terms], [t for t, _ in terms])
     t, lt = terms[0]
     for k in range(len(terms)):
         later = {c for _, l in terms[k + 1:] for c in l} | set(out)

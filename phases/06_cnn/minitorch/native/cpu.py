@@ -522,7 +522,7 @@ def eye(n, m, dtype, index=None):
 def empty_strided(shape, strides, dtype, index=None):
     """Uninitialised memory viewed with ``shape`` and element ``strides`` (non-negative), over a
     buffer just large enough: 1 + sum((size - 1) * stride) elements, 0 if any size is 0."""
-    need = 0 if 0 in shape else 1 + sum((n - 1) * st for n, st in zip(shape, strides))
+    need = 0 if 0 in shape else 1 + int(np.dot(np.array(shape, np.int64) - 1, np.array(strides, np.int64)))
     buf = np.empty(need, dtype=dtype.numpy)
     return np.lib.stride_tricks.as_strided(buf, shape=tuple(shape), strides=tuple(st * buf.itemsize for st in strides))
 
