@@ -36,10 +36,12 @@ extern "C" __global__ void affine_f64(const double* u, double* out, double a, do
 // rejection step: the bias is below 2^-40 for any range under 2^24, far under what sampling sees).
 // The sum is taken in unsigned arithmetic: low + offset can pass through 2^63 when the range is
 // most of the int64 line, and unsigned wrap-around then gives the right two's-complement result.
+// `range` (high - low, up to 2^64 - 1) arrives as the bits of a long long: our launcher packs
+// sizes as signed 64-bit integers, and the cast back to unsigned restores it.
 extern "C" __global__ void randint_i64(const unsigned long long* bits, long long* out, long long low,
-                                       unsigned long long range, long long n) {
+                                       long long range, long long n) {
     GRID_STRIDE_LOOP(i, n) {
-        out[i] = (long long)((unsigned long long)low + __umul64hi(bits[i], range));
+        out[i] = (long long)((unsigned long long)low + __umul64hi(bits[i], (unsigned long long)range));
     }
 }
 

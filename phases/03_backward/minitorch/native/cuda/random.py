@@ -65,8 +65,9 @@ def randint(low, high, shape, generator=None, index=0):
     """int64 array of ``shape`` uniform on [low, high) (high > low, checked by the caller)."""
     out = array.empty(tuple(shape), np.dtype(np.int64), index)
     bits = _random_words(out.size, generator, index)
+    span = high - low                        # up to 2^64 - 1: passed as the same 64 bits, signed
     launch_stride(kernel("random.cu", "randint_i64", index), out.size, 4, index,
-                  (bits, out, int(low), np.uint64(high - low), out.size))
+                  (bits, out, int(low), span - (1 << 64) if span >= 1 << 63 else span, out.size))
     return out
 
 
