@@ -312,6 +312,13 @@ def test_bernoulli(device):
     assert not mt.bernoulli(w).requires_grad
 
 
+def test_exponential_(device):
+    x = mt.zeros(100000, dtype=mt.float64, device=device)
+    assert x.exponential_(4.0) is x
+    v = _np(x)
+    assert v.min() >= 0 and abs(v.mean() - 0.25) < 0.005 and abs(v.std() - 0.25) < 0.005
+
+
 # ---- einsum -------------------------------------------------------------------------------------------
 EQUATIONS = [
     ("ij,jk->ik", [(3, 4), (4, 5)]),            # matmul
@@ -373,3 +380,21 @@ def test_einsum_errors(equation, shapes, message):
         mt.einsum(equation, *[mt.ones(*s) for s in shapes])
     with pytest.raises(RuntimeError):                # PyTorch rejects them too
         torch.einsum(equation, *[torch.ones(*s) for s in shapes])
+
+
+# ---- float16 and bfloat16 (phase 05 storage types) --------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_factories_and_draws(device, dtype):
+    mt_dtype, torch_dtype = getattr(mt, dtype), getattr(torch, dtype)
+    ours = mt.linspace(-1, 3, 50, dtype=mt_dtype, device=device).float()
+    np.testing.assert_allclose(_np(ours), torch.linspace(-1, 3, 50, dtype=torch_dtype).float().numpy(), atol=2e-2)
+    np.testing.assert_array_equal(_np(mt.eye(3, 4, dtype=mt_dtype, device=device).float()), np.eye(3, 4))
+    x = mt.zeros(20001, dtype=mt_dtype, device=device)
+    v = _np(x.uniform_(1, 2).float())
+    assert x.dtype is mt_dtype and v.min() >= 1 and v.max() <= 2 and abs(v.mean() - 1.5) < 0.02
+    v = _np(x.normal_(-3, 2).float())
+    assert abs(v.mean() + 3) < 0.1 and abs(v.std() - 2) < 0.1
+    b = _np(mt.bernoulli(mt.full((20000,), 0.25, dtype=mt_dtype, device=device)).float())
+    assert set(np.unique(b).tolist()) <= {0.0, 1.0} and abs(b.mean() - 0.25) < 0.02
+    m = _np(mt.multinomial(mt.tensor([0.0, 1.0, 3.0], dtype=mt_dtype, device=device), 4000, True))
+    _chi2_ok(np.bincount(m, minlength=3), np.array([0, 1000, 3000]))

@@ -688,6 +688,12 @@ class Tensor:
         return self._write_("bernoulli_", lambda: rand(self.shape, generator=generator, dtype=draw_dtype,
                                                        device=self._device) < p, cast_any=True)
 
+    def exponential_(self, lambd=1.0, *, generator=None):
+        """Fill with Exp(lambd) draws in place, by the inverse CDF -log(1 - u) / lambd, u ~ U[0, 1)."""
+        from .creation import rand
+        return self._write_("exponential_", lambda: -(1 - rand(self.shape, generator=generator, dtype=self.dtype,
+                                                              device=self._device)).log() / lambd)
+
 
 def _kind(dtype):
     """0 bool, 1 integer, 2 floating: an in-place result may not go to a lower kind (PyTorch's rule)."""
