@@ -665,7 +665,9 @@ class Tensor:
         engine = self._draw_engine(op, generator)
         if not self.is_contiguous():
             from .creation import empty
-            fresh = lambda: getattr(empty(self.shape, dtype=self.dtype, device=self._device), op)(a, b, generator=generator)  # noqa: E731
+
+            def fresh():                         # the same draws into a new contiguous tensor
+                return getattr(empty(self.shape, dtype=self.dtype, device=self._device), op)(a, b, generator=generator)
             return self._write_(op, fresh)
         self._check_inplace(op)
         getattr(self._backend, op)(self._data, a, b, engine)

@@ -13,6 +13,7 @@ from ...cuda import array
 from .creation import _curand, empty
 from .launch import cp, kernel, kernel_for, launch, launch_1d, launch_stride
 
+
 def _draw_buffer(dtype, n, index):
     """A scratch array for ``n`` draws of cuRAND's type for ``dtype``: double for float64, float
     otherwise (cuRAND has no half draws); rounded up to an even count (its normal draws need one)."""
