@@ -19,6 +19,7 @@ operands (aligned from the right) and, without ``->``, come first in the output.
 broadcast against the same label of another size (as PyTorch allows). Our matmul is floating
 only: integer operands are multiplied and summed elementwise instead.
 """
+import math
 import string
 
 from ..autograd.function import Function
@@ -167,10 +168,7 @@ def _contract(a, la, b, lb, needed, sizes):
     right = [c for c in lb if c not in la]
 
     def count(ls):
-        n = 1
-        for c in ls:
-            n *= sizes[c]
-        return n
+        return math.prod(sizes[c] for c in ls)
     a3 = reshape(_arrange(a, la, batch + left + summed, sizes), count(batch), count(left), count(summed))
     b3 = reshape(_arrange(b, lb, batch + summed + right, sizes), count(batch), count(summed), count(right))
     if a3.dtype.is_floating_point and b3.dtype.is_floating_point:
@@ -204,15 +202,14 @@ def einsum(equation, *operands):
     labels, out = _parse(equation, operands)
     terms = [_take_diagonal(t, l, k) for k, (t, l) in enumerate(zip(operands, labels))]
     sizes = _sizes([l for _, l in terms], [t for t, _ in terms])
-    t, lt = terms[0]
-    for k in range(len(terms)):
-        later = {c for _, l in terms[k + 1:] for c in l} | set(out)
-        if k > 0:
-            b, lb = terms[k]
-            lb_needed = later | set(lt)
-            b, lb = _sum_out(b, lb, lb_needed)
-            t, lt = _contract(t, lt, b, lb, later, sizes)
-        else:
-            t, lt = _sum_out(t, lt, later)
-    t, lt = _sum_out(t, lt, set(out))
+    t, lt = _sum_out(*terms[0], _needed_after(terms, 0, out))
+    for k in range(1, len(terms)):
+        later = _needed_after(terms, k, out)
+        b, lb = _sum_out(*terms[k], later | set(lt))       # labels of b alone: summed before the matmul
+        t, lt = _contract(t, lt, b, lb, later, sizes)
     return _arrange(t, lt, out, sizes) if lt != out else t
+
+
+def _needed_after(terms, k, out):
+    """The labels still needed once operand ``k`` is folded in: those of later operands and the output."""
+    return {c for _, l in terms[k + 1:] for c in l} | set(out)
