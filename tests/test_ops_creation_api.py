@@ -398,3 +398,20 @@ def test_half_precision_factories_and_draws(device, dtype):
     assert set(np.unique(b).tolist()) <= {0.0, 1.0} and abs(b.mean() - 0.25) < 0.02
     m = _np(mt.multinomial(mt.tensor([0.0, 1.0, 3.0], dtype=mt_dtype, device=device), 4000, True))
     _chi2_ok(np.bincount(m, minlength=3), np.array([0, 1000, 3000]))
+
+
+@pytest.mark.cuda
+@pytest.mark.usefixtures("poisoned_allocator")
+def test_cuda_outputs_are_fully_written():
+    """Every block comes filled with 0xFF (NaN, -1): an element a kernel forgot stays so."""
+    p = mt.rand(7, 300, device="cuda") * (mt.rand(7, 300, device="cuda") < 0.5) + 1e-3
+    floats = [mt.eye(33, 257, device="cuda"), mt.linspace(0, 1, 1001, device="cuda"),
+              mt.logspace(0, 1, 1001, dtype=mt.float64, device="cuda"),
+              mt.empty(1001, device="cuda").uniform_(), mt.empty(1001, dtype=mt.float64, device="cuda").normal_(),
+              mt.eye(5, dtype=mt.float16, device="cuda").float(), mt.bernoulli(p)]
+    for t in floats:
+        assert not np.isnan(_np(t)).any(), f"unwritten elements in a tensor of shape {tuple(t.shape)}"
+    ints = [mt.randint(0, 5, (1001,), device="cuda"), mt.randperm(1001, device="cuda"),
+            mt.multinomial(p, 50), mt.multinomial(p, 500, True), mt.eye(9, dtype=mt.int64, device="cuda")]
+    for t in ints:
+        assert (_np(t) >= 0).all(), f"unwritten elements in a tensor of shape {tuple(t.shape)}"
