@@ -769,6 +769,67 @@ class Tensor:
         """bfloat16 copy (``self`` when already bfloat16); differentiable, the gradient casts back."""
         return self.to(dtype=_dtypes.bfloat16)
 
+    # ---- random numbers in place: drawn straight into this tensor's memory (cuRAND on cuda) ------
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+        """Fill with U(from_, to) draws in place; returns ``self``. ``generator``: a
+        ``minitorch.Generator`` of this device (default: the global generator)."""
+        return self._draw_("uniform_", from_, to, generator)
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        """Fill with N(mean, std^2) draws in place; returns ``self``."""
+        return self._draw_("normal_", mean, std, generator)
+
+    def _draw_(self, op, a, b, generator):
+        """The backend's in-place draw ``op`` on this contiguous tensor.
+
+        Raises:
+            RuntimeError: a non-floating dtype.
+            NotImplementedError: a non-contiguous view (phase 04 writes those).
+        """
+        engine = self._draw_engine(op, generator)
+        if not self.is_contiguous():
+            raise NotImplementedError(f"{op} on a non-contiguous view is not supported yet")
+        getattr(self._backend, op)(self._data, a, b, engine)
+        return self
+
+    def _draw_engine(self, op, generator):
+        from .random import engine
+        if not self.dtype.is_floating_point:
+            raise RuntimeError(f"{op}: random floats need a floating dtype, got {self.dtype.name}")
+        return engine(generator, self._device)
+
+    def _draw_(self, op, a, b, generator):     # noqa: F811 - replaces phase 02's: views, autograd's checks
+        """The backend's in-place draw ``op`` on this tensor: straight into its memory when it is
+        contiguous, else fresh draws written through the strided copy (``_write_``).
+
+        Raises:
+            RuntimeError: a non-floating dtype; see ``_check_inplace``.
+        """
+        engine = self._draw_engine(op, generator)
+        if not self.is_contiguous():
+            from .creation import empty
+
+            def fresh():                         # the same draws into a new contiguous tensor
+                return getattr(empty(self.shape, dtype=self.dtype, device=self._device), op)(a, b, generator=generator)
+            return self._write_(op, fresh)
+        self._check_inplace(op)
+        getattr(self._backend, op)(self._data, a, b, engine)
+        return self
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        """Set each element to 1 with probability ``p`` (a number or a tensor broadcasting to self),
+        else 0, in place; returns ``self``."""
+        from .creation import rand
+        draw_dtype = self.dtype if self.dtype.is_floating_point else _dtypes.float32
+        return self._write_("bernoulli_", lambda: rand(self.shape, generator=generator, dtype=draw_dtype,
+                                                       device=self._device) < p, cast_any=True)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        """Fill with Exp(lambd) draws in place, by the inverse CDF -log(1 - u) / lambd, u ~ U[0, 1)."""
+        from .creation import rand
+        return self._write_("exponential_", lambda: -(1 - rand(self.shape, generator=generator, dtype=self.dtype,
+                                                              device=self._device)).log() / lambd)
+
 
 def _kind(dtype):
     """0 bool, 1 integer, 2 floating: an in-place result may not go to a lower kind (PyTorch's rule)."""

@@ -11,3 +11,4 @@ from .reduce import argmax, argmin, max, min, std, var
 from .rearrange import (chunk, diagonal, flip, movedim, moveaxis, narrow, repeat, roll, split, tile, tril, triu,
                         unbind)
 from .scatter import gather, index_put, scatter, scatter_add, take_along_dim
+from .einsum import einsum
