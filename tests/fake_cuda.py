@@ -72,7 +72,8 @@ class FakeCuda:
             runtime=types.SimpleNamespace(
                 memcpyAsync=memcpy_async, memcpyHostToDevice=1, memcpyDeviceToHost=2,
                 streamSynchronize=lambda stream: None, getDevice=lambda: fake.device,
-                pointerGetAttributes=lambda ptr: types.SimpleNamespace(device=fake.device)))
+                pointerGetAttributes=lambda ptr: types.SimpleNamespace(device=fake.device),
+                memGetInfo=lambda: (fake.limit - sum(fake.live.values()), fake.limit)))
 
 
 def private_copy(monkeypatch, path, name):

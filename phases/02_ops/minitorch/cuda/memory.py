@@ -115,11 +115,14 @@ class DevicePool:
         self.peak = self.allocated
 
 
+Pool = DevicePool          # the class pool() makes
+
+
 def pool(index, cupy):
-    """The DevicePool of GPU ``index`` (made on first use)."""
+    """The allocator of GPU ``index`` (a ``Pool``, made on first use)."""
     found = _pools.get(index)
     if found is None:
-        found = _pools[index] = DevicePool(index, cupy)
+        found = _pools[index] = Pool(index, cupy)
     return found
 
 
