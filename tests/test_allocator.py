@@ -322,3 +322,74 @@ def test_every_statistic_matches_a_model_under_random_mallocs_and_frees(monkeypa
         assert pool.allocated + pool.cached == sum(fake.live.values())
         assert stats["segment.all.allocated"] == stats["num_device_alloc"] == fake.mallocs
     assert stats["num_device_alloc"] - stats["num_device_free"] == len(fake.live)
+
+
+# ---- on the GPU ------------------------------------------------------------------------------------
+class _MLP(minitorch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hidden = minitorch.nn.Linear(784, 128)
+        self.relu = minitorch.nn.ReLU()
+        self.out = minitorch.nn.Linear(128, 10)
+
+    def forward(self, x):
+        return self.out(self.relu(self.hidden(x)))
+
+
+@pytest.mark.cuda
+def test_reserved_memory_stops_growing_over_1000_training_steps():
+    """An MLP trained for 1000 steps, every 10th batch smaller (an epoch's last batch): after the
+    first steps every request is served from the cache, so reserved memory stays flat, and
+    nothing leaks (allocated memory comes back to the parameters' bytes after each step)."""
+    cuda = minitorch.cuda
+    rng = np.random.default_rng(0)
+    minitorch.manual_seed(0)
+    model = _MLP().cuda()
+    opt = minitorch.optim.SGD(model.parameters(), lr=0.01)
+    batches = []
+    for n in (128, 40):
+        x = minitorch.tensor(rng.standard_normal((n, 784)).astype(np.float32), device="cuda")
+        y = minitorch.tensor(rng.integers(0, 10, n), device="cuda")
+        batches.append((x, y))
+    reserved, allocated = [], []
+    for step in range(1000):
+        x, y = batches[1] if step % 10 == 9 else batches[0]
+        opt.zero_grad()
+        loss = minitorch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        del loss
+        reserved.append(cuda.memory_reserved())
+        allocated.append(cuda.memory_allocated())
+    cuda.synchronize()
+    assert reserved[-1] == reserved[20], f"reserved grew from {reserved[20]} to {reserved[-1]} bytes after step 20"
+    assert max(reserved[20:]) == reserved[20]
+    assert allocated[-1] == allocated[20] and allocated[-11] == allocated[20], "allocated memory leaks step by step"
+    stats = cuda.memory_stats()
+    assert stats["num_ooms"] == 0 and stats["allocation.all.allocated"] > 10_000
+
+
+@pytest.mark.cuda
+def test_a_gpu_out_of_memory_error_names_the_request():
+    import cupy as cp
+    pool = memory.pool(0, cp)
+    before = pool.num_ooms
+    with pytest.raises(cp.cuda.memory.OutOfMemoryError) as info:
+        pool.malloc(1 << 50, cp.cuda.get_current_stream().ptr)            # 1 PiB
+    assert "tried to allocate 1073741824.00 MiB" in str(info.value) and "reserved by MiniTorch" in str(info.value)
+    assert pool.num_ooms == before + 1 and pool.num_alloc_retries >= 1
+
+
+@pytest.mark.cuda
+def test_blocks_cut_from_one_segment_hold_their_own_bytes():
+    """Many small arrays share 2 MiB segments: each one must read back exactly what was written."""
+    from minitorch.cuda import array
+    rng = np.random.default_rng(1)
+    hosts = [rng.standard_normal(int(n)).astype(np.float32) for n in rng.integers(1, 5000, 300)]
+    devs = [array.from_numpy(h, 0) for h in hosts]
+    for i in range(0, 300, 3):                  # free a third, reuse the holes, then read everything
+        devs[i] = None
+    for i in range(0, 300, 3):
+        devs[i] = array.from_numpy(hosts[i], 0)
+    for h, d in zip(hosts, devs):
+        assert (d.get() == h).all()
