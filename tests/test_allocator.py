@@ -166,6 +166,16 @@ def test_out_of_memory_empties_the_cache_retries_once_then_says_what_it_asked(mo
     assert pool.allocated == 22 * MiB and big
 
 
+def test_a_cuda_error_other_than_out_of_memory_is_not_retried(fake, monkeypatch):
+    def broken(size):
+        raise fake_cuda.CUDARuntimeError(1)                # cudaErrorInvalidValue
+    monkeypatch.setattr(fake.cuda, "Memory", broken)
+    pool = memory.pool(0, fake)
+    with pytest.raises(fake_cuda.CUDARuntimeError):
+        pool.malloc(100, 0)
+    assert pool.num_alloc_retries == 0 and pool.num_ooms == 0
+
+
 def test_the_torch_cuda_style_api(fake):
     cuda = minitorch.cuda
     pool = memory.pool(0, fake)
@@ -304,7 +314,7 @@ def test_every_statistic_matches_a_model_under_random_mallocs_and_frees(monkeypa
         else:
             try:
                 held.append(pool.malloc(int(rng.choice(sizes)), int(rng.integers(0, 2))))
-            except fake_cuda.OutOfMemoryError:
+            except fake_cuda.OutOfMemoryError:              # ours, a subclass of CuPy's
                 pass
         observe()
         stats = pool.memory_stats()

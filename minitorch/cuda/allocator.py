@@ -300,22 +300,30 @@ class CachingAllocator:
         """A new segment (one free block, off the free lists) big enough for ``size`` bytes. When
         cudaMalloc fails, give back the cached segments and try once more."""
         nsegment = segment_size(size)
-        oom = self.cupy.cuda.memory.OutOfMemoryError
-        with self.cupy.cuda.Device(self.index):
-            try:
-                memory = self.cupy.cuda.Memory(nsegment)
-            except oom:
-                self.num_alloc_retries += 1
-                self.empty_cache()
-                try:
-                    memory = self.cupy.cuda.Memory(nsegment)
-                except oom:
-                    self.num_ooms += 1
-                    raise out_of_memory_error(oom)(self._oom_message(nbytes, nsegment)) from None
+        memory = self._cuda_malloc(nsegment)
+        if memory is None:
+            self.num_alloc_retries += 1
+            self.empty_cache()
+            memory = self._cuda_malloc(nsegment)
+            if memory is None:
+                self.num_ooms += 1
+                oom = out_of_memory_error(self.cupy.cuda.memory.OutOfMemoryError)
+                raise oom(self._oom_message(nbytes, nsegment))
         self.num_device_alloc += 1
         self.segments[ALL].add(nsegment)
         self.segments[pool].add(nsegment)
         return Block(memory.ptr, nsegment, stream, pool, memory)
+
+    def _cuda_malloc(self, nbytes):
+        """A ``cupy.cuda.Memory`` of ``nbytes`` on this GPU (cudaMalloc); None when the GPU is full."""
+        runtime = self.cupy.cuda.runtime
+        with self.cupy.cuda.Device(self.index):
+            try:
+                return self.cupy.cuda.Memory(nbytes)
+            except runtime.CUDARuntimeError as e:          # what CuPy makes of cudaMalloc's failure
+                if e.status != runtime.errorMemoryAllocation:
+                    raise
+                return None
 
     def _oom_message(self, nbytes, nsegment):
         free, total = self.cupy.cuda.runtime.memGetInfo()

@@ -83,7 +83,8 @@ class DevicePool:
         """A Block of at least ``nbytes`` for work queued on ``stream`` (a CUstream handle).
 
         Raises:
-            cupy.cuda.memory.OutOfMemoryError: when the GPU is full even after the cache is freed.
+            cupy.cuda.runtime.CUDARuntimeError: cudaErrorMemoryAllocation when the GPU is full even
+                after the cache is freed (what cudaMalloc's failure becomes in CuPy).
         """
         size = round_size(nbytes)
         cached = self.free.get((stream, size))
@@ -102,7 +103,7 @@ class DevicePool:
         with self.cupy.cuda.Device(self.index):
             try:
                 return self.cupy.cuda.Memory(size)
-            except self.cupy.cuda.memory.OutOfMemoryError:
+            except self.cupy.cuda.runtime.CUDARuntimeError:     # cudaErrorMemoryAllocation
                 self.empty_cache()
                 return self.cupy.cuda.Memory(size)
 
