@@ -73,7 +73,8 @@ def throughput_fake(sizes):
     import fake_cuda
     fake, _ = fake_cuda.install(_Patch(), limit=1 << 40)
     out = {}
-    for name, cls in (("minitorch (block-splitting)", memory.Pool), ("minitorch phase 01 (exact size)", memory.DevicePool)):
+    for name, cls in (("minitorch (block-splitting)", memory.Pool),
+                      ("minitorch phase 01 (exact size)", memory.DevicePool)):
         pool = cls(0, fake)
         out[name] = pair_us(lambda n: pool.malloc(n, 0), sizes)
     return out

@@ -238,38 +238,40 @@ class CachingAllocator:
             return None
         block = free.pop(i)[2]
         if block.prev is not None or block.next is not None:
-            self._count_inactive_split(block, -1)
+            self._uncount_inactive_split(block)
         return block
 
     def _insert_free(self, block):
+        """Cache ``block`` on the free list of its pool and stream."""
         free = self.free_blocks[block.pool].get(block.stream)
         if free is None:
             free = self.free_blocks[block.pool][block.stream] = []
         bisect.insort(free, (block.size, block.ptr, block))
-        if block.prev is not None or block.next is not None:
-            self._count_inactive_split(block, +1)
+        if block.prev is not None or block.next is not None:       # inactive split: see below
+            self.inactive_split[ALL].add(block.size)
+            self.inactive_split[block.pool].add(block.size)
 
     def _remove_free(self, block):
+        """Take ``block`` off its free list (found by bisection on its (size, ptr))."""
         free = self.free_blocks[block.pool][block.stream]
         del free[bisect.bisect_left(free, (block.size, block.ptr))]
         if block.prev is not None or block.next is not None:
-            self._count_inactive_split(block, -1)
+            self._uncount_inactive_split(block)
 
-    def _count_inactive_split(self, block, sign):
-        """A free block that shares its segment is counted as it enters (+1) and leaves (-1) a
-        free list."""
-        for usage in (self.inactive_split[ALL], self.inactive_split[block.pool]):
-            if sign > 0:
-                usage.add(block.size)
-            else:
-                usage.remove(block.size)
+    def _uncount_inactive_split(self, block):
+        """A free block that shares its segment is "inactive split" memory (cached, yet its segment
+        cannot be given back): counted as it enters a free list, uncounted as it leaves."""
+        self.inactive_split[ALL].remove(block.size)
+        self.inactive_split[block.pool].remove(block.size)
+
     # ---- splitting and merging -----------------------------------------------------------------
     def _split(self, block, size):
         """Keep the first ``size`` bytes of ``block`` (which is off the free lists) and make the
         rest a new free block right after it in the segment."""
         # >>> exercise 05.7: split a block
         # hint: the rest starts at block.ptr + size, has block.size - size bytes, and the same stream, pool and segment
-        # hint: link it between block and block.next (both directions, block.next may be None), shrink block, then cache the rest with self._insert_free
+        # hint: link it between block and block.next in both directions (block.next may be None)
+        # hint: then shrink block to size and cache the rest with self._insert_free(rest)
         rest = Block(block.ptr + size, block.size - size, block.stream, block.pool, block.segment)
         rest.prev, rest.next = block, block.next
         if block.next is not None:
