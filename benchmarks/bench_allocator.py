@@ -4,8 +4,8 @@
    a window of 20 blocks alive at once, as in a training step), for ours (the block-splitting
    allocator), phase 01's exact-size pool, and ``torch.empty(nbytes, dtype=torch.uint8,
    device='cuda')`` + ``del`` (PyTorch's CUDACachingAllocator behind a tensor). Host time only:
-   no kernel runs. Ours is timed on the allocator itself (no tensor header); torch's includes
-   making its tensor, so it is an upper bound on its allocator's cost.
+   no kernel runs. Ours is timed on the allocator alone and under ``minitorch.empty`` (bool: one
+   byte per element), whose Tensor and DeviceArray headers make it comparable with torch.empty.
 2. Fragmentation: peak reserved / peak allocated bytes over a few training steps of the MNIST MLP
    (784-128-10, batch 128, SGD; random data of MNIST's shape: the sizes, not the values, matter)
    and of a GPT-like model (token and position embeddings by index_select, 2 blocks of causal
@@ -87,6 +87,8 @@ def throughput_cuda(sizes):
     ours, exact = memory.pool(0, cp), memory.DevicePool(0, cp)
     out = {"minitorch (block-splitting)": pair_us(lambda n: ours.malloc(n, stream), sizes),
            "minitorch phase 01 (exact size)": pair_us(lambda n: exact.malloc(n, stream), sizes),
+           "minitorch.empty bool (a Tensor on top)":
+               pair_us(lambda n: minitorch.empty(n, dtype=minitorch.bool, device="cuda"), sizes),
            "torch.empty uint8 (CUDACachingAllocator)":
                pair_us(lambda n: torch.empty(n, dtype=torch.uint8, device="cuda"), sizes)}
     exact.empty_cache()
