@@ -372,9 +372,10 @@ def test_reserved_memory_stops_growing_over_1000_training_steps():
         reserved.append(cuda.memory_reserved())
         allocated.append(cuda.memory_allocated())
     cuda.synchronize()
-    assert reserved[-1] == reserved[20], f"reserved grew from {reserved[20]} to {reserved[-1]} bytes after step 20"
-    assert max(reserved[20:]) == reserved[20]
-    assert allocated[-1] == allocated[20] and allocated[-11] == allocated[20], "allocated memory leaks step by step"
+    grew = [(step, reserved[step]) for step in range(1, 1000) if reserved[step] > reserved[step - 1]]
+    assert all(step < 50 for step, _ in grew), f"reserved memory grew after step 50: (step, bytes) {grew}"
+    assert allocated[-1] == allocated[50] and allocated[-11] == allocated[50], \
+        f"allocated memory changes from step to step: {allocated[50]}, {allocated[-11]}, {allocated[-1]} bytes"
     stats = cuda.memory_stats()
     assert stats["num_ooms"] == 0 and stats["allocation.all.allocated"] > 10_000
 

@@ -130,7 +130,7 @@ def mem_get_info(device=None):
 
 def max_memory_reserved(device=None):
     """Peak of :func:`memory_reserved` since start or the last :func:`reset_peak_memory_stats`."""
-    return _pool(device).segments[0].bytes_peak
+    return _pool(device).peak_reserved
 
 
 def reset_accumulated_memory_stats(device=None):

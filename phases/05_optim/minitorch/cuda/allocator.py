@@ -366,6 +366,11 @@ class CachingAllocator:
         """Most bytes on loan at once since the start or the last reset_peak()."""
         return self.loaned[ALL].bytes_peak
 
+    @property
+    def peak_reserved(self):
+        """Most bytes held from the driver at once since the start or the last reset_peak()."""
+        return self.segments[ALL].bytes_peak
+
     def _all_usages(self):
         return self.loaned + self.segments + self.inactive_split
 
