@@ -103,7 +103,9 @@ class DevicePool:
         with self.cupy.cuda.Device(self.index):
             try:
                 return self.cupy.cuda.Memory(size)
-            except self.cupy.cuda.runtime.CUDARuntimeError:     # cudaErrorMemoryAllocation
+            except self.cupy.cuda.runtime.CUDARuntimeError as e:     # how CuPy reports cudaMalloc failing
+                if e.status != self.cupy.cuda.runtime.errorMemoryAllocation:
+                    raise
                 self.empty_cache()
                 return self.cupy.cuda.Memory(size)
 
@@ -116,7 +118,7 @@ class DevicePool:
         self.peak = self.allocated
 
 
-Pool = DevicePool          # the class pool() makes
+Pool = DevicePool          # the class pool() makes (phase 05 swaps in the block-splitting allocator)
 
 
 def pool(index, cupy):
@@ -128,5 +130,5 @@ def pool(index, cupy):
 
 
 def pools():
-    """Every DevicePool made so far."""
+    """Every pool made so far."""
     return list(_pools.values())
