@@ -213,11 +213,11 @@ def test_split_cuts_a_block_and_links_the_rest():
     from support import fake_gpu
     MiB = 1 << 20
     with fake_gpu() as fake:
-        from minitorch.cuda.allocator import CachingAllocator
+        from minitorch.cuda.allocator import SMALL, CachingAllocator
         pool = CachingAllocator(0, fake)
 
-        def free_list():
-            return [(size, ptr) for size, ptr, _ in pool.free_blocks[1].get(0, [])]
+        def free_list():                                   # the small pool's free blocks on stream 0
+            return [(size, ptr) for size, ptr, _ in pool.free_blocks[SMALL].get(0, [])]
 
         a = pool.malloc(1000, 0)
         (base, nbytes), = fake.live.items()
