@@ -24,10 +24,10 @@ rounded up to 2 MiB otherwise. Keeping small blocks apart stops them from pinnin
 A free block is split when what remains is worth keeping (at least 512 bytes in the small pool,
 more than 1 MiB in the large pool: a sliver of a large segment is more use left attached). The
 free blocks of each (pool, stream) sit in a list sorted by (size, address): :mod:`bisect` finds
-the best fit, the smallest block that is big enough, in O(log n). A training loop repeats its
-sizes, so most requests find a block of exactly their size: no split, nothing to link (the fast
-path). Every tensor pays this Python on creation and death: about 4 us per malloc+free pair on a
-busy CPU, against 1 us for phase 01's exact-size lists (benchmarks/bench_allocator.py --fake).
+the best fit, the smallest block that is big enough, in O(log n); an exact fit needs no split.
+Every tensor pays this Python on creation and death: about 4-5 us per malloc+free pair on a busy
+CPU, against 1 us for phase 01's exact-size lists (benchmarks/bench_allocator.py --fake), since
+freed blocks merge back and the next requests split them again.
 
 Streams: a block freed while a kernel queued on stream ``s`` may still read it goes back to the
 free list of ``s`` only, and a segment belongs to the stream that asked for it, so its blocks are
