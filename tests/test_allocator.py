@@ -201,7 +201,14 @@ def test_the_torch_cuda_style_api(fake):
     summary = cuda.memory_summary()
     assert "Allocated memory" in summary and "GPU reserved memory" in summary and "2.00 MiB" in summary
     cuda.reset_accumulated_memory_stats()
-    assert cuda.memory_stats()["allocation.all.allocated"] == 0
+    stats = cuda.memory_stats()
+    assert stats["allocation.all.allocated"] == stats["allocation.all.freed"] == 0
+    assert stats["allocated_bytes.all.freed"] == 0 and stats["allocated_bytes.all.current"] == 1024
+    c = pool.malloc(100, 0)
+    del c
+    stats = cuda.memory_stats()
+    assert stats["allocation.all.allocated"] == stats["allocation.all.freed"] == 1
+    assert stats["allocated_bytes.all.allocated"] == stats["allocated_bytes.all.freed"] == 512
     cuda.empty_cache()
     assert cuda.memory_reserved() == 2 * MiB and b                        # b's segment stays
     del b

@@ -120,10 +120,15 @@ class Allocation:
 class Usage:
     """How many blocks (or segments) and how many bytes: now, at the peak, and the totals added
     and taken away. ``torch.cuda.memory_stats`` reports each as two statistics, e.g. the usage
-    ``allocation`` gives ``allocation.*`` (blocks) and ``allocated_bytes.*`` (bytes)."""
+    ``allocation`` gives ``allocation.*`` (blocks) and ``allocated_bytes.*`` (bytes).
 
-    __slots__ = ("count", "count_peak", "count_added", "count_removed",
-                 "bytes", "bytes_peak", "bytes_added", "bytes_removed")
+    The totals taken away are not counted as they happen (this runs on every tensor's death):
+    they are what was added less what is here now, plus what was here when the totals were last
+    reset (``*_at_reset``).
+    """
+
+    __slots__ = ("count", "count_peak", "count_added", "count_at_reset",
+                 "bytes", "bytes_peak", "bytes_added", "bytes_at_reset")
 
     def __init__(self):
         for name in self.__slots__:
@@ -143,21 +148,21 @@ class Usage:
     def remove(self, nbytes):
         """One block of ``nbytes`` fewer."""
         self.count -= 1
-        self.count_removed += 1
         self.bytes -= nbytes
-        self.bytes_removed += nbytes
 
     def reset_peak(self):
         self.count_peak, self.bytes_peak = self.count, self.bytes
 
     def reset_totals(self):
-        self.count_added = self.count_removed = self.bytes_added = self.bytes_removed = 0
+        self.count_added = self.bytes_added = 0
+        self.count_at_reset, self.bytes_at_reset = self.count, self.bytes
 
     def fields(self, bytes_):
         """(current, peak, allocated, freed) of the bytes (``bytes_``) or of the count."""
         if bytes_:
-            return self.bytes, self.bytes_peak, self.bytes_added, self.bytes_removed
-        return self.count, self.count_peak, self.count_added, self.count_removed
+            return (self.bytes, self.bytes_peak, self.bytes_added,
+                    self.bytes_added + self.bytes_at_reset - self.bytes)
+        return self.count, self.count_peak, self.count_added, self.count_added + self.count_at_reset - self.count
 
 
 def _usages():
