@@ -15,5 +15,8 @@ from .tensor import Size, Tensor
 from . import ops
 from .ops import (abs, add, broadcast_shapes, div, exp, flatten, log, matmul, maximum, minimum, mul, neg, permute,
                   pow, relu, reshape, sigmoid, sqrt, squeeze, sub, tanh, transpose, unsqueeze, where)
+from .ops import (allclose, ceil, clamp, clip, clone, cos, erf, expm1, floor, floor_divide, isclose, isfinite,
+                  isinf, isnan, log1p, logical_and, logical_not, logical_or, logical_xor, masked_fill, nan_to_num,
+                  remainder, round, rsqrt, sign, sin)
 
 __version__ = "0.1.0"
