@@ -476,12 +476,11 @@ class Remainder(Function):
 
 
 class RemainderScalar(Function):
-    """``a % s``, or ``s % a`` when ``reflected``."""
+    """``a % s``, or ``s % a`` when ``reflected`` (PyTorch defines no derivative for that one)."""
 
     @staticmethod
     def forward(ctx, a, s, reflected):
-        ctx.s, ctx.reflected = s, reflected
-        ctx.save_for_backward(a if reflected else None)
+        ctx.reflected = reflected
         return _scalar("remainder", a, s, reflected)
 
 

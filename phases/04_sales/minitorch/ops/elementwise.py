@@ -677,20 +677,18 @@ class Remainder(Function):
 
 
 class RemainderScalar(Function):
-    """``a % s``, or ``s % a`` when ``reflected``."""
+    """``a % s``, or ``s % a`` when ``reflected`` (PyTorch defines no derivative for that one)."""
 
     @staticmethod
     def forward(ctx, a, s, reflected):
-        ctx.s, ctx.reflected = s, reflected
-        ctx.save_for_backward(a if reflected else None)
+        ctx.reflected = reflected
         return _scalar("remainder", a, s, reflected)
 
     @staticmethod
     def backward(ctx, grad):
-        if not ctx.reflected:
-            return grad, None, None
-        a, = ctx.saved_tensors               # d(s % a)/da = -floor(s / a)
-        return -grad * floor_divide(ctx.s, a), None, None
+        if ctx.reflected:
+            raise RuntimeError("derivative for remainder(number, tensor) is not implemented (as in PyTorch)")
+        return grad, None, None
 
 
 class FloorDivide(Function):
