@@ -415,3 +415,31 @@ def test_names_exported():
     for name in ["type_as", "new_zeros", "new_ones", "new_full", "new_tensor", "half", "bfloat16", "__mod__",
                  "__rmod__", "__floordiv__", "__rfloordiv__"]:
         assert hasattr(mt.Tensor, name), f"Tensor.{name} is missing"
+
+
+# ---- float16 and bfloat16 (phase 05): computed in float, rounded once ------------------------------------
+HALF_CALLS = {
+    "sin": lambda lib, x: lib.sin(x), "cos": lambda lib, x: lib.cos(x), "erf": lambda lib, x: lib.erf(x),
+    "rsqrt": lambda lib, x: lib.rsqrt(x.abs() + 0.25), "log1p": lambda lib, x: lib.log1p(x.abs()),
+    "expm1": lambda lib, x: lib.expm1(x), "floor": lambda lib, x: lib.floor(x), "ceil": lambda lib, x: lib.ceil(x),
+    "round": lambda lib, x: lib.round(x), "sign": lambda lib, x: lib.sign(x), "isnan": lambda lib, x: lib.isnan(x),
+    "isinf": lambda lib, x: lib.isinf(x), "isfinite": lambda lib, x: lib.isfinite(x),
+    "nan_to_num": lambda lib, x: lib.nan_to_num(x), "nan_to_num_args": lambda lib, x: lib.nan_to_num(x, 1.0, 2.0, -2.0),
+    "remainder": lambda lib, x: x % 0.75, "rremainder": lambda lib, x: 2.5 % (x.abs() + 0.5),
+    "floor_divide": lambda lib, x: x // 0.75, "remainder_tensors": lambda lib, x: lib.remainder(x, x.T + 3),
+    "clamp": lambda lib, x: lib.clamp(x, -1.0, 0.5), "masked_fill": lambda lib, x: x.masked_fill(x > 0, 2.0),
+    "round_decimals": lambda lib, x: lib.round(x, decimals=1),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", list(HALF_CALLS))
+def test_half_dtypes(name, dtype, device, rng):
+    values = rng.uniform(-4, 4, size=(6, 6)).astype(np.float32)
+    values[0, :3] = [np.nan, np.inf, -np.inf]
+    values[1, :4] = [0.5, 1.5, 2.5, -0.0]
+    ours = HALF_CALLS[name](mt, mt.tensor(values, device=device).to(getattr(mt, dtype)))
+    theirs = HALF_CALLS[name](torch, torch.tensor(values).to(getattr(torch, dtype)))
+    assert ours.dtype is getattr(mt, str(theirs.dtype).split(".")[1]), f"dtype {ours.dtype}, PyTorch {theirs.dtype}"
+    tol = 1e-2 if dtype == "bfloat16" else 1e-3       # a rounding of the value either side of a tie
+    np.testing.assert_allclose(ours.float().cpu().numpy(), theirs.float().numpy(), rtol=tol, atol=tol, equal_nan=True)

@@ -654,8 +654,9 @@ class Step(Function):
             return _unary(op, a)
         # PyTorch's round_decimals: rint(x * 10^d) / 10^d, or rint(x / 10^-d) * 10^-d for d < 0
         scale, there, back = (10.0 ** decimals, "mul", "div") if decimals > 0 else (10.0 ** -decimals, "div", "mul")
-        b = a._backend
-        return _new(a, b.binary_scalar(back, b.unary("round", b.binary_scalar(there, a._data, scale)), scale))
+        b, x = a._backend, a._data
+        out = b.binary_scalar(back, b.unary("round", b.binary_scalar(there, x, scale)), scale)
+        return _new(a, out)
 
     @staticmethod
     def backward(ctx, grad):
