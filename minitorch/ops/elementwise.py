@@ -1,5 +1,6 @@
 # phase: 02
-"""Elementwise ops: ``+ - * / **``, comparisons, ``where`` and the unary math functions.
+"""Elementwise ops: ``+ - * / ** % //``, comparisons, ``where``, the unary math functions, clamp,
+rounding, logic, isnan/isinf/isfinite, nan_to_num, isclose and masked_fill.
 
 Each op is a :class:`~minitorch.autograd.Function`. Its forward hands raw arrays to the device's
 backend (NumPy on cpu, our kernels in ``elementwise.cu`` on cuda); broadcasting and strides are
