@@ -23,6 +23,8 @@ from .ops import mean, sum
 # <<< phase 03
 # >>> phase 04
 from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero, stack, std, var
+from .ops import (all, amax, amin, any, argsort, bincount, count_nonzero, cumprod, cumsum, histc, kthvalue,
+                  logsumexp, median, mode, norm, prod, sort, topk, unique)
 # <<< phase 04
 # >>> phase 05
 from . import backends

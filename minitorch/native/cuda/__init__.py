@@ -19,6 +19,10 @@ from .reduce import sum
 # >>> phase 04
 from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
+from .histogram import bincount, histc
+from .reduce import FOLD_OPS, fold
+from .scan import cumulative
+from .sort import mode, sort, unique
 # <<< phase 04
 # >>> phase 05
 from .gemm import linear, matmul   # the GEMM ladder, rung chosen per shape (replaces matrix.py's naive matmul)

@@ -19,6 +19,8 @@ from . import autograd, nn, optim
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import mean, sum
 from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero, stack, std, var
+from .ops import (all, amax, amin, any, argsort, bincount, count_nonzero, cumprod, cumsum, histc, kthvalue,
+                  logsumexp, median, mode, norm, prod, sort, topk, unique)
 from . import backends
 from .dtypes import bfloat16, float16, half
 from .ops import bmm

@@ -8,6 +8,9 @@ from .shape import clone, contiguous, expand, flatten, permute, reshape, squeeze
 from .reduce import mean, sum
 from .indexing import cat, getitem, index_add, index_select, nonzero, setitem, stack
 from .reduce import argmax, argmin, max, min, std, var
+from .reduce import all, amax, amin, any, count_nonzero, logsumexp, norm, prod
+from .sorting import (argsort, bincount, cumprod, cumsum, histc, kthvalue, median, mode, sort, topk,
+                      unique)
 from .linear import linear
 from .matmul import bmm
 from .softmax import cross_entropy, log_softmax, nll_loss, softmax
