@@ -373,8 +373,8 @@ def unique(a, return_inverse=False, return_counts=False):
     """Distinct values of ``a`` ascending, and (None unless asked) each element's int64 position
     among them (``a``'s shape) and each value's int64 count. Every NaN is distinct."""
     vals, ids = sort(a.reshape(-1), 0)
-    starts = np.flatnonzero(np.append(True, vals[1:] != vals[:-1]))
-    group = np.cumsum(np.append(True, vals[1:] != vals[:-1])) - 1
+    new = np.append(True, vals[1:] != vals[:-1])[:a.size]       # starts a new value
+    starts, group = np.flatnonzero(new), np.cumsum(new) - 1
     inverse = None
     if return_inverse:
         inverse = np.empty(a.size, np.int64)
