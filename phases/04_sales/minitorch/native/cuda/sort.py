@@ -78,7 +78,7 @@ def sort(a, dim, descending=False):
     """
     rows, perm = _rows_of(a, dim)
     vals, ids = _sort_rows(rows, a.size // max(a.shape[dim], 1), a.shape[dim], descending)
-    back = tuple(np.argsort(perm))
+    back = tuple(int(d) for d in np.argsort(perm))
     return vals.transpose(back), ids.transpose(back)
 
 
