@@ -9,7 +9,9 @@ from .elementwise import contiguous
 from .launch import SUFFIX, kernel, launch_2d, launch_stride
 from .scan import cumulative
 
-TILE = 2048                        # elements of a row sorted in one block's shared memory
+# Elements of a row sorted in one block's shared memory: 8 bytes of position + the key each, within
+# the 48 KB a block may use without opting in (4096 x 12 bytes for 4-byte keys, 2048 x 16 for 8-byte)
+TILE = {1: 4096, 4: 4096, 8: 2048}
 _I64 = np.dtype(np.int64)
 _SUFFIXES = ("f32", "f64", "i64", "bool")
 
@@ -30,26 +32,27 @@ def _sort_rows(rows, n_rows, length, descending):
     if rows.size == 0:
         return vals, ids
     padded = 1 << (length - 1).bit_length()
-    n = min(padded, TILE)
+    most = TILE[rows.itemsize]
+    n = min(padded, most)
     block = (max(32, min(n // 2, 1024)),)
     smem = n * (8 + rows.itemsize)
     tile = kernel("sort.cu", f"sort_tile_{suf}", idx)
     down = np.bool_(descending)
-    if padded <= TILE:          # one tile per row: one launch sorts everything
+    if padded <= most:          # one tile per row: one launch sorts everything
         launch_2d(tile, (n_rows, 1), block, (rows, None, vals, ids, length, padded, np.int32(n), 0, down,
                                              np.bool_(True)), idx, smem)
         return vals, ids
-    tiles = padded // TILE
+    tiles = padded // most
     if tiles > 65535:
-        raise ValueError(f"cuda sort: rows of {length} elements are longer than {65535 * TILE}")
+        raise ValueError(f"cuda sort: rows of {length} elements are longer than {65535 * most}")
     keys, pos = empty((n_rows * padded,), rows.dtype, idx), empty((n_rows * padded,), _I64, idx)
     step = kernel("sort.cu", f"sort_step_{suf}", idx)
     launch_2d(tile, (n_rows, tiles), block, (rows, None, keys, pos, length, padded, np.int32(n), 0, down,
                                              np.bool_(False)), idx, smem)
-    k = 2 * TILE
+    k = 2 * most
     while k <= padded:
         j = k // 2
-        while j >= TILE:        # pairs in different tiles: one launch per round, in global memory
+        while j >= most:        # pairs in different tiles: one launch per round, in global memory
             launch_stride(step, n_rows * padded // 2, 4, idx, (keys, pos, n_rows, length, padded, k, j, down))
             j //= 2
         last = k == padded
@@ -73,7 +76,7 @@ def sort(a, dim, descending=False):
     ``a``: float32, float64, int64 or bool, any strides, at least 1-d; ``dim`` non-negative.
 
     Raises:
-        TypeError: another dtype.  ValueError: a row longer than the sort handles (134M).
+        TypeError: another dtype.  ValueError: a row longer than 65535 tiles (134M elements of 8 bytes).
     """
     rows, perm = _rows_of(a, dim)
     vals, ids = _sort_rows(rows, a.size // max(a.shape[dim], 1), a.shape[dim], descending)

@@ -16,10 +16,11 @@
 // alternating directions: two neighbouring runs form a "bitonic" sequence that the next k merges).
 //
 // Mapping of threads to data:
-//   sort_tile_*    one BLOCK per tile of TILE (<= 2048) consecutive elements of one row (grid:
-//                  rows x tiles), held in shared memory; its threads run every round whose pairs
+//   sort_tile_*    one BLOCK per tile of TILE consecutive elements of one row (grid: rows x
+//                  tiles), held in shared memory (TILE = 4096 for keys of 1 or 4 bytes, 2048 for
+//                  8: 48 KB with the 8-byte positions); its threads run every round whose pairs
 //                  lie inside the tile (j < TILE), with __syncthreads() between rounds. A row of
-//                  at most 2048 elements is one tile: one launch sorts it entirely.
+//                  at most TILE elements is one tile: one launch sorts it entirely.
 //   sort_step_*    one THREAD per pair for the rounds j >= TILE of longer rows, whose pairs lie
 //                  in different tiles: one launch per round, in global memory.
 // Longer rows are sorted as: sort_tile (all k <= TILE), then for k = 2 TILE, ..., P: sort_step for

@@ -5,8 +5,6 @@
 import functools
 import math
 
-import numpy as np
-
 from ...cuda.array import empty
 from .launch import SUFFIX, blocks_per_gpu, cdiv, kernel, launch_2d, pack_layout
 
