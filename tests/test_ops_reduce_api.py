@@ -217,9 +217,11 @@ def test_sort_lengths(device, rng, n):
 
 @pytest.mark.parametrize("dtype", ["int64", "bool", "float32"])
 def test_sort_dtypes(device, rng, dtype):
-    for descending in (False, True):
-        check_op(lambda lib, x: lib.sort(x, dim=1, descending=descending, stable=True), [(4, 37)], device, rng,
-                 dtype=dtype)
+    # 4-byte and 1-byte keys sort in tiles of 4096 on cuda: rows of 5000 take the multi-tile path
+    for shape in ((4, 37), (3, 5000), (9000,)):
+        for descending in (False, True):
+            check_op(lambda lib, x: lib.sort(x, dim=-1, descending=descending, stable=True), [shape], device, rng,
+                     dtype=dtype)
 
 
 def test_sort_nan_is_largest(device, rng):
