@@ -16,6 +16,6 @@ from .reduce import sum
 from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
 from .histogram import bincount, histc
-from .reduce import FOLD_OPS, fold
+from .reduce import fold
 from .scan import cumulative
 from .sort import mode, sort, unique

@@ -16,7 +16,7 @@ from .reduce import sum
 from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
 from .histogram import bincount, histc
-from .reduce import FOLD_OPS, fold
+from .reduce import fold
 from .scan import cumulative
 from .sort import mode, sort, unique
 from .gemm import linear, matmul   # the GEMM ladder, rung chosen per shape (replaces matrix.py's naive matmul)
