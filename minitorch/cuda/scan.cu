@@ -15,17 +15,27 @@
 //   2. the last lane of each warp writes the warp's total to shared memory; warp 0 scans those
 //      totals the same way, and each warp adds the total of the warps before it,
 //   3. the running `carry` (everything of the tile before this chunk) is combined in front.
-// Rows are independent, so many rows keep the GPU busy with one tile (the whole row) per block.
+// Rows are independent, so many rows keep the GPU busy with one whole row per block (scan_rows).
 //
-// One long row (64M elements) would leave all but one SM idle, so it is cut into `tiles` tiles
-// scanned in three passes (reduce, then scan; Merrill & Garland, "Single-pass Parallel Prefix
-// Scan with Decoupled Look-back", 2016, describe it and the single-pass method that would save
-// the first read):
-//   pass 1  scan_reduce_*  block (o, s) reduces tile s of row o to part[o * tiles + s];
-//   pass 2  scan_tiles_*   scans each row of part (tiles values): the total of tiles 0..s;
-//   pass 3  scan_tiles_*   block (o, s) scans tile s starting from the total of tiles 0..s-1.
-// The input is read twice and the output written once (3 passes of memory where a copy makes 2).
-// The order of additions is fixed: the same bits every run.
+// One long row (64M elements) would leave all but one SM idle, so it is cut into tiles of TILE
+// elements, one block each, scanned in ONE pass with "decoupled look-back" (D. Merrill and
+// M. Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", NVIDIA, 2016):
+//   1. a block takes the next tile number from a counter (atomicAdd), so tiles start in order and
+//      a block only ever waits for blocks that are already running (no deadlock);
+//   2. it reduces its tile and publishes that AGGREGATE with flag 1 (it needs nothing else for it);
+//   3. thread 0 looks back over the tiles before it: a tile with flag 2 has published its
+//      INCLUSIVE prefix (everything up to its end): add it and stop; a tile with flag 1 gives its
+//      aggregate: add it and look further back; flag 0: wait for it. The row's first tile publishes
+//      its inclusive prefix at once, so every look-back ends;
+//   4. it publishes its own inclusive prefix (flag 2), then scans its tile again, starting from the
+//      prefix, and writes it. The second read of the tile comes from the L2 cache (the tiles
+//      in flight, 132 SMs x 8 blocks x 16 KB, fit in the H100's 50 MB), so memory sees one read and
+//      one write per element, as a copy.
+// A value is published before its flag, with __threadfence() between, and read after the flag,
+// through volatile loads (not cached in L1): whoever sees the flag sees the value. A wait that
+// never ends (a bug) stops the kernel with __trap() instead of hanging the GPU. The order of the
+// additions depends on timing (a tile adds aggregates or an inclusive prefix): float results may
+// differ in the last bits between runs.
 
 #include "common.cuh"
 
@@ -71,22 +81,12 @@ __device__ __forceinline__ T block_scan(T x, T* sums, T& total) {
     return x;
 }
 
-// Block (o, s): scans elements [s * tile, min(L, (s + 1) * tile)) of row o into out. It starts
-// from carry_in[o * tiles + s - 1] (the total of the tiles before) when carry_in is given and
-// s > 0, else from the identity.
+// Scans elements [start, end) of `row` into `dst` (element steps in_stride, out_stride), starting
+// from `carry`, in chunks of ITEMS * blockDim.x. Every thread of the block must call it.
 template <typename T, class Op>
-__device__ __forceinline__ void scan_tiles(const T* __restrict__ a, T* __restrict__ out, const T* __restrict__ carry_in,
-                                           long long L, long long tile, const Layout& kept, long long in_stride,
-                                           long long out_stride) {
+__device__ __forceinline__ void scan_range(const T* __restrict__ row, T* __restrict__ dst, long long start,
+                                           long long end, long long in_stride, long long out_stride, T carry) {
     __shared__ T sums[32];
-    const long long o = blockIdx.x, s = blockIdx.y, tiles = gridDim.y;
-    long long base[2];
-    layout_offsets<2>(kept, o, base);
-    const T* row = a + base[0];
-    T* dst = out + base[1];
-    const long long start = s * tile;
-    const long long end = start + tile < L ? start + tile : L;
-    T carry = (carry_in != nullptr && s > 0) ? carry_in[o * tiles + s - 1] : Op::identity();
     const long long B = blockDim.x;
     for (long long c = start; c < end; c += ITEMS * B) {       // the same trip count in every thread
         T x[ITEMS];
@@ -106,16 +106,10 @@ __device__ __forceinline__ void scan_tiles(const T* __restrict__ a, T* __restric
     }
 }
 
-// Block (o, s): part[o * tiles + s] = the combination of tile s of row o (pass 1).
+// The combination of elements [start, end) of `row`, valid in thread 0 (ITEMS loads in flight).
 template <typename T, class Op>
-__device__ __forceinline__ void scan_reduce(const T* __restrict__ a, T* __restrict__ part, long long L, long long tile,
-                                            const Layout& kept, long long in_stride) {
-    const long long o = blockIdx.x, s = blockIdx.y;
-    long long base[2];
-    layout_offsets<2>(kept, o, base);
-    const T* row = a + base[0];
-    const long long start = s * tile;
-    const long long end = start + tile < L ? start + tile : L;
+__device__ __forceinline__ T reduce_range(const T* __restrict__ row, long long start, long long end,
+                                          long long in_stride) {
     const long long B = blockDim.x;
     T acc[ITEMS];
 #pragma unroll
@@ -129,21 +123,81 @@ __device__ __forceinline__ void scan_reduce(const T* __restrict__ a, T* __restri
     T v = acc[0];
 #pragma unroll
     for (int k = 1; k < ITEMS; ++k) v = Op::op(v, acc[k]);
-    v = block_reduce(v, Op::identity(), [](T x, T y) { return Op::op(x, y); });
-    if (threadIdx.x == 0) part[o * gridDim.y + s] = v;
+    return block_reduce(v, Op::identity(), [](T x, T y) { return Op::op(x, y); });
+}
+
+// Block o scans row o whole.
+template <typename T, class Op>
+__device__ __forceinline__ void scan_rows(const T* __restrict__ a, T* __restrict__ out, long long L, const Layout& kept,
+                                          long long in_stride, long long out_stride) {
+    long long base[2];
+    layout_offsets<2>(kept, (long long)blockIdx.x, base);
+    scan_range<T, Op>(a + base[0], out + base[1], 0, L, in_stride, out_stride, Op::identity());
+}
+
+constexpr long long AGGREGATE = 1, INCLUSIVE = 2;     // a tile's flag; 0: nothing published yet
+constexpr long long MAX_SPINS = 1ll << 24;            // ~10 s of waiting: a bug, not a slow tile
+
+// value (at values[2 * tile + which]) first, then the flag
+template <typename T>
+__device__ __forceinline__ void publish(long long* flags, T* values, long long tile, long long which, T v) {
+    values[2 * tile + which - 1] = v;
+    __threadfence();
+    *(volatile long long*)(flags + tile) = which;
+}
+
+// Tile number `ticket` (in start order) = tile s of row o, over the n_rows x tiles tiles of TILE
+// elements. state[0] is the ticket counter, state[1 + t] tile t's flag (all 0 before the launch);
+// values[2 t] its aggregate, values[2 t + 1] its inclusive prefix.
+template <typename T, class Op>
+__device__ __forceinline__ void scan_lookback(const T* __restrict__ a, T* __restrict__ out, long long L,
+                                              long long tile, long long tiles, const Layout& kept, long long in_stride,
+                                              long long out_stride, long long* state, T* values) {
+    __shared__ long long ticket_s;
+    __shared__ T prefix_s;
+    if (threadIdx.x == 0) ticket_s = (long long)atomicAdd((unsigned long long*)state, 1ull);
+    __syncthreads();
+    const long long t = ticket_s, o = t / tiles, s = t - o * tiles;
+    long long* flags = state + 1;
+    long long base[2];
+    layout_offsets<2>(kept, o, base);
+    const T* row = a + base[0];
+    const long long start = s * tile;
+    const long long end = start + tile < L ? start + tile : L;
+    const T aggregate = reduce_range<T, Op>(row, start, end, in_stride);     // valid in thread 0
+    if (threadIdx.x == 0) {
+        T prefix = Op::identity();
+        if (s > 0) {
+            publish(flags, values, t, AGGREGATE, aggregate);
+            for (long long p = t - 1;; --p) {               // tile p is in row o: tile o * tiles ends it
+                long long f, spins = 0;
+                while ((f = *(volatile long long*)(flags + p)) == 0)
+                    if (++spins > MAX_SPINS) __trap();
+                __threadfence();
+                const T v = *(volatile T*)(values + 2 * p + f - 1);
+                prefix = Op::op(v, prefix);
+                if (f == INCLUSIVE) break;
+            }
+        }
+        publish(flags, values, t, INCLUSIVE, Op::op(prefix, aggregate));
+        prefix_s = prefix;
+    }
+    __syncthreads();
+    scan_range<T, Op>(row, out + base[1], start, end, in_stride, out_stride, prefix_s);
 }
 
 }  // namespace sc
 
 #define SCAN(NAME, OP, T, SUF)                                                                       \
-    extern "C" __global__ void scan_tiles_##NAME##_##SUF(const T* __restrict__ a, T* __restrict__ out, \
-                                                         const T* __restrict__ carry_in, long long L, long long tile, \
-                                                         const Layout kept, long long in_stride, long long out_stride) { \
-        sc::scan_tiles<T, sc::OP<T>>(a, out, carry_in, L, tile, kept, in_stride, out_stride);       \
+    extern "C" __global__ void scan_rows_##NAME##_##SUF(const T* __restrict__ a, T* __restrict__ out, long long L, \
+                                                        const Layout kept, long long in_stride, long long out_stride) { \
+        sc::scan_rows<T, sc::OP<T>>(a, out, L, kept, in_stride, out_stride);                        \
     }                                                                                               \
-    extern "C" __global__ void scan_reduce_##NAME##_##SUF(const T* __restrict__ a, T* __restrict__ part, long long L, \
-                                                          long long tile, const Layout kept, long long in_stride) { \
-        sc::scan_reduce<T, sc::OP<T>>(a, part, L, tile, kept, in_stride);                           \
+    extern "C" __global__ void scan_lookback_##NAME##_##SUF(const T* __restrict__ a, T* __restrict__ out, long long L, \
+                                                            long long tile, long long tiles, const Layout kept, \
+                                                            long long in_stride, long long out_stride, \
+                                                            long long* state, T* values) {          \
+        sc::scan_lookback<T, sc::OP<T>>(a, out, L, tile, tiles, kept, in_stride, out_stride, state, values); \
     }
 
 SCAN(cumsum, Sum, float, f32)

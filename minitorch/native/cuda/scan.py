@@ -4,12 +4,16 @@
 import functools
 import math
 
+import numpy as np
+
 from ...cuda.array import empty
+from .creation import fill_
 from .launch import SUFFIX, blocks_per_gpu, cdiv, kernel, launch_2d, pack_layout
 
 _SUFFIXES = ("f32", "f64", "i64")
+_I64 = np.dtype(np.int64)
 _BLOCK = 256                 # threads per block: 4 items each, a chunk of 1024 per round
-MIN_TILE = 1 << 14           # shortest tile worth a block of its own (below: one tile per row)
+TILE = 4096                  # elements per block when few long rows are cut into tiles
 _occupancy = {}
 
 
@@ -26,23 +30,22 @@ def _plan(shape, strides, itemsize, dim):
     return math.prod(kept_shape), shape[dim], kept, elem[dim], out_elem[dim]
 
 
-def _tiles(fn, n_rows, length, index):
-    """Tiles per row: 1 when the rows alone fill the GPU or are short; else enough that the
-    (n_rows, tiles) grid is about one wave of resident blocks, each tile >= MIN_TILE elements."""
+def _few_long_rows(fn, n_rows, length, index):
+    """True when one block per row would leave most of the GPU idle: fewer rows than the blocks it
+    runs at once, and rows of more than a few tiles."""
     found = _occupancy.get(fn)
     if found is None:
         found = _occupancy[fn] = blocks_per_gpu(fn, _BLOCK, index)
-    if n_rows >= found or length <= MIN_TILE:
-        return 1
-    return max(1, min(cdiv(found, n_rows), cdiv(length, MIN_TILE), 65535))
+    return n_rows < found and length > 4 * TILE
 
 
 def cumulative(op, a, dim):
     """Inclusive scan of ``a`` along ``dim``: ``op`` "cumsum" (running sums) or "cumprod".
 
     ``a``: float32, float64 or int64 of any strides and shape (0-d: pass it as shape (1,)); ``dim``
-    non-negative. Returns a new contiguous array of ``a``'s shape and dtype. Few long rows are
-    scanned in three passes (scan.cu); float results differ from a sequential sum by rounding.
+    non-negative. Returns a new contiguous array of ``a``'s shape and dtype. One block scans each
+    row, or, for few long rows, one block each tile of TILE elements in a single pass with
+    decoupled look-back (scan.cu); float results differ from a sequential sum by rounding.
 
     Raises:
         TypeError: another dtype.
@@ -55,18 +58,13 @@ def cumulative(op, a, dim):
     if a.size == 0:
         return out
     n_rows, length, kept, in_stride, out_stride = _plan(a.shape, a.strides, a.itemsize, dim)
-    scan = kernel("scan.cu", f"scan_tiles_{op}_{suf}", idx)
-    tiles = _tiles(scan, n_rows, length, idx)
-    if tiles == 1:
-        launch_2d(scan, (n_rows,), (_BLOCK,), (a, out, None, length, length, kept, in_stride, out_stride), idx)
+    rows = kernel("scan.cu", f"scan_rows_{op}_{suf}", idx)
+    if not _few_long_rows(rows, n_rows, length, idx):
+        launch_2d(rows, (n_rows,), (_BLOCK,), (a, out, length, kept, in_stride, out_stride), idx)
         return out
-    tile = cdiv(length, tiles)
-    tiles = cdiv(length, tile)           # every tile non-empty
-    part = empty((n_rows, tiles), a.dtype, idx)
-    totals = empty((n_rows, tiles), a.dtype, idx)
-    rows = pack_layout((n_rows,), ((tiles,), (tiles,)))
-    launch_2d(kernel("scan.cu", f"scan_reduce_{op}_{suf}", idx), (n_rows, tiles), (_BLOCK,),
-              (a, part, length, tile, kept, in_stride), idx)
-    launch_2d(scan, (n_rows,), (_BLOCK,), (part, totals, None, tiles, tiles, rows, 1, 1), idx)
-    launch_2d(scan, (n_rows, tiles), (_BLOCK,), (a, out, totals, length, tile, kept, in_stride, out_stride), idx)
+    tiles = cdiv(length, TILE)
+    state = fill_(empty((1 + n_rows * tiles,), _I64, idx), 0)      # ticket counter, then a flag per tile
+    values = empty((2 * n_rows * tiles,), a.dtype, idx)            # aggregate, inclusive prefix per tile
+    launch_2d(kernel("scan.cu", f"scan_lookback_{op}_{suf}", idx), (n_rows * tiles,), (_BLOCK,),
+              (a, out, length, TILE, tiles, kept, in_stride, out_stride, state, values), idx)
     return out

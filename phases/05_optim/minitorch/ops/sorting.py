@@ -3,10 +3,11 @@
 """Scans, sorting and counting: cumsum, cumprod, sort, argsort, topk, kthvalue, median, mode,
 unique, bincount, histc.
 
-On cuda: ``scan.cu`` (block-wide scans; reduce-then-scan for few long rows), ``sort.cu`` (a stable
-bitonic sort: topk, kthvalue, median and mode sort the whole row and then select, where a
-selection algorithm would do less work) and ``histogram.cu`` (atomic counts). unique, bincount and
-histc read a number back to the host, because the data decides their output's size or range.
+On cuda: ``scan.cu`` (block-wide scans; one pass with decoupled look-back for few long rows),
+``sort.cu`` (a stable bitonic sort: topk, kthvalue, median and mode sort the whole row and then
+select, where a selection algorithm would do less work) and ``histogram.cu`` (atomic counts).
+unique, bincount and histc read a number back to the host, because the data decides their
+output's size or range.
 """
 import collections
 
