@@ -142,7 +142,7 @@ def test_reduction_errors(device):
     x = mt.zeros((2, 0), device=device)
     with pytest.raises(IndexError):
         mt.amax(x, dim=1)
-    with pytest.raises(IndexError):
+    with pytest.raises(RuntimeError):
         mt.amin(x)
     with pytest.raises(RuntimeError):
         mt.norm(mt.ones((3,), dtype=mt.int64, device=device))
@@ -316,8 +316,7 @@ def test_sort_errors(device):
         mt.kthvalue(x, 0)
     with pytest.raises(IndexError):
         mt.median(mt.ones((3, 0), device=device), dim=1)
-    with pytest.raises(RuntimeError):
-        mt.median(mt.ones((0,), device=device))
+    assert math.isnan(mt.median(mt.ones((0,), device=device)).item())      # PyTorch's NaN, no error
 
 
 # ---- unique, bincount, histc ---------------------------------------------------------------------------

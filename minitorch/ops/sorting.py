@@ -187,15 +187,17 @@ def median(input, dim=None, keepdim=False):
     """The lower median (the ((n - 1) // 2)-th smallest, not the mean of the two middle values),
     as PyTorch. ``median(x)``: over all elements, a 0-d tensor whose gradient is shared by the
     elements equal to it; ``median(x, dim)``: ``(values, indices)`` along ``dim``. NaN propagates:
-    a row holding NaN has median NaN, at its first NaN. Computed by a full sort.
+    a row holding NaN has median NaN, at its first NaN; the median of an empty tensor is NaN.
+    Computed by a full sort.
 
     Raises:
-        IndexError: ``dim`` out of range or of size 0.  RuntimeError: median() of an empty tensor.
+        IndexError: ``dim`` out of range or of size 0.
     """
     if dim is None:
         _check("median", input)
-        if input.numel() == 0:
-            raise RuntimeError("median() input tensor cannot be empty")
+        if input.numel() == 0:       # NaN, as PyTorch
+            from ..creation import full
+            return full((), float("nan"), dtype=input.dtype, device=input.device)
         value = _median_along(input.detach().reshape(-1), 0)[0].reshape(())
         return ExtremeAll.apply(input, value)
     return _row_op("median", MedianResult, input, dim, keepdim, _median_along)

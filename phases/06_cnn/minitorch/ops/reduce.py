@@ -385,10 +385,13 @@ def prod(input, dim=None, keepdim=False):
 
 def _amax_amin(name, input, dim, keepdim):
     _tensor_input(name, input)
-    dims = tuple(range(input.ndim)) if dim is None or dim in ((), []) else _reduce_dims(input, dim)
-    if 0 in [input.shape[d] for d in dims]:
-        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0, "
-                         f"or the reduced dims to have non-zero size (shape {tuple(input.shape)})")
+    every = dim is None or dim in ((), [])
+    dims = tuple(range(input.ndim)) if every else _reduce_dims(input, dim)
+    if every and input.numel() == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+    for d in dims:
+        if input.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     if input.dtype is _bool:                         # max of bools is any; min is all
         return _fold("any" if name == "amax" else "all", input, dims, bool(keepdim))
     return Fold.apply(input, name, dims, bool(keepdim))
@@ -399,7 +402,7 @@ def amax(input, dim=(), keepdim=False):
     propagates. Its gradient is shared evenly by the elements equal to the maximum (PyTorch).
 
     Raises:
-        IndexError: a reduced dim of size 0 (or an empty tensor with every dim reduced).
+        IndexError: a reduced dim of size 0.  RuntimeError: every dim reduced of an empty tensor.
     """
     return _amax_amin("amax", input, dim, keepdim)
 
