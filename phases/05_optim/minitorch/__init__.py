@@ -29,6 +29,8 @@ from .ops import (chunk, diagonal, flip, gather, index_put, movedim, moveaxis, n
 from .ops.scatter import where        # where(condition) joins the three-argument where of phase 02
 from .creation import bernoulli, multinomial, randperm
 from .ops import einsum
+from .ops import (all, amax, amin, any, argsort, bincount, count_nonzero, cumprod, cumsum, histc, kthvalue,
+                  logsumexp, median, mode, norm, prod, sort, topk, unique)
 from . import backends
 from .dtypes import bfloat16, float16, half
 from .ops import bmm

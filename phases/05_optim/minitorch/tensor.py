@@ -677,6 +677,83 @@ class Tensor:
         """Standard deviation over ``dim``; see :func:`minitorch.ops.reduce.var`."""
         return ops.std(self, dim, unbiased, keepdim, correction=correction)
 
+    # ---- more reductions, scans, sorting, counting (minitorch/ops/reduce.py, ops/sorting.py) ----------
+    def all(self, dim=None, keepdim=False):
+        """bool: every element over ``dim`` non-zero (see :func:`minitorch.ops.reduce.all`)."""
+        return ops.all(self, dim, keepdim)
+
+    def any(self, dim=None, keepdim=False):
+        """bool: some element over ``dim`` non-zero (see :func:`minitorch.ops.reduce.any`)."""
+        return ops.any(self, dim, keepdim)
+
+    def count_nonzero(self, dim=None):
+        """int64 count of non-zero elements over ``dim``."""
+        return ops.count_nonzero(self, dim)
+
+    def prod(self, dim=None, keepdim=False):
+        """Product over ``dim`` (see :func:`minitorch.ops.reduce.prod`)."""
+        return ops.prod(self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim=False):
+        """Maximum over ``dim`` (all dims when empty), values only."""
+        return ops.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        """Minimum over ``dim`` (all dims when empty), values only."""
+        return ops.amin(self, dim, keepdim)
+
+    def logsumexp(self, dim, keepdim=False):
+        """``log(sum(exp(x)))`` over ``dim`` without overflow."""
+        return ops.logsumexp(self, dim, keepdim)
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """Vector norm over ``dim`` (see :func:`minitorch.ops.reduce.norm`)."""
+        return ops.norm(self, p, dim, keepdim, dtype)
+
+    def cumsum(self, dim, *, dtype=None):
+        """Running sums along ``dim``."""
+        return ops.cumsum(self, dim, dtype=dtype)
+
+    def cumprod(self, dim, *, dtype=None):
+        """Running products along ``dim``."""
+        return ops.cumprod(self, dim, dtype=dtype)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        """``(values, indices)`` sorted along ``dim`` (stable; NaN largest)."""
+        return ops.sort(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        """int64 positions that sort along ``dim``."""
+        return ops.argsort(self, dim, descending, stable)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        """``(values, indices)`` of the k largest (or smallest) along ``dim``."""
+        return ops.topk(self, k, dim, largest, sorted)
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        """``(values, indices)`` of the k-th smallest along ``dim``."""
+        return ops.kthvalue(self, k, dim, keepdim)
+
+    def median(self, dim=None, keepdim=False):
+        """Lower median over all elements, or ``(values, indices)`` along ``dim``."""
+        return ops.median(self, dim, keepdim)
+
+    def mode(self, dim=-1, keepdim=False):
+        """``(values, indices)`` of the most frequent value along ``dim``."""
+        return ops.mode(self, dim, keepdim)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """Distinct elements, ascending (see :func:`minitorch.ops.sorting.unique`)."""
+        return ops.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def bincount(self, weights=None, minlength=0):
+        """Counts of each value of a 1-d non-negative int64 tensor."""
+        return ops.bincount(self, weights, minlength)
+
+    def histc(self, bins=100, min=0, max=0):
+        """Histogram in ``bins`` equal bins over [min, max]."""
+        return ops.histc(self, bins, min, max)
+
     # ---- indexing (see minitorch/ops/indexing.py) -------------------------------------------------
     def __getitem__(self, key):
         """``x[key]``: a view for ints, slices, None, ``...``; a gathered copy for index tensors and

@@ -15,5 +15,8 @@ from .rearrange import (chunk, diagonal, flip, movedim, moveaxis, narrow, repeat
                         unbind)
 from .scatter import gather, index_put, scatter, scatter_add, take_along_dim
 from .einsum import einsum
+from .reduce import all, amax, amin, any, count_nonzero, logsumexp, norm, prod
+from .sorting import (argsort, bincount, cumprod, cumsum, histc, kthvalue, median, mode, sort, topk,
+                      unique)
 from .linear import linear
 from .matmul import bmm

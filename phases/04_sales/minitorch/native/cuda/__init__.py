@@ -19,3 +19,7 @@ from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
 from .indexing import gather, index_copy_, scatter_
 from .random import multinomial, randperm
+from .histogram import bincount, histc
+from .reduce import fold
+from .scan import cumulative
+from .sort import mode, sort, unique
