@@ -195,7 +195,10 @@ def test_clamp_at_the_bounds_gradient(device, rng):
     check_op(lambda lib, t: lib.clamp(t, -0.5, 0.5), None, device, rng, arrays=[x])
     check_op(lambda lib, t: lib.clamp(t, min=0.5), None, device, rng, arrays=[x])
     check_op(lambda lib, t: lib.clamp(t, max=-0.5), None, device, rng, arrays=[x])
-    check_op(lambda lib, t: lib.clamp(t, min=float("nan")), None, device, rng, grad=False, arrays=[x])
+    # a NaN bound gives NaN everywhere, as in torch 2.13 (torch 2.11's cpu kernel returned x unchanged):
+    # asserted directly so that the test does not depend on the installed torch's version
+    nan_bound = mt.clamp(mt.tensor(x, device=device), min=float("nan"))
+    assert np.isnan(nan_bound.cpu().numpy()).all(), f"clamp(min=nan) should be all NaN, got {nan_bound}"
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
