@@ -3,3 +3,6 @@
 """``minitorch.optim``: optimizers that update parameters from their ``.grad``."""
 from .optimizer import Optimizer
 from .sgd import SGD
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
+from .rmsprop import RMSprop
