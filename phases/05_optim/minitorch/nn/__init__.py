@@ -8,3 +8,4 @@ from .loss import MSELoss
 from .module import Module
 from .parameter import Parameter
 from .loss import L1Loss
+from . import utils
