@@ -615,8 +615,8 @@ def grads_norm(grads, norm_type, max_norm):
     """(total, coef) for clip_grad_norm_: ``total`` the norm of all ``grads`` together as a 0-d array
     of grads[0]'s dtype (norm_type a float > 0 or inf), ``coef`` = min(1, max_norm / (total +
     1e-6)) as a 0-d float64 array. As torch.nn.utils.clip_grad_norm_: each array's norm, then the
-    norm of those norms."""
-    norms = np.array([np.linalg.norm(g.astype(np.float64).ravel(), norm_type) for g in grads])
+    norm of those norms (empty arrays skipped: torch's inf norm raises for them)."""
+    norms = np.array([np.linalg.norm(g.astype(np.float64).ravel(), norm_type) for g in grads if g.size])
     total = np.linalg.norm(norms, norm_type) if len(norms) else 0.0
     with np.errstate(over="ignore"):
         total = np.asarray(total, dtype=grads[0].dtype if grads else np.float32)
@@ -630,7 +630,8 @@ def grads_scale_(grads, coef):
     (float32 for half grads, which are scaled in float32 and rounded once)."""
     for g in grads:
         wide = np.float32 if g.dtype in _HALF_SET else g.dtype.type
-        g[...] = g.astype(wide) * wide(coef)
+        with np.errstate(invalid="ignore", over="ignore"):      # inf * 0 is NaN, as on the GPU
+            g[...] = g.astype(wide) * wide(coef)
 
 
 def grads_clamp_(grads, clip_value):
