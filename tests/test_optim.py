@@ -168,9 +168,9 @@ def test_state_dict_keys_match_torch():
 def test_load_state_dict_errors_name_both_sizes():
     ws, _, _ = _model_and_data("cpu")
     opt = mt.optim.Adam(ws)
-    with pytest.raises(ValueError, match="2 parameter groups.*1"):
+    with pytest.raises(ValueError, match="2 saved, the optimizer has 1"):
         opt.load_state_dict(mt.optim.Adam([{"params": ws[:2]}, {"params": ws[2:]}]).state_dict())
-    with pytest.raises(ValueError, match="group 0 has 2 parameters.*has 4"):
+    with pytest.raises(ValueError, match="group 0 has 2 saved parameters, the optimizer has 4"):
         opt.load_state_dict(mt.optim.Adam(ws[:2]).state_dict())
 
 

@@ -9,6 +9,13 @@ from collections import OrderedDict
 
 from ..autograd.grad_mode import no_grad
 from .parameter import Parameter, zero_grads
+# >>> phase 05
+import os  # noqa: E402
+from collections import namedtuple  # noqa: E402
+
+# What load_state_dict returns, as in PyTorch: the keys it did not find and the keys it did not use.
+_IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+# <<< phase 05
 
 
 class Module:
@@ -133,10 +140,18 @@ class Module:
     def load_state_dict(self, state_dict, strict=True):
         """Copy tensors from ``state_dict`` into this module's parameters and buffers.
 
+        With ``strict=False`` missing and unexpected keys are returned instead of raised; a shape
+        mismatch raises all the same (as in PyTorch).
+
         Raises:
             RuntimeError: listing missing and unexpected keys (when ``strict``) and any shape
                 mismatch, naming the key and both shapes.
         """
+        # >>> phase 05
+        if isinstance(state_dict, (str, os.PathLike)):      # a .safetensors file (ours or PyTorch's)
+            from ..serialization import load
+            state_dict = load(state_dict)
+        # <<< phase 05
         own = dict(self.named_parameters())
         own.update(dict(self.named_buffers()))
         missing = [k for k in own if k not in state_dict]
@@ -153,6 +168,9 @@ class Module:
                                    f"{tuple(source.shape)}, the shape in current model is {tuple(target.shape)}")
             value = source.detach().to(device=target.device, dtype=target.dtype)
             target._data = value._backend.contiguous(value._data)   # a copy: training must not touch the source
+        # >>> phase 05
+        return _IncompatibleKeys(missing, unexpected)
+        # <<< phase 05
         return missing, unexpected
 
     # ---- printing -------------------------------------------------------------------------

@@ -2,11 +2,13 @@
 """``Optimizer``: parameter groups, per-parameter state and ``zero_grad``, as in ``torch.optim``."""
 from ..nn.parameter import zero_grads
 # >>> phase 05
-from .. import native
-from ..autograd import enable_grad
-from ..creation import tensor
-from ..dtypes import float32
-from ..tensor import Tensor
+import copy  # noqa: E402
+
+from .. import native  # noqa: E402
+from ..autograd import enable_grad  # noqa: E402
+from ..creation import tensor  # noqa: E402
+from ..dtypes import float32  # noqa: E402
+from ..tensor import Tensor  # noqa: E402
 # <<< phase 05
 
 
@@ -50,54 +52,52 @@ class Optimizer:
 
     def step(self):
         raise NotImplementedError
-# >>> phase 05
-
-    # ---- saving and resuming (PyTorch's state_dict format) -----------------------------------------
-    # {"state": {index: {"step": 0-d tensor, "exp_avg": tensor, ...}},
-    #  "param_groups": [{"lr": ..., "betas": ..., ..., "params": [index, ...]}, ...]}
-    # Parameters are named by their position across the groups (0, 1, ... in group order), so a
-    # state_dict loads into a new optimizer over a model of the same architecture. Our state keeps
-    # "step" as a Python int (the host computes the bias corrections from it); the state_dict holds
-    # it as a float32 0-d tensor, as PyTorch's does.
+    # >>> phase 05
     def state_dict(self):
-        """The optimizer's state and hyper-parameters, in torch.optim's format (state tensors are
-        shared, not copied)."""
-        index = {}
+        """The optimizer's state in PyTorch's format, for checkpoints (``minitorch.save``)::
+
+            {"state": {index: {"momentum_buffer": tensor, ...}, ...},
+             "param_groups": [{"lr": 0.1, ..., "params": [index, ...]}, ...]}
+
+        Parameters are numbered 0, 1, ... in the order of the groups, so the dict holds none of
+        the model's tensors; the state tensors are the optimizer's own (not copies).
+        """
+        index = {}                                    # id(parameter) -> its number
         groups = []
         for group in self.param_groups:
-            packed = {k: v for k, v in group.items() if k != "params"}
-            packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
-            groups.append(packed)
-        state = {}
-        for group in self.param_groups:
-            for p in group["params"]:
-                if self.state.get(p):
-                    state[index[id(p)]] = {k: tensor(float(v), dtype=float32) if k == "step" else v
-                                           for k, v in self.state[p].items()}
+            numbers = [index.setdefault(id(p), len(index)) for p in group["params"]]
+            groups.append({**{k: v for k, v in group.items() if k != "params"}, "params": numbers})
+        # "step": our optimizers count in a Python int (see _buckets); saved as PyTorch saves it
+        state = {index[id(p)]: {k: tensor(float(v), dtype=float32) if k == "step" else v for k, v in s.items()}
+                 for p, s in self.state.items()}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
-        """Resume from ``state_dict()``'s output (ours, or PyTorch's with its tensors converted to
-        minitorch tensors): hyper-parameters per group, and each parameter's state copied to the
-        parameter's device and (floating) dtype.
+        """Restore what :meth:`state_dict` gave, onto this optimizer's parameters (matched by
+        position). State tensors are copied to their parameter's device, and floating ones to its
+        dtype (except ``"step"``, as PyTorch does), so training resumes where it stopped.
 
         Raises:
-            ValueError: a different number of groups, or a group of a different size (both named).
+            ValueError: a different number of param groups, or a group of a different size.
         """
-        saved = state_dict["param_groups"]
-        if len(saved) != len(self.param_groups):
-            raise ValueError(f"loaded state dict has {len(saved)} parameter groups, this optimizer has "
-                             f"{len(self.param_groups)}")
-        for k, (mine, theirs) in enumerate(zip(self.param_groups, saved)):
-            if len(mine["params"]) != len(theirs["params"]):
-                raise ValueError(f"loaded state dict's parameter group {k} has {len(theirs['params'])} parameters, "
-                                 f"this optimizer's group {k} has {len(mine['params'])}")
-        param_of = {i: p for mine, theirs in zip(self.param_groups, saved) for i, p in zip(theirs["params"], mine["params"])}
+        saved_groups = state_dict["param_groups"]
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError(f"loaded state dict has a different number of parameter groups: "
+                             f"{len(saved_groups)} saved, the optimizer has {len(self.param_groups)}")
+        by_number = {}
+        for i, (group, saved) in enumerate(zip(self.param_groups, saved_groups)):
+            if len(group["params"]) != len(saved["params"]):
+                raise ValueError(f"loaded state dict contains a parameter group that doesn't match the size of "
+                                 f"optimizer's group: group {i} has {len(saved['params'])} saved parameters, "
+                                 f"the optimizer has {len(group['params'])}")
+            by_number.update(zip(saved["params"], group["params"]))
         self.state = {}
-        for i, entries in state_dict["state"].items():
-            p = param_of[i]
-            self.state[p] = {k: _state_value(k, v, p) for k, v in entries.items()}
-        self.param_groups = [dict(theirs, params=mine["params"]) for mine, theirs in zip(self.param_groups, saved)]
+        for number, saved in state_dict["state"].items():
+            p = by_number[int(number)]
+            self.state[p] = {key: _state_value(key, value, p) for key, value in saved.items()}
+        self.param_groups = [{**copy.deepcopy({k: v for k, v in saved.items() if k != "params"}),
+                              "params": group["params"]}
+                             for group, saved in zip(self.param_groups, saved_groups)]
 
     # ---- what step() of the fused optimizers shares ----------------------------------------------------
     def _buckets(self, group, init):
@@ -128,14 +128,15 @@ class Optimizer:
 
 
 def _state_value(key, value, param):
-    """A loaded state entry: "step" as an int; a floating tensor copied to ``param``'s device and dtype."""
-    if key == "step":
-        return int(round(float(value.item() if hasattr(value, "item") else value)))
-    if isinstance(value, Tensor):
-        dtype = param.dtype if value.dtype.is_floating_point else value.dtype
-        moved = value.to(device=param.device, dtype=dtype)
-        return moved.clone() if moved is value else moved
-    return value
+    """A saved state entry as this optimizer keeps it: a tensor is copied (never shared with the
+    state dict) to ``param``'s device, and to its dtype when both are floating, except ``step``."""
+    if key == "step":                   # a 0-d tensor (PyTorch's, or ours) -> the int our optimizers count in
+        return int(round(float(value.item() if isinstance(value, Tensor) else value)))
+    if not isinstance(value, Tensor):
+        return copy.deepcopy(value)
+    dtype = param.dtype if value.dtype.is_floating_point and param.dtype.is_floating_point \
+        else value.dtype
+    return value.detach().to(device=param.device, dtype=dtype).clone()
 
 
 def _check(name, value, low=0.0, high=None):

@@ -22,6 +22,8 @@ from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero
 from . import backends
 from .dtypes import bfloat16, float16, half
 from .ops import bmm
+from .random import get_rng_state, set_rng_state
+from .serialization import load, save
 from .ops import log_softmax, softmax
 
 __version__ = "0.1.0"

@@ -134,6 +134,9 @@ class Module:
     def load_state_dict(self, state_dict, strict=True):
         """Copy tensors from ``state_dict`` into this module's parameters and buffers.
 
+        With ``strict=False`` missing and unexpected keys are returned instead of raised; a shape
+        mismatch raises all the same (as in PyTorch).
+
         Raises:
             RuntimeError: listing missing and unexpected keys (when ``strict``) and any shape
                 mismatch, naming the key and both shapes.

@@ -10,6 +10,11 @@ from collections import OrderedDict
 
 from ..autograd.grad_mode import no_grad
 from .parameter import Parameter, zero_grads
+import os  # noqa: E402
+from collections import namedtuple  # noqa: E402
+
+# What load_state_dict returns, as in PyTorch: the keys it did not find and the keys it did not use.
+_IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
 class Module:
@@ -134,10 +139,16 @@ class Module:
     def load_state_dict(self, state_dict, strict=True):
         """Copy tensors from ``state_dict`` into this module's parameters and buffers.
 
+        With ``strict=False`` missing and unexpected keys are returned instead of raised; a shape
+        mismatch raises all the same (as in PyTorch).
+
         Raises:
             RuntimeError: listing missing and unexpected keys (when ``strict``) and any shape
                 mismatch, naming the key and both shapes.
         """
+        if isinstance(state_dict, (str, os.PathLike)):      # a .safetensors file (ours or PyTorch's)
+            from ..serialization import load
+            state_dict = load(state_dict)
         own = dict(self.named_parameters())
         own.update(dict(self.named_buffers()))
         missing = [k for k in own if k not in state_dict]
@@ -154,6 +165,7 @@ class Module:
                                    f"{tuple(source.shape)}, the shape in current model is {tuple(target.shape)}")
             value = source.detach().to(device=target.device, dtype=target.dtype)
             target._data = value._backend.contiguous(value._data)   # a copy: training must not touch the source
+        return _IncompatibleKeys(missing, unexpected)
         return missing, unexpected
 
     # ---- printing -------------------------------------------------------------------------
