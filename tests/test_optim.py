@@ -10,6 +10,8 @@ import minitorch as mt
 
 OPTIMIZERS = [
     ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01)),
+    ("SGD", dict(lr=0.05)),
+    ("SGD", dict(lr=0.002, momentum=0.5, dampening=0.3, maximize=True)),    # small lr: ascent diverges
     ("Adam", dict(lr=1e-2)),
     ("Adam", dict(lr=1e-2, betas=(0.8, 0.9), weight_decay=0.1, amsgrad=True)),
     ("Adam", dict(lr=1e-2, maximize=True, eps=1e-6)),
@@ -329,7 +331,7 @@ def _count_launches(monkeypatch):
 
 
 @pytest.mark.cuda
-@pytest.mark.parametrize("name,kw", OPTIMIZERS[1:], ids=[f"{n}-{'-'.join(k)}" for n, k in OPTIMIZERS[1:]])
+@pytest.mark.parametrize("name,kw", OPTIMIZERS, ids=[f"{n}-{'-'.join(k)}" for n, k in OPTIMIZERS])
 def test_one_kernel_launch_per_step(monkeypatch, name, kw):
     ws, x, y = _model_and_data("cuda")
     opt = getattr(mt.optim, name)(ws, **kw)
@@ -365,6 +367,8 @@ def test_many_parameters_and_half_precision():
         gpu = [mt.tensor(w, dtype=dtype, device="cuda", requires_grad=True) for w in init]
         cpu = [mt.tensor(w, dtype=dtype, requires_grad=True) for w in init]
         opts = [mt.optim.Adam(gpu, lr=0.01, amsgrad=True, weight_decay=0.1), mt.optim.Adam(cpu, lr=0.01, amsgrad=True, weight_decay=0.1)]
+        if dtype is mt.float16:       # and SGD, whose list kernel rounds like sgd.cu and the cpu backend
+            opts = [mt.optim.SGD(gpu, lr=0.1, momentum=0.9, nesterov=True), mt.optim.SGD(cpu, lr=0.1, momentum=0.9, nesterov=True)]
         for step in grads:
             for ps, opt in zip((gpu, cpu), opts):
                 for p, g in zip(ps, step):
@@ -372,4 +376,23 @@ def test_many_parameters_and_half_precision():
                 opt.step()
         for a, b in zip(gpu, cpu):
             np.testing.assert_allclose(a.detach().to(mt.float64).cpu().numpy(), b.detach().to(mt.float64).numpy(),
-                                       rtol=tol, atol=tol, err_msg=f"Adam on {dtype}")
+                                       rtol=tol, atol=tol, err_msg=f"{type(opts[0]).__name__} on {dtype}")
+
+
+@pytest.mark.cuda
+def test_sgd_list_kernel_is_bitwise_the_per_parameter_kernel():
+    from minitorch.cuda import array
+    from minitorch.native import cuda as backend
+    rng = np.random.default_rng(12)
+    shapes = [(1,), (4097,), (33, 7), (0,), ()]
+    for dtype in (np.float32, np.float64, np.float16):
+        for first in (True, False):
+            ps, gs, bs = ([rng.standard_normal(s).astype(dtype) for s in shapes] for _ in range(3))
+            dev = lambda xs: [array.from_numpy(x, 0) for x in xs]      # noqa: E731
+            one, many = (dev(ps), dev(gs), dev(bs)), (dev(ps), dev(gs), dev(bs))
+            for p, g, b in zip(*one):
+                backend.sgd_step(p, g, b, 0.1, 0.9, 0.1, 0.01, False, True, first)
+            backend.sgd_step_list(*many, 0.1, 0.9, 0.1, 0.01, False, True, first)
+            for k in (0, 2):
+                for a, b in zip(one[k], many[k]):
+                    np.testing.assert_array_equal(array.to_numpy(a), array.to_numpy(b))

@@ -119,6 +119,18 @@ def adagrad_step(params, grads, state_sums, step, lr, lr_decay, eps, weight_deca
     _launch("adagrad", suffix, (params, grads, state_sums), dev, (M(clr), M(eps), M(weight_decay), np.bool_(maximize)))
 
 
+def sgd_step_list(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov, maximize,
+                  first_step):
+    """SGD on every array of the lists, in ONE launch: what ``sgd_step`` (optim.py, sgd.cu) does to
+    each, to the bit. ``momentum_buffers`` is None when momentum is 0. Returns None."""
+    if not params:
+        return
+    suffix, M, grads, dev = _checked(params, grads, (momentum_buffers,), "sgd_step_list")
+    _launch("sgd", suffix, (params, grads, momentum_buffers if momentum else None), dev,
+            (M(lr), M(momentum), M(1 - dampening), M(weight_decay), np.bool_(nesterov), np.bool_(maximize),
+             np.bool_(first_step)))
+
+
 # ---- gradient clipping ------------------------------------------------------------------------------
 def _by_dtype(grads, first_last):
     """Non-empty grads grouped by dtype (in first-seen order; with ``first_last`` grads[0]'s dtype last)."""

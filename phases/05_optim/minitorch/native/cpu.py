@@ -483,6 +483,14 @@ def adagrad_step(params, grads, state_sums, step, lr, lr_decay, eps, weight_deca
                      (params, grads, state_sums))
 
 
+def sgd_step_list(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov, maximize,
+                  first_step):
+    """sgd_step on each parameter of the lists (``momentum_buffers`` None when momentum is 0), in place."""
+    for k, (param, grad) in enumerate(zip(params, grads)):
+        sgd_step(param, grad, None if momentum_buffers is None else momentum_buffers[k], lr, momentum, dampening,
+                 weight_decay, nesterov, maximize, first_step)
+
+
 def grads_norm(grads, norm_type, max_norm):
     """(total, coef) for clip_grad_norm_: ``total`` the norm of all ``grads`` together as a 0-d array
     of grads[0]'s dtype (norm_type a float > 0 or inf), ``coef`` = min(1, max_norm / (total +

@@ -180,6 +180,40 @@ __device__ __forceinline__ void adagrad(const long long* __restrict__ table, lon
         adagrad<S, M>(table, ntensors, clr, eps, weight_decay, maximize);                                  \
     }
 
+// ---- SGD -----------------------------------------------------------------------------------------
+// lists: 0 param, 1 grad, 2 momentum_buffer (0 when momentum is 0). The arithmetic of sgd.cu, with its
+// rounded operations in its order (see there), so a list updated here and one parameter updated by
+// sgd_step_* agree to the bit, and both match native/cpu.py's sgd_step.
+template <typename S, typename M>
+__device__ __forceinline__ void sgd(const long long* __restrict__ table, long long ntensors, M lr, M momentum,
+                                    M one_minus_dampening, M weight_decay, bool nesterov, bool maximize,
+                                    bool first_step) {
+    const Chunk c = my_chunk(table, ntensors, 3);
+    S* param = tensor_of<S>(table, ntensors, 0, c.tensor);
+    const S* grad = tensor_of<S>(table, ntensors, 1, c.tensor);
+    S* buf = tensor_of<S>(table, ntensors, 2, c.tensor);
+    for (long long i = c.start + threadIdx.x; i < c.end; i += blockDim.x) {
+        const M p = to_opmath(param[i]);
+        const M gi = to_opmath(grad[i]);
+        M g = maximize ? -gi : gi;
+        if (weight_decay != M(0)) g = add_rn(g, mul_rn(weight_decay, p));
+        if (momentum != M(0)) {
+            const M b = first_step ? g : add_rn(mul_rn(to_opmath(buf[i]), momentum), mul_rn(one_minus_dampening, g));
+            buf[i] = narrow<S>(b);
+            g = nesterov ? add_rn(g, mul_rn(momentum, b)) : b;
+        }
+        param[i] = narrow<S>(sub_rn(p, mul_rn(lr, g)));
+    }
+}
+
+#define SGD_LIST(S, M, SUF)                                                                               \
+    extern "C" __global__ void sgd_##SUF(const long long* __restrict__ table, long long ntensors, M lr,   \
+                                         M momentum, M one_minus_dampening, M weight_decay, bool nesterov, \
+                                         bool maximize, bool first_step) {                                \
+        sgd<S, M>(table, ntensors, lr, momentum, one_minus_dampening, weight_decay, nesterov, maximize,    \
+                  first_step);                                                                            \
+    }
+
 // ---- gradient clipping -----------------------------------------------------------------------------
 // grads_norm: the norm of ALL the tensors of list 0 together, in one launch. kind: 0 the max |x|
 // (inf norm), 1 the sum of |x|, 2 the sum of x^2, 3 the sum of |x|^p. Each block reduces its chunk
@@ -272,7 +306,8 @@ __device__ __forceinline__ void grads_clamp(const long long* __restrict__ table,
         grads_clamp<S, M>(table, ntensors, clip);                                                          \
     }
 
-#define ALL(S, M, SUF) ADAM(S, M, SUF) RMSPROP(S, M, SUF) ADAGRAD(S, M, SUF) GRADS_NORM(S, SUF) GRADS_SCALE_CLAMP(S, M, SUF)
+#define ALL(S, M, SUF) \
+    ADAM(S, M, SUF) RMSPROP(S, M, SUF) ADAGRAD(S, M, SUF) SGD_LIST(S, M, SUF) GRADS_NORM(S, SUF) GRADS_SCALE_CLAMP(S, M, SUF)
 
 ALL(float, float, f32)
 ALL(double, double, f64)

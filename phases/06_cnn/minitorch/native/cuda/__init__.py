@@ -16,6 +16,7 @@ from .reduce import sum
 from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
 from .gemm import linear, matmul   # the GEMM ladder, rung chosen per shape (replaces matrix.py's naive matmul)
-from .multi_tensor import adagrad_step, adam_step, grads_clamp_, grads_norm, grads_scale_, rmsprop_step
+from .multi_tensor import (adagrad_step, adam_step, grads_clamp_, grads_norm, grads_scale_, rmsprop_step,
+                           sgd_step_list)
 from .softmax import (cross_entropy, cross_entropy_backward, log_softmax, log_softmax_backward, nll_loss,
                       nll_loss_backward, softmax, softmax_backward)
