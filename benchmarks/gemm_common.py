@@ -278,17 +278,17 @@ def poisoned():
     floats), so an output element a kernel never writes shows up as NaN."""
     import cupy as cp
     from minitorch.cuda import memory
-    real = memory.DevicePool.malloc
+    real = memory.Pool.malloc
 
     def malloc(self, nbytes, stream):
         block = real(self, nbytes, stream)
         cp.cuda.runtime.memsetAsync(block.ptr, 0xFF, block.size, stream)
         return block
-    memory.DevicePool.malloc = malloc
+    memory.Pool.malloc = malloc
     try:
         yield
     finally:
-        memory.DevicePool.malloc = real
+        memory.Pool.malloc = real
 
 
 _flush = None

@@ -15,6 +15,8 @@ from .tensor import Size, Tensor
 from . import ops
 from .ops import (abs, add, broadcast_shapes, div, exp, flatten, log, matmul, maximum, minimum, mul, neg, permute,
                   pow, relu, reshape, sigmoid, sqrt, squeeze, sub, tanh, transpose, unsqueeze, where)
+from .creation import empty_strided, eye, linspace, logspace, randint
+from .random import Generator, default_generator
 # <<< phase 02
 # >>> phase 03
 from . import autograd, nn, optim
@@ -23,6 +25,11 @@ from .ops import mean, sum
 # <<< phase 03
 # >>> phase 04
 from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero, stack, std, var
+from .ops import (chunk, diagonal, flip, gather, index_put, movedim, moveaxis, narrow, roll, scatter, scatter_add,
+                  split, take_along_dim, tile, tril, triu, unbind)
+from .ops.scatter import where        # where(condition) joins the three-argument where of phase 02
+from .creation import bernoulli, multinomial, randperm
+from .ops import einsum
 # <<< phase 04
 # >>> phase 05
 from . import backends

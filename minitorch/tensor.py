@@ -479,11 +479,11 @@ class Tensor:
         """The same data (shared memory) with no graph behind it and requires_grad False."""
         return Tensor(self._data, self._device)
 
-    def backward(self, gradient=None, retain_graph=False, create_graph=False):
+    def backward(self, gradient=None, retain_graph=None, create_graph=False):
         """Compute d(self)/d(leaf) for every leaf that requires grad and add it to ``leaf.grad``.
 
         ``gradient`` (same shape as self) is required unless self has one element.
-        The graph is freed afterwards unless ``retain_graph``.
+        The graph is freed afterwards unless ``retain_graph`` (which defaults to ``create_graph``).
         """
         from .autograd.engine import backward
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
@@ -497,6 +497,67 @@ class Tensor:
 
     def mean(self, dim=None, keepdim=False):
         return ops.mean(self, dim, keepdim)
+
+    # ---- .data, hooks, retain_grad ----------------------------------------------------------------
+    _hooks = None      # a leaf's {handle id: (None, fn)}; a computed tensor's hooks live on its grad_fn
+    _output_nr = None  # which output of its grad_fn this is, for a Function with several outputs
+
+    @property
+    def data(self):
+        """The same memory as a new tensor outside autograd (no graph, requires_grad False).
+        In-place writes through it escape the version checks of backward (in PyTorch too, where
+        ``detach()`` would share the version counter): prefer ``detach()`` in new code."""
+        return Tensor(self._data, self._device)
+
+    @data.setter
+    def data(self, value):
+        """``t.data = other`` makes ``t`` use ``other``'s memory (shape, dtype, device), keeping
+        ``t``'s identity, grad and autograd flags (what ``Module.to`` does to parameters)."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data, self._device = value._data, value._device
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` each time backward computes this tensor's full gradient; if it
+        returns a tensor, that replaces the gradient passed on (and kept in ``.grad``). Returns a
+        handle whose ``remove()`` unregisters it.
+
+        Raises:
+            RuntimeError: if this tensor does not require grad.
+        """
+        from .autograd.hooks import RemovableHandle
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = {}
+            hooks = self._hooks
+        else:
+            if self.grad_fn.hooks is None:
+                self.grad_fn.hooks = {}
+            hooks = self.grad_fn.hooks
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = (self._output_nr, hook)
+        return handle
+
+    def retain_grad(self):
+        """Keep this non-leaf tensor's gradient in ``.grad`` after backward (leaves always do).
+
+        Raises:
+            RuntimeError: if this tensor does not require grad.
+        """
+        import weakref
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None:          # weak: the graph must not keep the tensor alive
+            if self.grad_fn.retained is None:
+                self.grad_fn.retained = {}
+            self.grad_fn.retained[self._output_nr] = weakref.ref(self)
+
+    @property
+    def retains_grad(self):
+        node = self.grad_fn
+        return bool(node is not None and node.retained and self._output_nr in node.retained)
     # <<< phase 03
     # >>> phase 04
 
@@ -637,6 +698,88 @@ class Tensor:
                                f"{value.ndim} dimension(s).")
         # the fill value is converted to self's dtype, whatever its kind (2.7 fills an int64 tensor with 2)
         return self._write_("masked_fill_", lambda: ops.where(mask.to(self._device), value, self), cast_any=True)
+
+    # ---- cutting, reordering, repeating; gather and scatter (ops/rearrange.py, ops/scatter.py) ------
+    def split(self, split_size, dim=0):
+        """Views of consecutive pieces along ``dim`` (see :func:`minitorch.ops.rearrange.split`)."""
+        return ops.split(self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        return ops.chunk(self, chunks, dim)
+
+    def unbind(self, dim=0):
+        return ops.unbind(self, dim)
+
+    def narrow(self, dim, start, length):
+        return ops.narrow(self, dim, start, length)
+
+    def movedim(self, source, destination):
+        return ops.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    @property
+    def mT(self):
+        """The last two dimensions swapped (a view): the transpose of each matrix of a batch.
+
+        Raises:
+            RuntimeError: fewer than 2 dimensions.
+        """
+        if self.ndim < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self.ndim}-D tensor.")
+        return ops.transpose(self, -2, -1)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return ops.diagonal(self, offset, dim1, dim2)
+
+    def flip(self, *dims):
+        return ops.flip(self, _unpack_ints(dims))
+
+    def roll(self, shifts, dims=None):
+        return ops.roll(self, shifts, dims)
+
+    def repeat(self, *sizes):
+        """A copy repeated ``sizes[k]`` times along dim k (see :func:`minitorch.ops.rearrange.repeat`)."""
+        return ops.repeat(self, *sizes)
+
+    def tile(self, *dims):
+        return ops.tile(self, _unpack_ints(dims))
+
+    def tril(self, diagonal=0):
+        return ops.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return ops.triu(self, diagonal)
+
+    def gather(self, dim, index):
+        return ops.gather(self, dim, index)
+
+    def take_along_dim(self, indices, dim=None):
+        return ops.take_along_dim(self, indices, dim)
+
+    def scatter(self, dim, index, src=None, value=None, *, reduce=None):
+        return ops.scatter(self, dim, index, src, value, reduce=reduce)
+
+    def scatter_add(self, dim, index, src):
+        return ops.scatter_add(self, dim, index, src)
+
+    def index_put(self, indices, values, accumulate=False):
+        return ops.index_put(self, indices, values, accumulate)
+
+    def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+        """In place: :func:`minitorch.ops.scatter.scatter` written into self (not recorded by autograd)."""
+        return self._write_("scatter_", lambda: ops.scatter(self, dim, index, src, value, reduce=reduce))
+
+    def scatter_add_(self, dim, index, src):
+        """In place: ``scatter_add`` written into self (atomicAdd on cuda: repeated indices add up
+        in no fixed order, so float results may vary in the last bits)."""
+        return self._write_("scatter_add_", lambda: ops.scatter_add(self, dim, index, src))
+
+    def index_put_(self, indices, values, accumulate=False):
+        """In place: ``self[indices] = values`` (``+=`` with ``accumulate``; see
+        :func:`minitorch.ops.scatter.index_put`)."""
+        return self._write_("index_put_", lambda: ops.index_put(self, indices, values, accumulate))
     # <<< phase 04
     # >>> phase 05
 
@@ -665,6 +808,71 @@ class Tensor:
         """bfloat16 copy (``self`` when already bfloat16); differentiable, the gradient casts back."""
         return self.to(dtype=_dtypes.bfloat16)
     # <<< phase 05
+    # >>> phase 02
+
+    # ---- random numbers in place: drawn straight into this tensor's memory (cuRAND on cuda) ------
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+        """Fill with U(from_, to) draws in place; returns ``self``. ``generator``: a
+        ``minitorch.Generator`` of this device (default: the global generator)."""
+        return self._draw_("uniform_", from_, to, generator)
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        """Fill with N(mean, std^2) draws in place; returns ``self``."""
+        return self._draw_("normal_", mean, std, generator)
+
+    def _draw_(self, op, a, b, generator):
+        """The backend's in-place draw ``op`` on this contiguous tensor.
+
+        Raises:
+            RuntimeError: a non-floating dtype.
+            NotImplementedError: a non-contiguous view (phase 04 writes those).
+        """
+        engine = self._draw_engine(op, generator)
+        if not self.is_contiguous():
+            raise NotImplementedError(f"{op} on a non-contiguous view is not supported yet")
+        getattr(self._backend, op)(self._data, a, b, engine)
+        return self
+
+    def _draw_engine(self, op, generator):
+        from .random import engine
+        if not self.dtype.is_floating_point:
+            raise RuntimeError(f"{op}: random floats need a floating dtype, got {self.dtype.name}")
+        return engine(generator, self._device)
+    # <<< phase 02
+    # >>> phase 04
+
+    def _draw_(self, op, a, b, generator):     # noqa: F811 - replaces phase 02's: views, autograd's checks
+        """The backend's in-place draw ``op`` on this tensor: straight into its memory when it is
+        contiguous, else fresh draws written through the strided copy (``_write_``).
+
+        Raises:
+            RuntimeError: a non-floating dtype; see ``_check_inplace``.
+        """
+        engine = self._draw_engine(op, generator)
+        if not self.is_contiguous():
+            from .creation import empty
+
+            def fresh():                         # the same draws into a new contiguous tensor
+                return getattr(empty(self.shape, dtype=self.dtype, device=self._device), op)(a, b, generator=generator)
+            return self._write_(op, fresh)
+        self._check_inplace(op)
+        getattr(self._backend, op)(self._data, a, b, engine)
+        return self
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        """Set each element to 1 with probability ``p`` (a number or a tensor broadcasting to self),
+        else 0, in place; returns ``self``."""
+        from .creation import rand
+        draw_dtype = self.dtype if self.dtype.is_floating_point else _dtypes.float32
+        return self._write_("bernoulli_", lambda: rand(self.shape, generator=generator, dtype=draw_dtype,
+                                                       device=self._device) < p, cast_any=True)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        """Fill with Exp(lambd) draws in place, by the inverse CDF -log(1 - u) / lambd, u ~ U[0, 1)."""
+        from .creation import rand
+        return self._write_("exponential_", lambda: -(1 - rand(self.shape, generator=generator, dtype=self.dtype,
+                                                              device=self._device)).log() / lambd)
+    # <<< phase 04
 
 
 # >>> phase 04

@@ -23,10 +23,10 @@ def poisoned_allocator(monkeypatch):
     GPU test modules turn it on with ``pytest.mark.usefixtures("poisoned_allocator")``."""
     import cupy as cp
     from minitorch.cuda import memory
-    real = memory.DevicePool.malloc
+    real = memory.Pool.malloc
 
     def malloc(self, nbytes, stream):
         block = real(self, nbytes, stream)
         cp.cuda.runtime.memsetAsync(block.ptr, 0xFF, block.size, stream)
         return block
-    monkeypatch.setattr(memory.DevicePool, "malloc", malloc)
+    monkeypatch.setattr(memory.Pool, "malloc", malloc)

@@ -22,11 +22,24 @@ class OutOfMemoryError(MemoryError):
     """Stands for cupy.cuda.memory.OutOfMemoryError."""
 
 
+class CUDARuntimeError(RuntimeError):
+    """Stands for cupy.cuda.runtime.CUDARuntimeError: what CuPy raises when cudaMalloc fails."""
+
+    def __init__(self, status):
+        self.status = status
+        super().__init__("cudaErrorMemoryAllocation: out of memory" if status == ERROR_MEMORY_ALLOCATION
+                         else f"CUDA error {status}")
+
+
+ERROR_MEMORY_ALLOCATION = 2         # cudaErrorMemoryAllocation
+
+
 class FakeCuda:
     """``cupy`` as minitorch/cuda/array.py and memory.py see it.
 
     Attributes:
-        limit: bytes of "device memory"; a Memory beyond it raises OutOfMemoryError.
+        limit: bytes of "device memory"; a Memory beyond it raises CUDARuntimeError
+            (cudaErrorMemoryAllocation), as cupy.cuda.Memory does.
         live: {ptr: size} of Memory objects not yet freed (freeing = the object dying).
         stream: the current stream's handle (0: the legacy default stream).
     """
@@ -42,7 +55,7 @@ class FakeCuda:
         class Memory:
             def __init__(self, size):
                 if sum(fake.live.values()) + size > fake.limit:
-                    raise OutOfMemoryError(f"out of memory allocating {size} bytes")
+                    raise CUDARuntimeError(ERROR_MEMORY_ALLOCATION)
                 self._buffer = ctypes.create_string_buffer(max(size, 1))
                 self.ptr, self.size = ctypes.addressof(self._buffer), size
                 fake.live[self.ptr] = size
@@ -72,7 +85,9 @@ class FakeCuda:
             runtime=types.SimpleNamespace(
                 memcpyAsync=memcpy_async, memcpyHostToDevice=1, memcpyDeviceToHost=2,
                 streamSynchronize=lambda stream: None, getDevice=lambda: fake.device,
-                pointerGetAttributes=lambda ptr: types.SimpleNamespace(device=fake.device)))
+                pointerGetAttributes=lambda ptr: types.SimpleNamespace(device=fake.device),
+                memGetInfo=lambda: (fake.limit - sum(fake.live.values()), fake.limit),
+                CUDARuntimeError=CUDARuntimeError, errorMemoryAllocation=ERROR_MEMORY_ALLOCATION))
 
 
 def private_copy(monkeypatch, path, name):

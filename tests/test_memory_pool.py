@@ -1,4 +1,6 @@
-"""Our caching allocator (minitorch/cuda/memory.py) without a GPU, against a model of it.
+"""Phase 01's caching allocator (minitorch/cuda/memory.py: exact-size free lists) without a GPU,
+against a model of it. Phase 05 swaps in the block-splitting allocator (tests/test_allocator.py);
+the fixture here puts phase 01's DevicePool back in place.
 
 tests/fake_cuda.py stands in for CuPy: ``cuda.Memory`` hands out host buffers and records which
 are alive, so the tests see every "cudaMalloc" and "cudaFree" the pool makes.
@@ -15,6 +17,7 @@ from minitorch.cuda import memory
 
 @pytest.fixture
 def fake(monkeypatch):
+    monkeypatch.setattr(memory, "Pool", memory.DevicePool)
     return fake_cuda.install(monkeypatch)[0]
 
 
@@ -73,13 +76,14 @@ def test_empty_cache_frees_only_cached_blocks(fake):
 
 
 def test_out_of_memory_frees_the_cache_and_retries(monkeypatch):
+    monkeypatch.setattr(memory, "Pool", memory.DevicePool)
     fake, _ = fake_cuda.install(monkeypatch, limit=3 << 20)
     pool = memory.pool(0, fake)
     cached = [pool.malloc(1 << 20, 0) for _ in range(2)]
     del cached                                        # 2 MiB cached, 1 MiB free on the "GPU"
     big = pool.malloc(3 << 20, 0)                     # fits only once the cache is given back
     assert pool.allocated == 3 << 20 and pool.cached == 0
-    with pytest.raises(fake_cuda.OutOfMemoryError):
+    with pytest.raises(fake_cuda.CUDARuntimeError):
         pool.malloc(1, 0)
     assert pool.allocated == 3 << 20 and big
 

@@ -432,6 +432,40 @@ def copy_(dst, src):
 def nonzero(mask):
     """Coordinates of the true elements of a bool array, in row-major order: int64 [count, ndim]."""
     return _c(np.argwhere(mask), dtype=np.int64).reshape(-1, mask.ndim)
+
+
+# ---- torch.gather, scatter_, index_copy_ (issue 13) ------------------------------------------------
+def gather(a, dim, index):
+    """``out[.., i, ..] = a[.., index[.., i, ..], ..]`` along ``dim`` (torch.gather): index's
+    shape and a's dtype; ``index`` has a's rank and fits in ``a`` outside ``dim``."""
+    w, ok = _wrap(index, a.shape[dim])
+    if a.shape[dim] == 0:
+        return np.full(index.shape, _missing(a.dtype), dtype=a.dtype)
+    part = a[tuple(slice(0, n) if d != dim else slice(None) for d, n in enumerate(index.shape))]
+    out = np.take_along_axis(part, w, axis=dim)
+    if not ok.all():
+        out[~ok] = _missing(a.dtype)
+    return _c(out, dtype=a.dtype)
+
+
+def scatter_(dst, dim, index, src):
+    """``dst[i0, .., index[i], .., ik] = src[i]`` for every position i of ``index`` (torch's
+    scatter_; repeated indices: the last one stays); shapes as scatter_add_; returns dst."""
+    w, ok = _wrap(index, dst.shape[dim])
+    coords = list(np.indices(index.shape, sparse=False))
+    coords[dim] = w
+    dst[tuple(c[ok] for c in coords)] = src[ok]
+    return dst
+
+
+def index_copy_(dst, dim, index, src):
+    """``dst[p, index[b], q] = src[p, b, q]`` in place (torch's index_copy_); shapes as index_add_."""
+    w, ok = _wrap(index, dst.shape[dim])
+    flat = src.reshape(src.shape[:dim] + (index.size,) + src.shape[dim + index.ndim:])
+    keep = ok.reshape(-1)
+    pre = (slice(None),) * dim
+    dst[pre + (w.reshape(-1)[keep],)] = flat[pre + (keep,)]
+    return dst
 # <<< phase 04
 # >>> phase 05
 # ---- float16 and bfloat16: storage types, computed in float32 ------------------------------------
@@ -495,6 +529,76 @@ def _sgd_step_in_float32(step):
 
 sgd_step = _sgd_step_in_float32(sgd_step)
 # <<< phase 05
+# >>> phase 02
+
+
+# ---- random numbers in place, and the factories of phase 02 -----------------------------------
+# ``generator`` is a NumPy Generator (a minitorch.Generator's, or the global one). Draws are made
+# in float64 and rounded once into ``x``, which may be any view (NumPy writes through strides).
+def uniform_(x, low, high, generator):
+    """Fill ``x`` with U(low, high) draws in place; returns x."""
+    x[...] = generator.uniform(low, high, x.shape)
+    return x
+
+
+def normal_(x, mean, std, generator):
+    """Fill ``x`` with N(mean, std^2) draws in place; returns x."""
+    x[...] = generator.normal(mean, std, x.shape)
+    return x
+
+
+def randint(low, high, shape, generator, index=None):
+    """int64 array of ``shape`` uniform on [low, high)."""
+    return generator.integers(low, high, size=shape, dtype=np.int64)
+
+
+def linspace(start, end, steps, dtype, base=None, index=None):
+    """PyTorch's two-ended formula in float64 (the first half from ``start``, the second from
+    ``end``), ``base ** value`` when ``base`` is given (logspace), rounded once to ``dtype``."""
+    i = np.arange(steps, dtype=np.float64)
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    v = np.where(i < steps // 2, start + step * i, end - step * (steps - 1 - i))
+    if base is not None:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            v = np.power(np.float64(base), v)
+    with np.errstate(invalid="ignore"):
+        return v.astype(dtype.numpy)
+
+
+def eye(n, m, dtype, index=None):
+    return np.eye(n, m, dtype=dtype.numpy)
+
+
+def empty_strided(shape, strides, dtype, index=None):
+    """Uninitialised memory viewed with ``shape`` and element ``strides`` (non-negative), over a
+    buffer just large enough: 1 + sum((size - 1) * stride) elements, 0 if any size is 0."""
+    need = 0 if 0 in shape else 1 + int(np.dot(np.array(shape, np.int64) - 1, np.array(strides, np.int64)))
+    buf = np.empty(need, dtype=dtype.numpy)
+    return np.lib.stride_tricks.as_strided(buf, shape=tuple(shape), strides=tuple(st * buf.itemsize for st in strides))
+# <<< phase 02
+# >>> phase 04
+
+
+def randperm(n, generator, index=None):
+    return generator.permutation(n).astype(np.int64)
+
+
+def multinomial(probs, num_samples, replacement, generator):
+    """Category indices drawn from each row of ``probs`` ([rows, n] non-negative weights):
+    int64 [rows, num_samples]. The algorithms of the cuda backend (random.cu): with replacement
+    the inverse CDF (the first category whose running sum exceeds u * total); without, the
+    exponential race (the categories with the smallest Exp(1) / p)."""
+    p = probs.astype(np.float64)
+    rows, n = p.shape
+    if replacement:
+        cdf = np.cumsum(p, axis=1)
+        target = (1 - generator.random((rows, num_samples))) * cdf[:, -1:]
+        out = [np.searchsorted(cdf[r], target[r], side="right") for r in range(rows)]
+        return np.minimum(np.array(out, dtype=np.int64).reshape(rows, num_samples), n - 1)
+    with np.errstate(divide="ignore"):
+        keys = generator.exponential(size=(rows, n)) / p          # p = 0: inf, never picked first
+    return _c(np.argsort(keys, axis=1, kind="stable")[:, :num_samples], dtype=np.int64)
+# <<< phase 04
 # >>> phase 05
 # ---- optimizers and gradient clipping on lists of parameters ---------------------------------------
 # The cuda backend updates a whole list of parameters in one kernel launch (multi_tensor.cu); here

@@ -10,6 +10,10 @@ from .reduce import mean, sum
 # >>> phase 04
 from .indexing import cat, getitem, index_add, index_select, nonzero, setitem, stack
 from .reduce import argmax, argmin, max, min, std, var
+from .rearrange import (chunk, diagonal, flip, movedim, moveaxis, narrow, repeat, roll, split, tile, tril, triu,
+                        unbind)
+from .scatter import gather, index_put, scatter, scatter_add, take_along_dim
+from .einsum import einsum
 # <<< phase 04
 # >>> phase 05
 from .linear import linear

@@ -266,13 +266,16 @@ def _check_in_range(x, n, dim, message=None):
         raise IndexError(message or f"index {int(bad.flat[0])} is out of bounds for dimension {dim} with size {n}")
 
 
-def _advanced(view, advanced):
+def _index_tensors(shape, device, advanced):
+    """The advanced part of a key on a view of ``shape``: (int64 index tensors, the view's dims
+    they index, the permutation that brings those dims first when others separate them, else
+    None). Masks become their true positions; indices are checked (on cpu)."""
     tensors, dims = [], []
     for pos, k, is_mask in advanced:
         if is_mask:                                  # the mask's true positions, one column per dim
             coords = k._backend.nonzero(k._data)     # waits for the GPU: the count sizes the result
             for j in range(k.ndim):
-                tensors.append(Tensor(coords[:, j], view.device))
+                tensors.append(Tensor(coords[:, j], device))
                 dims.append(pos + j)
         else:
             tensors.append(k)
@@ -284,11 +287,16 @@ def _advanced(view, advanced):
             raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                              + ", ".join(str(list(x.shape)) for x in tensors)) from None
     for x, d in zip(tensors, dims):
-        _check_in_range(x, view.shape[d], d)
+        _check_in_range(x, shape[d], d)
     if dims != list(range(dims[0], dims[0] + len(dims))):    # separated: the indexed dims go first
-        rest = [d for d in range(view.ndim) if d not in dims]
-        view = view.permute(*dims, *rest)
-        dims = list(range(len(dims)))
+        return tensors, dims, dims + [d for d in range(len(shape)) if d not in dims]
+    return tensors, dims, None
+
+
+def _advanced(view, advanced):
+    tensors, dims, order = _index_tensors(view.shape, view.device, advanced)
+    if order is not None:
+        return Take.apply(view.permute(*order), 0, tuple(tensors))
     return Take.apply(view, dims[0], tuple(tensors))
 
 

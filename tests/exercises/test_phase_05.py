@@ -206,6 +206,70 @@ def test_blocktile_2d_rung_matches_float64():
     _check_rung("05_blocktile_2d", np.float64)
 
 
+# ---- the caching allocator (05.7): graded on a fake GPU whose memory is host RAM -----------------
+
+@exercise("05.7")
+def test_split_cuts_a_block_and_links_the_rest():
+    from support import fake_gpu
+    MiB = 1 << 20
+    with fake_gpu() as fake:
+        from minitorch.cuda.allocator import SMALL, CachingAllocator
+        pool = CachingAllocator(0, fake)
+
+        def free_list():                                   # the small pool's free blocks on stream 0
+            return [(size, ptr) for size, ptr, _ in pool.free_blocks[SMALL].get(0, [])]
+
+        a = pool.malloc(1000, 0)
+        (base, nbytes), = fake.live.items()
+        assert a.ptr == base and a.size == 1024, \
+            f"malloc(1000) should keep the first 1024 bytes of a fresh segment, got {a.size} bytes at offset {a.ptr - base}"
+        assert free_list() == [(2 * MiB - 1024, base + 1024)], \
+            (f"after malloc(1000) the rest of the 2 MiB segment (2096128 bytes at offset 1024) should be the one "
+             f"cached free block, found (size, offset) {[(s, p - base) for s, p in free_list()]}")
+        rest = a.block.next
+        assert rest is not None and rest.prev is a.block and rest.next is None, \
+            "the rest should be linked right after the block: block.next is the rest and rest.prev is the block"
+        assert (rest.stream, rest.pool, rest.segment) == (a.block.stream, a.block.pool, a.block.segment), \
+            "the rest should keep the block's stream, pool and segment"
+        b = pool.malloc(4096, 0)
+        c = pool.malloc(1024, 0)
+        assert (b.ptr, c.ptr) == (base + 1024, base + 5120), \
+            "further requests should be cut from the rest, one after the other"
+        del b                                              # a 4096-byte hole between a and c
+        d = pool.malloc(512, 0)                            # cut from the hole: its rest lies before c
+        hole_rest = d.block.next
+        assert d.ptr == base + 1024 and hole_rest is not None and hole_rest.ptr == base + 1536, \
+            "malloc(512) should take the first 512 bytes of the freed 4096-byte block and leave the rest after it"
+        assert hole_rest.size == 3584 and hole_rest.next is c.block and c.block.prev is hole_rest, \
+            ("splitting a block that has a next neighbour should link the rest both ways with it: "
+             "rest.next is that neighbour and neighbour.prev is the rest")
+        stats = pool.memory_stats()
+        assert stats["inactive_split_bytes.all.current"] == 2 * MiB - 1024 - 512 - 1024, \
+            "the rest of every split should be cached through self._insert_free, which also counts it"
+        del a, c, d                                        # merging everything back needs correct links
+        assert free_list() == [(2 * MiB, base)] and pool.allocated == 0, \
+            "once every block is free again the segment should merge back into one free 2 MiB block"
+# ---- nn.init ---------------------------------------------------------------------------------------
+
+@exercise("05.8")
+def test_fan_in_and_fan_out_match_torch():
+    from minitorch.nn.init import _calculate_fan_in_and_fan_out as fans
+    for shape, what in [((5, 3), "a Linear weight [out=5, in=3]"), ((1, 1), "a [1, 1] weight"),
+                        ((16, 8, 3, 3), "a conv2d weight [out=16, in=8, 3, 3]"),
+                        ((7, 2, 5), "a conv1d weight [out=7, in=2, 5]"),
+                        ((4, 6, 2, 3, 5), "a conv3d weight [out=4, in=6, 2, 3, 5]"),
+                        ((3, 0, 2), "a weight with no inputs [3, 0, 2]")]:
+        got = fans(mt.empty(*shape))
+        want = torch.nn.init._calculate_fan_in_and_fan_out(torch.empty(*shape))
+        assert tuple(got) == want, f"(fan_in, fan_out) of {what} should be {want}, got {got}"
+    for shape in [(5,), ()]:
+        try:
+            fans(mt.empty(*shape))
+        except ValueError:
+            continue
+        raise AssertionError(f"a tensor of shape {shape} has fewer than 2 dimensions: raise ValueError, as PyTorch does")
+
+
 # ---- Adam: the cpu update and the fused multi-tensor kernel -------------------------------------
 _ADAM_CASES = [dict(lr=0.01), dict(lr=0.01, betas=(0.8, 0.95), weight_decay=0.1, amsgrad=True),
                dict(lr=0.02, weight_decay=0.2, maximize=True, decoupled_weight_decay=True),

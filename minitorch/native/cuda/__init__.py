@@ -10,6 +10,7 @@ from ...cuda.array import as_strided
 from .elementwise import BINARY_OPS, COMPARISONS, UNARY_OPS
 from .elementwise import binary, binary_scalar, cast, contiguous, unary, where
 from .matrix import matmul, transpose2d, transpose2d_naive
+from .random import empty_strided, eye, linspace, normal_, randint, uniform_
 # <<< phase 02
 # >>> phase 03
 from .elementwise import unary_backward
@@ -19,6 +20,8 @@ from .reduce import sum
 # >>> phase 04
 from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
+from .indexing import gather, index_copy_, scatter_
+from .random import multinomial, randperm
 # <<< phase 04
 # >>> phase 05
 from .gemm import linear, matmul   # the GEMM ladder, rung chosen per shape (replaces matrix.py's naive matmul)

@@ -1,7 +1,7 @@
 # phase: 04
 """Gathers, scatters, strided copies and nonzero on ``DeviceArray``s with ``minitorch/cuda/index.cu``:
-the cuda twins of ``take``, ``index_add_``, ``scatter_add_``, ``copy_`` and ``nonzero`` in
-``native/cpu.py``.
+the cuda twins of ``take``, ``gather``, ``index_add_``, ``index_copy_``, ``scatter_add_``,
+``scatter_``, ``copy_`` and ``nonzero`` in ``native/cpu.py``.
 
 Each builds one ``Layout`` over the shape it walks (see index.cu) with ``launch.pack_layout``
 (cached by shapes and strides), so inputs of any strides - slices, transposes, a column of
@@ -67,23 +67,25 @@ def take(a, dim, index):
     return out
 
 
-def _scatter(dst, index, src, dim, dst_strides, index_strides, what):
-    """Add every element of ``src`` into ``dst`` (the shape walked is src's; callers check it)."""
-    suf = _suffix(dst, what, _SCATTER_DTYPES)
+def _scatter(dst, index, src, dim, dst_strides, index_strides, what, combine="add"):
+    """Add (``combine="add"``, atomicAdd) or store (``"store"``) every element of ``src`` into
+    ``dst`` (the shape walked is src's; callers check it)."""
+    suf = _suffix(dst, what, _SCATTER_DTYPES if combine == "add" else _GATHER_DTYPES)
     if src.dtype != dst.dtype:
         raise TypeError(f"cuda {what}: src {src.dtype} and dst {dst.dtype} differ")
     layout = pack_layout(src.shape, (dst_strides, index_strides, _elem_strides(src)))
     idx = dst.device_id
     n = src.size
-    launch_stride(kernel(FILE, f"scatter_add_{suf}", idx), n, 1, idx,
+    launch_stride(kernel(FILE, f"scatter_{combine}_{suf}", idx), n, 1, idx,
                   (dst, index, src, n, dst.shape[dim],
                    dst.strides[dim] // dst.itemsize, layout))
     return dst
 
 
-def index_add_(dst, dim, index, src):
+def index_add_(dst, dim, index, src, combine="add"):
     """``dst[p, index[b], q] += src[p, b, q]`` in place, with atomicAdd (repeated indices add up,
     in no fixed order: float results may vary in the last bits); returns ``dst``.
+    ``combine="store"`` writes ``=`` instead (that is :func:`index_copy_`).
 
     ``dst``: float32/float64/int64, any strides, its elements distinct; ``src``: the same dtype,
     shape ``dst.shape[:dim] + index.shape + dst.shape[dim+1:]``, any strides; ``index``: int64.
@@ -91,31 +93,72 @@ def index_add_(dst, dim, index, src):
     Raises:
         TypeError: dtypes.  ValueError: src of the wrong shape.
     """
-    _check_index(index, "index_add_")
+    what = "index_add_" if combine == "add" else "index_copy_"
+    _check_index(index, what)
     shape = dst.shape[:dim] + index.shape + dst.shape[dim + 1:]
     if src.shape != shape:
-        raise ValueError(f"index_add_: src has shape {src.shape}, expected {shape}")
+        raise ValueError(f"{what}: src has shape {src.shape}, expected {shape}")
     sd = _elem_strides(dst)
     return _scatter(dst, index, src, dim, sd[:dim] + (0,) * index.ndim + sd[dim + 1:],
-                    (0,) * dim + _elem_strides(index) + (0,) * (dst.ndim - dim - 1), "index_add_")
+                    (0,) * dim + _elem_strides(index) + (0,) * (dst.ndim - dim - 1), what, combine)
 
 
-def scatter_add_(dst, dim, index, src):
+def scatter_add_(dst, dim, index, src, combine="add"):
     """``dst[i_0, .., index[i], .., i_k] += src[i]`` for every position ``i`` of ``index``
     (PyTorch's ``scatter_add_``), in place with atomicAdd; returns ``dst``. ``index`` (int64) and
     ``src`` share a shape of dst's rank, no larger than dst's outside ``dim``.
+    ``combine="store"`` writes ``=`` instead (that is :func:`scatter_`).
 
     Raises:
         TypeError: dtypes.  ValueError: shapes.
     """
-    _check_index(index, "scatter_add_")
+    what = "scatter_add_" if combine == "add" else "scatter_"
+    _check_index(index, what)
     if src.shape != index.shape or index.ndim != dst.ndim or any(
             i > d for k, (i, d) in enumerate(zip(index.shape, dst.shape)) if k != dim):
-        raise ValueError(f"scatter_add_: index {index.shape} and src {src.shape} must share a shape of dst's "
+        raise ValueError(f"{what}: index {index.shape} and src {src.shape} must share a shape of dst's "
                          f"rank, within dst {dst.shape} outside dim {dim}")
     sd = list(_elem_strides(dst))
     sd[dim] = 0                          # along dim the index says where
-    return _scatter(dst, index, src, dim, tuple(sd), _elem_strides(index), "scatter_add_")
+    return _scatter(dst, index, src, dim, tuple(sd), _elem_strides(index), what, combine)
+
+
+# ---- torch.gather, scatter_, index_copy_: the same two kernels with other Layouts ----------------
+def gather(a, dim, index):
+    """``out[i_0, .., i_k] = a[i_0, .., index[i_0, .., i_k], .., i_k]`` with ``index[..]`` in place
+    of coordinate ``dim`` (``torch.gather``): a new contiguous array of index's shape and a's
+    dtype. ``index``: int64, a's rank, no larger than ``a`` outside ``dim``; any strides.
+
+    Raises:
+        TypeError: index not int64, or a dtype without a kernel.  ValueError: shapes.
+    """
+    _check_index(index, "gather")
+    suf = _suffix(a, "gather")
+    if index.ndim != a.ndim or any(i > n for k, (i, n) in enumerate(zip(index.shape, a.shape)) if k != dim):
+        raise ValueError(f"gather: index {index.shape} must have a's rank and fit in a {a.shape} outside dim {dim}")
+    sa = list(_elem_strides(a))
+    stride, sa[dim] = sa[dim], 0          # along dim the index says where
+    idx = a.device_id
+    out = empty(index.shape, a.dtype, idx)
+    n = out.size
+    if n:
+        layout = pack_layout(index.shape, (tuple(sa), _elem_strides(index)))
+        launch_stride(kernel(FILE, f"gather_{suf}", idx), n, 1, idx,
+                      (a, index, out, n, a.shape[dim], stride, layout))
+    return out
+
+
+def scatter_(dst, dim, index, src):
+    """``dst[i_0, .., index[i], .., i_k] = src[i]`` in place (``torch.Tensor.scatter_``); with
+    repeated indices, which source element stays is unspecified. Shapes as :func:`scatter_add_`;
+    any dtype with a gather kernel (bool and halves too: a store computes nothing)."""
+    return scatter_add_(dst, dim, index, src, combine="store")
+
+
+def index_copy_(dst, dim, index, src):
+    """``dst[p, index[b], q] = src[p, b, q]`` in place (``torch.Tensor.index_copy_``, and
+    ``x[idx] = v``); shapes as :func:`index_add_`. Repeated indices: one of the values stays."""
+    return index_add_(dst, dim, index, src, combine="store")
 
 
 def copy_(dst, src):

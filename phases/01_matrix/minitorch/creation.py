@@ -98,7 +98,8 @@ def _random(draw, size, dtype, device, requires_grad):
     if not dtype.is_floating_point:
         raise TypeError(f"random floats need a floating dtype, got {dtype}")
     backend = native.get(device)
-    data = getattr(backend, draw)(_shape(size), dtype, random.cpu_generator(), index=device.index)
+    engine = random.cpu_generator() if device.type == "cpu" else None    # None: the GPU's own cuRAND
+    data = getattr(backend, draw)(_shape(size), dtype, engine, index=device.index)
     return _make(data, device, requires_grad)
 
 

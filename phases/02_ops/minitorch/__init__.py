@@ -15,5 +15,7 @@ from .tensor import Size, Tensor
 from . import ops
 from .ops import (abs, add, broadcast_shapes, div, exp, flatten, log, matmul, maximum, minimum, mul, neg, permute,
                   pow, relu, reshape, sigmoid, sqrt, squeeze, sub, tanh, transpose, unsqueeze, where)
+from .creation import empty_strided, eye, linspace, logspace, randint
+from .random import Generator, default_generator
 
 __version__ = "0.1.0"

@@ -98,7 +98,8 @@ def _random(draw, size, dtype, device, requires_grad):
     if not dtype.is_floating_point:
         raise TypeError(f"random floats need a floating dtype, got {dtype}")
     backend = native.get(device)
-    data = getattr(backend, draw)(_shape(size), dtype, random.cpu_generator(), index=device.index)
+    engine = random.cpu_generator() if device.type == "cpu" else None    # None: the GPU's own cuRAND
+    data = getattr(backend, draw)(_shape(size), dtype, engine, index=device.index)
     return _make(data, device, requires_grad)
 
 
@@ -160,3 +161,113 @@ def rand_like(t, dtype=None, device=None, requires_grad=False):
 
 def randn_like(t, dtype=None, device=None, requires_grad=False):
     return randn(t.shape, **_like(t, dtype, device), requires_grad=requires_grad)
+
+
+# ---- random numbers from a chosen generator, and more factories ---------------------------------
+__all__ += ["randint", "linspace", "logspace", "eye", "empty_strided"]
+
+
+def _random(draw, size, dtype, device, requires_grad, generator=None):    # noqa: F811 - adds generator=
+    device, dtype = as_device(device), as_dtype(dtype or float32)
+    if not dtype.is_floating_point:
+        raise TypeError(f"random floats need a floating dtype, got {dtype}")
+    data = getattr(native.get(device), draw)(_shape(size), dtype, random.engine(generator, device),
+                                             index=device.index)
+    return _make(data, device, requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):     # noqa: F811
+    """Uniform random numbers on [0, 1), from ``generator`` (a ``minitorch.Generator`` of that
+    device) or the global generator."""
+    return _random("rand", size, dtype, device, requires_grad, generator)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):    # noqa: F811
+    """Standard normal random numbers (mean 0, variance 1), from ``generator`` or the global one."""
+    return _random("randn", size, dtype, device, requires_grad, generator)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Integers uniform on [low, high): ``randint(high, size)`` or ``randint(low, high, size)``.
+
+    The dtype is int64 unless given (other dtypes get the same integers, converted). On cuda each
+    value is ``low + floor(w * (high - low) / 2^64)`` for a random 64-bit word w (random.cu).
+
+    Raises:
+        TypeError: no size.
+        RuntimeError: ``high <= low`` (PyTorch's message).
+    """
+    if size is None and high is not None and not isinstance(high, numbers.Integral):
+        low, high, size = 0, low, high                  # randint(high, size)
+    elif high is None:
+        low, high = 0, low                              # randint(high, size=...)
+    if size is None:
+        raise TypeError("randint() missing the required argument 'size' (a tuple of ints)")
+    low, high = int(low), int(high)
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    device, dtype = as_device(device), as_dtype(dtype or int64)
+    backend = native.get(device)
+    data = backend.randint(low, high, _shape((size,)), random.engine(generator, device), index=device.index)
+    if dtype is not int64:
+        data = backend.cast(data, dtype)
+    return _make(data, device, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (float32 by default).
+
+    PyTorch's formula: ``start`` and ``end`` are first converted to the dtype (an integer dtype
+    truncates them), step = (end - start) / (steps - 1), and the first half is counted from start,
+    the second half back from end, so both ends are exact. Computed in float64, rounded once.
+
+    Raises:
+        RuntimeError: ``steps`` negative.
+    """
+    return _spaced("linspace", start, end, steps, None, dtype, device, requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    """``base ** linspace(start, end, steps)``: ``steps`` values from base^start to base^end."""
+    return _spaced("logspace", start, end, steps, float(base), dtype, device, requires_grad)
+
+
+def _spaced(name, start, end, steps, base, dtype, device, requires_grad):
+    if not isinstance(steps, numbers.Integral) or steps < 0:
+        raise RuntimeError(f"{name}(): number of steps must be non-negative, got {steps}")
+    device, dtype = as_device(device), as_dtype(dtype or float32)
+    to_dtype = dtype.numpy.type if dtype.is_floating_point else int     # start/end as the dtype holds them
+    start, end = float(to_dtype(start)), float(to_dtype(end))
+    data = native.get(device).linspace(start, end, int(steps), dtype, base, index=device.index)
+    return _make(data, device, requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    """The ``n`` x ``m`` identity matrix (``m = n`` by default): ones on the main diagonal.
+
+    Raises:
+        RuntimeError: a negative size.
+    """
+    m = n if m is None else m
+    if n < 0 or m < 0:
+        raise RuntimeError(f"eye(): n and m must be non-negative, got n={n}, m={m}")
+    device, dtype = as_device(device), as_dtype(dtype or float32)
+    return _make(native.get(device).eye(int(n), int(m), dtype, index=device.index), device, requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    """Uninitialised memory seen through ``size`` and ``stride`` (in elements, like
+    ``Tensor.stride()``), over a buffer just large enough for the farthest element.
+
+    Raises:
+        RuntimeError: ``size`` and ``stride`` differ in length, or a stride is negative.
+    """
+    size, stride = _shape((size,)), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape: size has {len(size)} dims, "
+                           f"stride has {len(stride)}")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"empty_strided(): negative strides are not supported, got {stride}")
+    device, dtype = as_device(device), as_dtype(dtype or float32)
+    data = native.get(device).empty_strided(size, stride, dtype, index=device.index)
+    return _make(data, device, requires_grad)

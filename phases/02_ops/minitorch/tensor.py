@@ -393,6 +393,35 @@ class Tensor:
     def flatten(self, start_dim=0, end_dim=-1):
         return ops.flatten(self, start_dim, end_dim)
 
+    # ---- random numbers in place: drawn straight into this tensor's memory (cuRAND on cuda) ------
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+        """Fill with U(from_, to) draws in place; returns ``self``. ``generator``: a
+        ``minitorch.Generator`` of this device (default: the global generator)."""
+        return self._draw_("uniform_", from_, to, generator)
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        """Fill with N(mean, std^2) draws in place; returns ``self``."""
+        return self._draw_("normal_", mean, std, generator)
+
+    def _draw_(self, op, a, b, generator):
+        """The backend's in-place draw ``op`` on this contiguous tensor.
+
+        Raises:
+            RuntimeError: a non-floating dtype.
+            NotImplementedError: a non-contiguous view (phase 04 writes those).
+        """
+        engine = self._draw_engine(op, generator)
+        if not self.is_contiguous():
+            raise NotImplementedError(f"{op} on a non-contiguous view is not supported yet")
+        getattr(self._backend, op)(self._data, a, b, engine)
+        return self
+
+    def _draw_engine(self, op, generator):
+        from .random import engine
+        if not self.dtype.is_floating_point:
+            raise RuntimeError(f"{op}: random floats need a floating dtype, got {self.dtype.name}")
+        return engine(generator, self._device)
+
 
 
 

@@ -15,6 +15,8 @@ from .tensor import Size, Tensor
 from . import ops
 from .ops import (abs, add, broadcast_shapes, div, exp, flatten, log, matmul, maximum, minimum, mul, neg, permute,
                   pow, relu, reshape, sigmoid, sqrt, squeeze, sub, tanh, transpose, unsqueeze, where)
+from .creation import empty_strided, eye, linspace, logspace, randint
+from .random import Generator, default_generator
 from . import autograd, nn, optim
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import mean, sum

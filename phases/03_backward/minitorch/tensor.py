@@ -451,11 +451,11 @@ class Tensor:
         """The same data (shared memory) with no graph behind it and requires_grad False."""
         return Tensor(self._data, self._device)
 
-    def backward(self, gradient=None, retain_graph=False, create_graph=False):
+    def backward(self, gradient=None, retain_graph=None, create_graph=False):
         """Compute d(self)/d(leaf) for every leaf that requires grad and add it to ``leaf.grad``.
 
         ``gradient`` (same shape as self) is required unless self has one element.
-        The graph is freed afterwards unless ``retain_graph``.
+        The graph is freed afterwards unless ``retain_graph`` (which defaults to ``create_graph``).
         """
         from .autograd.engine import backward
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
@@ -469,6 +469,96 @@ class Tensor:
 
     def mean(self, dim=None, keepdim=False):
         return ops.mean(self, dim, keepdim)
+
+    # ---- .data, hooks, retain_grad ----------------------------------------------------------------
+    _hooks = None      # a leaf's {handle id: (None, fn)}; a computed tensor's hooks live on its grad_fn
+    _output_nr = None  # which output of its grad_fn this is, for a Function with several outputs
+
+    @property
+    def data(self):
+        """The same memory as a new tensor outside autograd (no graph, requires_grad False).
+        In-place writes through it escape the version checks of backward (in PyTorch too, where
+        ``detach()`` would share the version counter): prefer ``detach()`` in new code."""
+        return Tensor(self._data, self._device)
+
+    @data.setter
+    def data(self, value):
+        """``t.data = other`` makes ``t`` use ``other``'s memory (shape, dtype, device), keeping
+        ``t``'s identity, grad and autograd flags (what ``Module.to`` does to parameters)."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data, self._device = value._data, value._device
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` each time backward computes this tensor's full gradient; if it
+        returns a tensor, that replaces the gradient passed on (and kept in ``.grad``). Returns a
+        handle whose ``remove()`` unregisters it.
+
+        Raises:
+            RuntimeError: if this tensor does not require grad.
+        """
+        from .autograd.hooks import RemovableHandle
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = {}
+            hooks = self._hooks
+        else:
+            if self.grad_fn.hooks is None:
+                self.grad_fn.hooks = {}
+            hooks = self.grad_fn.hooks
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = (self._output_nr, hook)
+        return handle
+
+    def retain_grad(self):
+        """Keep this non-leaf tensor's gradient in ``.grad`` after backward (leaves always do).
+
+        Raises:
+            RuntimeError: if this tensor does not require grad.
+        """
+        import weakref
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None:          # weak: the graph must not keep the tensor alive
+            if self.grad_fn.retained is None:
+                self.grad_fn.retained = {}
+            self.grad_fn.retained[self._output_nr] = weakref.ref(self)
+
+    @property
+    def retains_grad(self):
+        node = self.grad_fn
+        return bool(node is not None and node.retained and self._output_nr in node.retained)
+
+    # ---- random numbers in place: drawn straight into this tensor's memory (cuRAND on cuda) ------
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+        """Fill with U(from_, to) draws in place; returns ``self``. ``generator``: a
+        ``minitorch.Generator`` of this device (default: the global generator)."""
+        return self._draw_("uniform_", from_, to, generator)
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        """Fill with N(mean, std^2) draws in place; returns ``self``."""
+        return self._draw_("normal_", mean, std, generator)
+
+    def _draw_(self, op, a, b, generator):
+        """The backend's in-place draw ``op`` on this contiguous tensor.
+
+        Raises:
+            RuntimeError: a non-floating dtype.
+            NotImplementedError: a non-contiguous view (phase 04 writes those).
+        """
+        engine = self._draw_engine(op, generator)
+        if not self.is_contiguous():
+            raise NotImplementedError(f"{op} on a non-contiguous view is not supported yet")
+        getattr(self._backend, op)(self._data, a, b, engine)
+        return self
+
+    def _draw_engine(self, op, generator):
+        from .random import engine
+        if not self.dtype.is_floating_point:
+            raise RuntimeError(f"{op}: random floats need a floating dtype, got {self.dtype.name}")
+        return engine(generator, self._device)
 
 
 

@@ -15,9 +15,16 @@ from .tensor import Size, Tensor
 from . import ops
 from .ops import (abs, add, broadcast_shapes, div, exp, flatten, log, matmul, maximum, minimum, mul, neg, permute,
                   pow, relu, reshape, sigmoid, sqrt, squeeze, sub, tanh, transpose, unsqueeze, where)
+from .creation import empty_strided, eye, linspace, logspace, randint
+from .random import Generator, default_generator
 from . import autograd, nn, optim
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import mean, sum
 from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero, stack, std, var
+from .ops import (chunk, diagonal, flip, gather, index_put, movedim, moveaxis, narrow, roll, scatter, scatter_add,
+                  split, take_along_dim, tile, tril, triu, unbind)
+from .ops.scatter import where        # where(condition) joins the three-argument where of phase 02
+from .creation import bernoulli, multinomial, randperm
+from .ops import einsum
 
 __version__ = "0.1.0"

@@ -46,3 +46,39 @@ __device__ void one_minus(T* x, long long n) {
 
 extern "C" __global__ void one_minus_f32(float* x, long long n) { one_minus(x, n); }
 extern "C" __global__ void one_minus_f64(double* x, long long n) { one_minus(x, n); }
+
+// linspace: `steps` values from start to end, computed from both ends as PyTorch does: the first
+// half counts up from start, the second half down from end (out[steps-1] is exactly end, and the
+// rounding errors are mirrored). step = (end - start) / (steps - 1), given by the caller.
+// logspace (power != 0): base ** that value. In double, rounded once to T (an integer type
+// truncates toward zero, as PyTorch's cast does).
+__device__ __forceinline__ double linspace_value(long long i, double start, double end, double step,
+                                                 long long steps, double base, int power) {
+    const double v = i < steps / 2 ? start + step * (double)i : end - step * (double)(steps - 1 - i);
+    return power ? pow(base, v) : v;
+}
+
+template <typename T>
+__device__ void linspace(T* out, double start, double end, double step, long long steps, double base, int power) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < steps) out[i] = (T)linspace_value(i, start, end, step, steps, base, power);
+}
+
+extern "C" __global__ void linspace_f32(float* out, double start, double end, double step, long long steps,
+                                        double base, int power) { linspace(out, start, end, step, steps, base, power); }
+extern "C" __global__ void linspace_f64(double* out, double start, double end, double step, long long steps,
+                                        double base, int power) { linspace(out, start, end, step, steps, base, power); }
+extern "C" __global__ void linspace_i64(long long* out, double start, double end, double step, long long steps,
+                                        double base, int power) { linspace(out, start, end, step, steps, base, power); }
+
+// eye: an n x m row-major matrix, element i = (row i / m, column i % m) is 1 on the diagonal.
+template <typename T>
+__device__ void eye(T* out, long long m, long long total) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < total) out[i] = (T)(i / m == i % m ? 1 : 0);
+}
+
+extern "C" __global__ void eye_f32(float* out, long long m, long long total) { eye(out, m, total); }
+extern "C" __global__ void eye_f64(double* out, long long m, long long total) { eye(out, m, total); }
+extern "C" __global__ void eye_i64(long long* out, long long m, long long total) { eye(out, m, total); }
+extern "C" __global__ void eye_bool(bool* out, long long m, long long total) { eye(out, m, total); }

@@ -172,3 +172,48 @@ def sgd_step(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
         g = g + momentum * buf if nesterov else buf
     param -= param.dtype.type(lr) * g
     # <<< exercise
+
+
+# ---- random numbers in place, and the factories of phase 02 -----------------------------------
+# ``generator`` is a NumPy Generator (a minitorch.Generator's, or the global one). Draws are made
+# in float64 and rounded once into ``x``, which may be any view (NumPy writes through strides).
+def uniform_(x, low, high, generator):
+    """Fill ``x`` with U(low, high) draws in place; returns x."""
+    x[...] = generator.uniform(low, high, x.shape)
+    return x
+
+
+def normal_(x, mean, std, generator):
+    """Fill ``x`` with N(mean, std^2) draws in place; returns x."""
+    x[...] = generator.normal(mean, std, x.shape)
+    return x
+
+
+def randint(low, high, shape, generator, index=None):
+    """int64 array of ``shape`` uniform on [low, high)."""
+    return generator.integers(low, high, size=shape, dtype=np.int64)
+
+
+def linspace(start, end, steps, dtype, base=None, index=None):
+    """PyTorch's two-ended formula in float64 (the first half from ``start``, the second from
+    ``end``), ``base ** value`` when ``base`` is given (logspace), rounded once to ``dtype``."""
+    i = np.arange(steps, dtype=np.float64)
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    v = np.where(i < steps // 2, start + step * i, end - step * (steps - 1 - i))
+    if base is not None:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            v = np.power(np.float64(base), v)
+    with np.errstate(invalid="ignore"):
+        return v.astype(dtype.numpy)
+
+
+def eye(n, m, dtype, index=None):
+    return np.eye(n, m, dtype=dtype.numpy)
+
+
+def empty_strided(shape, strides, dtype, index=None):
+    """Uninitialised memory viewed with ``shape`` and element ``strides`` (non-negative), over a
+    buffer just large enough: 1 + sum((size - 1) * stride) elements, 0 if any size is 0."""
+    need = 0 if 0 in shape else 1 + int(np.dot(np.array(shape, np.int64) - 1, np.array(strides, np.int64)))
+    buf = np.empty(need, dtype=dtype.numpy)
+    return np.lib.stride_tricks.as_strided(buf, shape=tuple(shape), strides=tuple(st * buf.itemsize for st in strides))

@@ -83,7 +83,8 @@ class DevicePool:
         """A Block of at least ``nbytes`` for work queued on ``stream`` (a CUstream handle).
 
         Raises:
-            cupy.cuda.memory.OutOfMemoryError: when the GPU is full even after the cache is freed.
+            cupy.cuda.runtime.CUDARuntimeError: cudaErrorMemoryAllocation when the GPU is full even
+                after the cache is freed (what cudaMalloc's failure becomes in CuPy).
         """
         size = round_size(nbytes)
         cached = self.free.get((stream, size))
@@ -102,7 +103,9 @@ class DevicePool:
         with self.cupy.cuda.Device(self.index):
             try:
                 return self.cupy.cuda.Memory(size)
-            except self.cupy.cuda.memory.OutOfMemoryError:
+            except self.cupy.cuda.runtime.CUDARuntimeError as e:     # how CuPy reports cudaMalloc failing
+                if e.status != self.cupy.cuda.runtime.errorMemoryAllocation:
+                    raise
                 self.empty_cache()
                 return self.cupy.cuda.Memory(size)
 
@@ -115,14 +118,18 @@ class DevicePool:
         self.peak = self.allocated
 
 
+Pool = DevicePool          # the class pool() makes (phase 05 swaps in the block-splitting allocator)
+from .allocator import CachingAllocator as Pool  # noqa: E402  blocks that split and merge (allocator.py)
+
+
 def pool(index, cupy):
-    """The DevicePool of GPU ``index`` (made on first use)."""
+    """The allocator of GPU ``index`` (a ``Pool``, made on first use)."""
     found = _pools.get(index)
     if found is None:
-        found = _pools[index] = DevicePool(index, cupy)
+        found = _pools[index] = Pool(index, cupy)
     return found
 
 
 def pools():
-    """Every DevicePool made so far."""
+    """Every pool made so far."""
     return list(_pools.values())

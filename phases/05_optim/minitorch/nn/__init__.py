@@ -9,3 +9,5 @@ from .module import Module
 from .parameter import Parameter
 from .loss import L1Loss
 from . import utils
+from .container import ModuleDict, ModuleList, Sequential
+from .linear import Identity

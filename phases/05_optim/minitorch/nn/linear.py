@@ -27,3 +27,14 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Identity(Module):
+    """Returns its input unchanged (any arguments to the constructor are ignored, as in PyTorch):
+    a placeholder where a layer is optional, e.g. ``head = nn.Linear(...) if n else nn.Identity()``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input

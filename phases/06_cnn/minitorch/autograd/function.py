@@ -9,7 +9,9 @@ that returns one gradient per input. ``ctx`` carries what backward needs from fo
 Ops are called through ``Op.apply(*inputs)``, never ``forward`` directly, so that (phase 03) the
 call can be recorded in the graph.
 """
-from . import grad_mode
+import traceback
+
+from . import anomaly_mode, grad_mode
 
 
 class Context:
@@ -20,6 +22,18 @@ class Context:
     def save_for_backward(self, *tensors):
         """Keep tensors for backward (``None`` allowed); read them back as ``ctx.saved_tensors``."""
         self.saved_tensors = tensors
+
+    non_differentiable = ()     # outputs forward marked with mark_non_differentiable
+    materialize_grads = True    # a multi-output backward gets zeros (not None) for unused outputs
+
+    def mark_non_differentiable(self, *tensors):
+        """Declare outputs of a custom Function that have no gradient (indices, masks): they will
+        not require grad, and backward receives zeros for them."""
+        self.non_differentiable = tuple(tensors)
+
+    def set_materialize_grads(self, value):
+        """``False``: backward receives ``None`` rather than zeros for outputs that got no gradient."""
+        self.materialize_grads = bool(value)
 
 
 class Function:
@@ -53,6 +67,10 @@ def _forward_and_record(fn, ctx, args, kwargs):
         out = fn.forward(ctx, *args, **kwargs)
     finally:
         grad_mode._enabled = True
+    if isinstance(out, tuple):                 # a custom Function with several outputs
+        return _record_outputs(fn, ctx, args, out)
+    if any(out is a for a in args):            # forward returned an input: record a new tensor, not the input
+        out = out.detach()
     _record(fn, ctx, args, out)
     return out
 
@@ -61,13 +79,36 @@ def _record(fn, ctx, args, out):
     """Attach ``out`` to the graph (grad mode is on and some input requires grad)."""
     if not out.dtype.is_floating_point:        # bools and ints carry no gradient
         return
+    if ctx.non_differentiable and any(out is m for m in ctx.non_differentiable):
+        return
+    out.requires_grad = True
+    out.grad_fn = _node(fn, ctx, args)
+
+
+def _node(fn, ctx, args):
+    """The graph node of one call: which inputs need a gradient, the saved tensors' versions."""
     needs = tuple(getattr(a, "requires_grad", False) is True for a in args)
     ctx.needs_input_grad = needs
-    inputs = tuple(a if n else None for a, n in zip(args, needs))
-    out.requires_grad = True
-    out.grad_fn = Node(fn, ctx, inputs)
     if ctx.saved_tensors:       # versions now; an in-place write before backward changes them
         ctx.saved_versions = tuple(getattr(t, "_version", None) for t in ctx.saved_tensors)
+    if anomaly_mode._enabled:   # kept to name the forward call if its backward produces a NaN
+        ctx.forward_trace = "".join(traceback.format_stack()[:-3])
+    return Node(fn, ctx, tuple(a if n else None for a, n in zip(args, needs)))
+
+
+def _record_outputs(fn, ctx, args, outs):
+    """Attach every differentiable output of a multi-output Function to ONE node; output k
+    remembers its position (``_output_nr``), so backward receives one gradient per output."""
+    outs = tuple(o.detach() if hasattr(o, "detach") and any(o is a for a in args) else o for o in outs)
+    differentiable = [getattr(o, "dtype", None) is not None and o.dtype.is_floating_point
+                      and not any(o is m for m in ctx.non_differentiable) for o in outs]
+    if any(differentiable):
+        node = _node(fn, ctx, args)
+        ctx.output_meta = tuple((o.shape, o.dtype, o.device) if hasattr(o, "dtype") else None for o in outs)
+        for k, (o, d) in enumerate(zip(outs, differentiable)):
+            if d:
+                o.requires_grad, o.grad_fn, o._output_nr = True, node, k
+    return outs
 
 
 class Node:
@@ -78,10 +119,12 @@ class Node:
     made), adds the gradient into its ``.grad``.
     """
 
-    __slots__ = ("fn", "ctx", "inputs")
+    __slots__ = ("fn", "ctx", "inputs", "hooks", "retained")
 
     def __init__(self, fn, ctx, inputs):
         self.fn, self.ctx, self.inputs = fn, ctx, inputs
+        self.hooks = None       # {handle id: (output_nr, fn)} from Tensor.register_hook on its outputs
+        self.retained = None    # {output_nr: weak reference} of outputs that called retain_grad()
 
     def name(self):
         return f"{self.fn.__name__}Backward"

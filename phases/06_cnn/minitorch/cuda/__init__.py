@@ -126,3 +126,60 @@ def mem_get_info(device=None):
     cupy = cupy_or_raise()
     with cupy.cuda.Device(_index(device)):
         return cupy.cuda.runtime.memGetInfo()
+
+
+def max_memory_reserved(device=None):
+    """Peak of :func:`memory_reserved` since start or the last :func:`reset_peak_memory_stats`."""
+    return _pool(device).peak_reserved
+
+
+def reset_accumulated_memory_stats(device=None):
+    """Start the totals (``*.allocated``, ``*.freed``, ``num_alloc_retries``, ``num_ooms``) from zero."""
+    _pool(device).reset_accumulated()
+
+
+def memory_stats(device=None):
+    """The caching allocator's statistics as ``torch.cuda.memory_stats`` names them: an OrderedDict
+    of ``"<stat>.<pool>.<field>"`` -> int, where stat is ``allocation``, ``allocated_bytes``,
+    ``active``, ``active_bytes``, ``segment``, ``reserved_bytes``, ``inactive_split`` or
+    ``inactive_split_bytes``; pool is ``all``, ``small_pool`` or ``large_pool``; field is
+    ``current``, ``peak``, ``allocated`` or ``freed``. Also ``num_alloc_retries``, ``num_ooms``,
+    ``num_device_alloc`` and ``num_device_free``. Bytes are bytes; counts are blocks or segments.
+    """
+    return _pool(device).memory_stats()
+
+
+def memory_summary(device=None, abbreviated=False):
+    """A table of :func:`memory_stats` to print, laid out like ``torch.cuda.memory_summary``: a
+    row per statistic (and, unless ``abbreviated``, one per pool under it), columns for now, peak,
+    total allocated and total freed."""
+    stats = memory_stats(device)
+    rows = [("Allocated memory", "allocated_bytes", True), ("Active memory", "active_bytes", True),
+            ("GPU reserved memory", "reserved_bytes", True),
+            ("Non-releasable memory", "inactive_split_bytes", True),
+            ("Allocations", "allocation", False), ("Active allocs", "active", False),
+            ("GPU reserved segments", "segment", False), ("Non-releasable allocs", "inactive_split", False)]
+    fields = ("current", "peak", "allocated", "freed")
+    width = 14
+    line = "|" + "-" * (33 + 4 * (width + 3)) + "|"
+    out = [line, f"| MiniTorch CUDA memory summary, device {_index(device)}".ljust(len(line) - 1) + "|",
+           f"| cudaMalloc retries: {stats['num_alloc_retries']:<8} cudaMalloc OOMs: {stats['num_ooms']}"
+           .ljust(len(line) - 1) + "|", line,
+           "| " + "Metric".ljust(32) + "".join(f"| {h:<{width}} " for h in
+                                               ("Cur Usage", "Peak Usage", "Tot Alloc", "Tot Freed")) + "|", line]
+    for title, name, is_bytes in rows:
+        pools = [("all", title)] + ([] if abbreviated else [("large_pool", "      from large pool"),
+                                                           ("small_pool", "      from small pool")])
+        for pool_name, label in pools:
+            values = [stats[f"{name}.{pool_name}.{f}"] for f in fields]
+            cells = [_format_bytes(v) if is_bytes else str(v) for v in values]
+            out.append("| " + label.ljust(32) + "".join(f"| {c:<{width}} " for c in cells) + "|")
+        out.append(line)
+    return "\n".join(out)
+
+
+def _format_bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024 or unit == "GiB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024

@@ -82,3 +82,59 @@ extern "C" __global__ void uniform_bf16(const float* __restrict__ u, __nv_bfloat
         out[i] = __float2bfloat16_rn(x < 1.0f ? x : 1.0f - 0x1p-8f);
     }
 }
+
+// linspace: `steps` values from start to end, computed from both ends as PyTorch does: the first
+// half counts up from start, the second half down from end (out[steps-1] is exactly end, and the
+// rounding errors are mirrored). step = (end - start) / (steps - 1), given by the caller.
+// logspace (power != 0): base ** that value. In double, rounded once to T (an integer type
+// truncates toward zero, as PyTorch's cast does).
+__device__ __forceinline__ double linspace_value(long long i, double start, double end, double step,
+                                                 long long steps, double base, int power) {
+    const double v = i < steps / 2 ? start + step * (double)i : end - step * (double)(steps - 1 - i);
+    return power ? pow(base, v) : v;
+}
+
+template <typename T>
+__device__ void linspace(T* out, double start, double end, double step, long long steps, double base, int power) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < steps) out[i] = (T)linspace_value(i, start, end, step, steps, base, power);
+}
+
+extern "C" __global__ void linspace_f32(float* out, double start, double end, double step, long long steps,
+                                        double base, int power) { linspace(out, start, end, step, steps, base, power); }
+extern "C" __global__ void linspace_f64(double* out, double start, double end, double step, long long steps,
+                                        double base, int power) { linspace(out, start, end, step, steps, base, power); }
+extern "C" __global__ void linspace_i64(long long* out, double start, double end, double step, long long steps,
+                                        double base, int power) { linspace(out, start, end, step, steps, base, power); }
+
+// eye: an n x m row-major matrix, element i = (row i / m, column i % m) is 1 on the diagonal.
+template <typename T>
+__device__ void eye(T* out, long long m, long long total) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < total) out[i] = (T)(i / m == i % m ? 1 : 0);
+}
+
+extern "C" __global__ void eye_f32(float* out, long long m, long long total) { eye(out, m, total); }
+extern "C" __global__ void eye_f64(double* out, long long m, long long total) { eye(out, m, total); }
+extern "C" __global__ void eye_i64(long long* out, long long m, long long total) { eye(out, m, total); }
+extern "C" __global__ void eye_bool(bool* out, long long m, long long total) { eye(out, m, total); }
+
+// linspace/logspace and eye in half precision: the same values, rounded once to the storage type.
+extern "C" __global__ void linspace_f16(__half* out, double start, double end, double step, long long steps,
+                                        double base, int power) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < steps) out[i] = __double2half(linspace_value(i, start, end, step, steps, base, power));
+}
+extern "C" __global__ void linspace_bf16(__nv_bfloat16* out, double start, double end, double step, long long steps,
+                                         double base, int power) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < steps) out[i] = __float2bfloat16_rn((float)linspace_value(i, start, end, step, steps, base, power));
+}
+extern "C" __global__ void eye_f16(__half* out, long long m, long long total) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < total) out[i] = __float2half_rn(i / m == i % m ? 1.0f : 0.0f);
+}
+extern "C" __global__ void eye_bf16(__nv_bfloat16* out, long long m, long long total) {
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < total) out[i] = __float2bfloat16_rn(i / m == i % m ? 1.0f : 0.0f);
+}

@@ -7,6 +7,7 @@
 //
 //   gather_<t>        out[i] = a[off_a(i) + w * stride],  w = index[off_index(i)]
 //   scatter_add_<t>   dst[off_dst(i) + w * stride] += src[off_src(i)]      (atomicAdd)
+//   scatter_store_<t> dst[off_dst(i) + w * stride]  = src[off_src(i)]      (a plain store)
 //   copy_into_<t>     dst[off_dst(i)] = src[off_src(i)]                   (dst any strides)
 //   nonzero_count, nonzero_scan, nonzero_write: the coordinates of a bool mask's true elements
 //
@@ -20,6 +21,11 @@
 // The index may itself be a strided view (a slice of a permutation, a column of nonzero()).
 // torch.scatter_add-style scatters (index of the same rank as dst, the gradient of max(dim)) are
 // the same kernel with another Layout: operand 0 is dst with a stride of 0 along `dim`.
+// torch.gather (out[i][j] = a[i][index[i][j]] for dim=1, index of a's rank) is the gather kernel
+// with a Layout over index's shape whose operand 0 is `a` with a stride of 0 along `dim`.
+// scatter_store_ writes instead of adding (torch.scatter_, index_copy_, x[idx] = v): where
+// several source elements land on one destination, which one stays is unspecified (PyTorch's
+// rule on CUDA too); each store is one aligned element, so the survivor is never a mix of two.
 //
 // ---- indices -----------------------------------------------------------------------------------
 // Negative indices count from the end (w + size). An index still outside [0, size) is never used
@@ -88,14 +94,22 @@ __device__ __forceinline__ void gather(const T* __restrict__ a, const long long*
     }
 }
 
-template <typename T>
-__device__ __forceinline__ void scatter_add(T* dst, const long long* __restrict__ index, const T* __restrict__ src,
-                                            long long n, long long size, long long stride, const Layout& L) {
+// How a scatter combines a source element with its destination.
+struct Add {
+    template <typename T> __device__ __forceinline__ void operator()(T* p, T v) const { atomic_add(p, v); }
+};
+struct Store {
+    template <typename T> __device__ __forceinline__ void operator()(T* p, T v) const { *p = v; }
+};
+
+template <typename T, typename Op>
+__device__ __forceinline__ void scatter(T* dst, const long long* __restrict__ index, const T* __restrict__ src,
+                                        long long n, long long size, long long stride, const Layout& L, Op op) {
     GRID_STRIDE_LOOP(i, n) {
         long long off[3];
         layout_offsets<3>(L, i, off);
         const long long w = wrap(index[off[1]], size);
-        if (w >= 0) atomic_add(dst + off[0] + w * stride, src[off[2]]);
+        if (w >= 0) op(dst + off[0] + w * stride, src[off[2]]);
     }
 }
 
@@ -137,7 +151,14 @@ __device__ __forceinline__ long long warp_inclusive_scan(long long v) {
     extern "C" __global__ void scatter_add_##SUF(T* dst, const long long* __restrict__ index,       \
                                                  const T* __restrict__ src, long long n, long long size, \
                                                  long long stride, const Layout L) {                 \
-        ix::scatter_add(dst, index, src, n, size, stride, L);                                        \
+        ix::scatter(dst, index, src, n, size, stride, L, ix::Add());                                 \
+    }
+
+#define SCATTER_STORE(T, SUF)                                                                        \
+    extern "C" __global__ void scatter_store_##SUF(T* dst, const long long* __restrict__ index,     \
+                                                   const T* __restrict__ src, long long n, long long size, \
+                                                   long long stride, const Layout L) {               \
+        ix::scatter(dst, index, src, n, size, stride, L, ix::Store());                               \
     }
 
 GATHER(float, f32)
@@ -147,10 +168,16 @@ GATHER(bool, bool)
 SCATTER(float, f32)
 SCATTER(double, f64)
 SCATTER(long long, i64)
+SCATTER_STORE(float, f32)
+SCATTER_STORE(double, f64)
+SCATTER_STORE(long long, i64)
+SCATTER_STORE(bool, bool)
 GATHER(__half, f16)
 GATHER(__nv_bfloat16, bf16)
 SCATTER(__half, f16)
 SCATTER(__nv_bfloat16, bf16)
+SCATTER_STORE(__half, f16)
+SCATTER_STORE(__nv_bfloat16, bf16)
 
 // counts[b] = number of true elements in mask[b * CHUNK, (b + 1) * CHUNK)
 extern "C" __global__ void nonzero_count(const bool* __restrict__ mask, long long n, long long* __restrict__ counts) {

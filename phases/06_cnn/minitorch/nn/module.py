@@ -15,6 +15,7 @@ from collections import namedtuple  # noqa: E402
 
 # What load_state_dict returns, as in PyTorch: the keys it did not find and the keys it did not use.
 _IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+from ..tensor import Tensor  # noqa: E402
 
 
 class Module:
@@ -31,6 +32,9 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"cannot assign '{name}' before Module.__init__() is called; "
                                  "call super().__init__() first in your module's __init__")
+        if name in self._buffers and (value is None or isinstance(value, Tensor)) and not isinstance(value, Parameter):
+            self._buffers[name] = value         # assigning a tensor to a buffer's name updates the buffer
+            return
         for registry in (self._parameters, self._buffers, self._modules):
             registry.pop(name, None)
         if isinstance(value, Parameter):
@@ -134,6 +138,8 @@ class Module:
         """``OrderedDict`` of path -> tensor (detached, sharing memory) for parameters and buffers."""
         state = OrderedDict((name, p.detach()) for name, p in self.named_parameters())
         state.update((name, b.detach()) for name, b in self.named_buffers() if b is not None)
+        for name in self._unsaved_buffer_paths():
+            state.pop(name, None)
         return state
 
     def load_state_dict(self, state_dict, strict=True):
@@ -151,6 +157,8 @@ class Module:
             state_dict = load(state_dict)
         own = dict(self.named_parameters())
         own.update(dict(self.named_buffers()))
+        for name in self._unsaved_buffer_paths():
+            own.pop(name, None)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         if strict and (missing or unexpected):
@@ -176,3 +184,75 @@ class Module:
         lines = [f"({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
         head = f"{type(self).__name__}({self.extra_repr()}"
         return head + (")" if not lines else "\n  " + "\n  ".join(lines) + "\n)")
+
+    # ---- phase 05: buffers that stay out of the checkpoint, apply, add_module, PyTorch's repr ---
+    def register_buffer(self, name, tensor, persistent=True):  # noqa: F811 - replaces phase 03's
+        """Register ``tensor`` (or None) as a buffer: state that is not trained (running statistics,
+        masks) but moves with ``to()`` and, when ``persistent``, is saved in ``state_dict()``.
+
+        Raises:
+            TypeError: if ``tensor`` is neither a Tensor nor None.
+            KeyError: if ``name`` is empty, contains ".", or is already an attribute that is not a buffer.
+        """
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(f"buffer name must be a non-empty string without \".\", got {name!r}")
+        if name not in self._buffers and hasattr(self, name):
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        self._buffers[name] = tensor
+        non_persistent = self.__dict__.setdefault("_non_persistent_buffers", set())
+        (non_persistent.discard if persistent else non_persistent.add)(name)
+
+    def buffers(self):
+        """Every buffer of the tree (None ones left out), in ``named_buffers`` order."""
+        return (b for _, b in self.named_buffers() if b is not None)
+
+    def __delattr__(self, name):
+        """``del model.name`` unregisters a parameter, buffer or child module (or deletes a plain attribute)."""
+        for registry in (self._parameters, self._buffers, self._modules):
+            if name in registry:
+                del registry[name]
+                return
+        object.__delattr__(self, name)
+
+    def _unsaved_buffer_paths(self):
+        """Paths (``"block.mask"``) of the buffers a state_dict leaves out: those registered with
+        ``persistent=False``, and those set to None."""
+        for path, module in self.named_modules():
+            non_persistent = module.__dict__.get("_non_persistent_buffers", ())
+            for name, b in module._buffers.items():
+                if b is None or name in non_persistent:
+                    yield f"{path}.{name}" if path else name
+
+    def add_module(self, name, module):
+        """Register ``module`` (or None) as the child ``name``, as ``self.name = module`` does.
+
+        Raises:
+            TypeError: if ``module`` is not a Module (or None).
+            KeyError: if ``name`` is empty or contains ".".
+        """
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(f"module name must be a non-empty string without \".\", got {name!r}")
+        self._modules[name] = module
+
+    def apply(self, fn):
+        """Call ``fn(m)`` on every submodule, children before their parent, then on ``self``;
+        returns ``self`` (``model.apply(init_weights)``)."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def __repr__(self):  # noqa: F811 - replaces phase 03's with PyTorch's exact layout
+        """``Name(extra)`` for a leaf module; with children, one indented ``(name): repr`` line each
+        (after the extra lines), and the closing parenthesis on its own line, as PyTorch prints."""
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        lines += [f"({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
+        if not self._modules and len(lines) <= 1:
+            return f"{type(self).__name__}({extra})"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"

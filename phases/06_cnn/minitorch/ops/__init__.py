@@ -8,6 +8,10 @@ from .shape import clone, contiguous, expand, flatten, permute, reshape, squeeze
 from .reduce import mean, sum
 from .indexing import cat, getitem, index_add, index_select, nonzero, setitem, stack
 from .reduce import argmax, argmin, max, min, std, var
+from .rearrange import (chunk, diagonal, flip, movedim, moveaxis, narrow, repeat, roll, split, tile, tril, triu,
+                        unbind)
+from .scatter import gather, index_put, scatter, scatter_add, take_along_dim
+from .einsum import einsum
 from .linear import linear
 from .matmul import bmm
 from .softmax import cross_entropy, log_softmax, nll_loss, softmax

@@ -10,6 +10,7 @@ functions at the bottom check devices and shapes and apply PyTorch's type promot
 import numbers
 
 from ..autograd.function import Function
+from ..autograd import grad_mode as _grad_mode
 from ..broadcast import broadcast_shape
 from ..dtypes import float32, int64, result_type
 from ..tensor import Tensor
@@ -302,6 +303,8 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors             # 1 - tanh^2, fused in one kernel
+        if _grad_mode._enabled:              # create_graph: the same formula from recorded ops
+            return grad * (1 - out * out)
         return _new(grad, grad._backend.unary_backward("tanh", grad._data, out._data))
 
 
@@ -315,6 +318,8 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors             # y (1 - y), fused in one kernel
+        if _grad_mode._enabled:              # create_graph: the same formula from recorded ops
+            return grad * out * (1 - out)
         return _new(grad, grad._backend.unary_backward("sigmoid", grad._data, out._data))
 
 
@@ -327,6 +332,8 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         a, = ctx.saved_tensors               # grad where a > 0, else 0, fused in one kernel
+        if _grad_mode._enabled:              # create_graph: the same formula from recorded ops
+            return grad * (a > 0).to(grad.dtype)
         return _new(grad, grad._backend.unary_backward("relu", grad._data, a._data))
 
 

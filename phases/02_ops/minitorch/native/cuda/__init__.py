@@ -10,3 +10,4 @@ from ...cuda.array import as_strided
 from .elementwise import BINARY_OPS, COMPARISONS, UNARY_OPS
 from .elementwise import binary, binary_scalar, cast, contiguous, unary, where
 from .matrix import matmul, transpose2d, transpose2d_naive
+from .random import empty_strided, eye, linspace, normal_, randint, uniform_

@@ -52,9 +52,13 @@ def to_numpy(x):
 _generators = {}
 
 
-def _curand(index):
-    """This GPU's cuRAND generator, reseeded after ``manual_seed``, set to the current stream.
+def _curand(index, generator=None):
+    """This GPU's cuRAND generator, reseeded after ``manual_seed`` (or ``generator``, the cuRAND
+    handle of a ``minitorch.Generator``, when given), set to the current stream.
     Call with GPU ``index`` current (cuRAND works on the current device)."""
+    if generator is not None:
+        cp.cuda.curand.setStream(generator, cp.cuda.get_current_stream().ptr)
+        return generator
     gen = _generators.get(index)
     if gen is None or gen[1] != random.seed_epoch():
         curand = cp.cuda.curand
@@ -69,7 +73,7 @@ def rand(shape, dtype, generator=None, index=0):
     """Uniform on [0, 1): cuRAND's (0, 1] flipped by the one_minus kernel."""
     out = empty(shape, dtype, index)
     with cp.cuda.Device(index):
-        handle = _curand(index)
+        handle = _curand(index, generator)
         draw = cp.cuda.curand.generateUniform if dtype.name == "float32" else cp.cuda.curand.generateUniformDouble
         if out.size:
             draw(handle, out.ptr, out.size)
@@ -82,7 +86,7 @@ def randn(shape, dtype, generator=None, index=0):
     n = math.prod(shape)
     buf = empty((n + n % 2,), dtype, index)
     with cp.cuda.Device(index):
-        handle = _curand(index)
+        handle = _curand(index, generator)
         draw = cp.cuda.curand.generateNormal if dtype.name == "float32" else cp.cuda.curand.generateNormalDouble
         if buf.size:
             draw(handle, buf.ptr, buf.size, 0.0, 1.0)

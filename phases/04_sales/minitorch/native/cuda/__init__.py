@@ -10,8 +10,11 @@ from ...cuda.array import as_strided
 from .elementwise import BINARY_OPS, COMPARISONS, UNARY_OPS
 from .elementwise import binary, binary_scalar, cast, contiguous, unary, where
 from .matrix import matmul, transpose2d, transpose2d_naive
+from .random import empty_strided, eye, linspace, normal_, randint, uniform_
 from .elementwise import unary_backward
 from .optim import sgd_step
 from .reduce import sum
 from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
+from .indexing import gather, index_copy_, scatter_
+from .random import multinomial, randperm

@@ -57,9 +57,13 @@ def to_numpy(x):
 _generators = {}
 
 
-def _curand(index):
-    """This GPU's cuRAND generator, reseeded after ``manual_seed``, set to the current stream.
+def _curand(index, generator=None):
+    """This GPU's cuRAND generator, reseeded after ``manual_seed`` (or ``generator``, the cuRAND
+    handle of a ``minitorch.Generator``, when given), set to the current stream.
     Call with GPU ``index`` current (cuRAND works on the current device)."""
+    if generator is not None:
+        cp.cuda.curand.setStream(generator, cp.cuda.get_current_stream().ptr)
+        return generator
     gen = _generators.get(index)
     if gen is None or gen[1] != random.seed_epoch():
         curand = cp.cuda.curand
@@ -76,14 +80,14 @@ def rand(shape, dtype, generator=None, index=0):
         u = empty(shape, _dtypes.float32, index)
         out = empty(shape, dtype, index)
         with cp.cuda.Device(index):
-            handle = _curand(index)
+            handle = _curand(index, generator)
             if u.size:
                 cp.cuda.curand.generateUniform(handle, u.ptr, u.size)
         launch_1d(kernel_for("fill.cu", "uniform", out.dtype, index), out.size, index, (u, out, out.size))
         return out
     out = empty(shape, dtype, index)
     with cp.cuda.Device(index):
-        handle = _curand(index)
+        handle = _curand(index, generator)
         draw = cp.cuda.curand.generateUniform if dtype.name == "float32" else cp.cuda.curand.generateUniformDouble
         if out.size:
             draw(handle, out.ptr, out.size)
@@ -99,7 +103,7 @@ def randn(shape, dtype, generator=None, index=0):
     n = math.prod(shape)
     buf = empty((n + n % 2,), dtype, index)
     with cp.cuda.Device(index):
-        handle = _curand(index)
+        handle = _curand(index, generator)
         draw = cp.cuda.curand.generateNormal if dtype.name == "float32" else cp.cuda.curand.generateNormalDouble
         if buf.size:
             draw(handle, buf.ptr, buf.size, 0.0, 1.0)
