@@ -21,6 +21,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ...cuda import array
+from .creation import fill_
 from .elementwise import contiguous
 from .launch import BLOCK, SUFFIX, kernel, launch
 
@@ -154,15 +155,15 @@ def _counter(device_id):
 
 def grads_norm(grads, norm_type, max_norm):
     """(total, coef) as cpu.grads_norm, computed on the GPU without a host synchronization: one
-    launch per dtype among ``grads`` (contiguous arrays; usually one dtype: one launch). ``total``
-    is a 0-d array of grads[0]'s dtype (unless grads[0] is empty), ``coef`` a 0-d float64 array (min(1, max_norm / (total + 1e-6))).
-    Sums are accumulated in float64, per block then across blocks in a fixed order (deterministic)."""
+    launch per dtype among ``grads`` (contiguous arrays; usually one dtype: one launch). ``total``:
+    a 0-d array of grads[0]'s dtype (unless grads[0] is empty); ``coef``: a 0-d float64 array,
+    min(1, max_norm / (total + 1e-6)). Sums are accumulated in float64, per block, then across
+    blocks in a fixed order: the same bits every run."""
     dev = grads[0].device_id
     groups = _by_dtype(grads, first_last=True)
     dtype = groups[-1][0].dtype if groups else grads[0].dtype      # the last launch writes the total
     total, coef = array.empty((), dtype, dev), array.empty((), np.dtype(np.float64), dev)
     if not groups:                          # nothing but empty tensors: norm 0, factor min(1, max_norm / 1e-6)
-        from .creation import fill_
         fill_(total, 0.0)
         fill_(coef, min(1.0, max_norm / 1e-6))
         return total, coef

@@ -1,7 +1,8 @@
 // GENERATED from minitorch/cuda/multi_tensor.cu by tools/sync_phases.py (phase 05 snapshot): edit the source and re-run, not this file.
 // phase: 05
 // multi_tensor.cu - one kernel launch updates a whole LIST of tensors (every parameter of an
-// optimizer's group), as PyTorch's fused optimizers and apex's multi_tensor_apply do. A model has
+// optimizer's group), as PyTorch's fused optimizers and apex's multi_tensor_apply do: Adam/AdamW,
+// RMSprop, Adagrad and SGD steps, and gradient clipping (the norm of all gradients, scale, clamp). A model has
 // tens to hundreds of parameters, many small (biases): one launch each costs ~5 us of host time
 // per tensor and leaves the GPU idle between tiny kernels. Here the host sends one launch.
 //
@@ -60,7 +61,8 @@ __device__ __forceinline__ void adam_update(S* __restrict__ param, const S* __re
                                             M bias_correction2_sqrt, bool amsgrad, bool maximize, bool decoupled) {
     // >>> exercise 05.10: the Adam element update
     // hint: load param[i], grad[i], exp_avg[i], exp_avg_sq[i] as M (to_opmath); negate g if maximize
-    // hint: weight decay: p *= 1 - lr * wd when decoupled, else g += wd * p; then m += (1 - beta1) * (g - m), v = beta2 * v + (1 - beta2) * g * g
+    // hint: weight decay: p *= 1 - lr * wd when decoupled, else g += wd * p
+    // hint: m += (1 - beta1) * (g - m);  v = beta2 * v + (1 - beta2) * g * g
     // hint: store m and v (narrow<S>); with amsgrad keep the running max (max_nan) and use it as v
     // hint: param[i] = p - step_size * (m / (sqrt(v) / bias_correction2_sqrt + eps))
     M p = to_opmath(param[i]);
@@ -224,7 +226,9 @@ __device__ __forceinline__ void sgd(const long long* __restrict__ table, long lo
 // order; the last one (final = true) combines group_totals[0..group], takes the root, writes the
 // norm (as S) and the clipping factor min(1, max_norm / (norm + 1e-6)) as a double. The last block
 // resets the counter to 0 for the next launch.
-__device__ __forceinline__ double norm_merge(double a, double b, int kind) { return kind == 0 ? (a > b || is_nan(a) ? a : b) : a + b; }
+__device__ __forceinline__ double norm_merge(double a, double b, int kind) {
+    return kind == 0 ? (a > b || is_nan(a) ? a : b) : a + b;      // max (NaN wins) for the inf norm, else a sum
+}
 
 template <typename S>
 __device__ __forceinline__ void grads_norm(const long long* __restrict__ table, long long ntensors, int kind, double p,
@@ -306,8 +310,9 @@ __device__ __forceinline__ void grads_clamp(const long long* __restrict__ table,
         grads_clamp<S, M>(table, ntensors, clip);                                                          \
     }
 
-#define ALL(S, M, SUF) \
-    ADAM(S, M, SUF) RMSPROP(S, M, SUF) ADAGRAD(S, M, SUF) SGD_LIST(S, M, SUF) GRADS_NORM(S, SUF) GRADS_SCALE_CLAMP(S, M, SUF)
+#define ALL(S, M, SUF)                                                  \
+    ADAM(S, M, SUF) RMSPROP(S, M, SUF) ADAGRAD(S, M, SUF) SGD_LIST(S, M, SUF) \
+    GRADS_NORM(S, SUF) GRADS_SCALE_CLAMP(S, M, SUF)
 
 ALL(float, float, f32)
 ALL(double, double, f64)
