@@ -1,6 +1,8 @@
-"""Grading tests of phase 05 (speed, part 1: GEMM): reading BLAS layout letters off strides, the
-shared-memory tiled K loop (rung 03), the register tile's outer product (rung 05), the dispatch
-size class, half precision computed in float32, and the fused Linear's backward.
+"""Grading tests of phase 05 (speed). Part 1, GEMM: the caching allocator's block split (05.1,
+graded on a fake GPU: every cuda tensor of the phase needs it), reading BLAS layout letters off
+strides, the shared-memory tiled K loop (rung 03), the register tile's outer product (rung 05), the
+dispatch size class, half precision computed in float32, and the fused Linear's backward. Part 2:
+nn.init's fans (05.8), Adam's update on the cpu (05.9) and in the fused kernel (05.10).
 
 Run by ``minitorch-course check 05`` against a workspace, and by pytest against the repository.
 ``layout_of`` and ``shape_class`` live in a module that needs a GPU to import, so they are compiled
@@ -21,7 +23,7 @@ import minitorch as mt  # noqa: E402
 from minitorch.utils.exercises import exercise  # noqa: E402
 
 
-@exercise("05.1")
+@exercise("05.2")
 def test_layout_of_reads_blas_letters_off_strides():
     layout_of = function_from("native/cuda/gemm.py", "layout_of")
     f4, f8, f2 = 4, 8, 2                            # itemsizes: byte strides below are elements * these
@@ -52,7 +54,7 @@ def test_layout_of_reads_blas_letters_off_strides():
         assert got is None, f"layout_of for {what} should be None (the caller copies it first), got {got!r}"
 
 
-@exercise("05.4")
+@exercise("05.5")
 def test_shape_class_by_elements_of_c():
     shape_class = function_from("native/cuda/gemm.py", "shape_class", {"SMALL": 2 ** 18, "MEDIUM": 2 ** 22})
     for (m, n, k, batch), want in [((512, 512, 512, 1), "small"), ((513, 512, 64, 1), "medium"),
@@ -65,7 +67,7 @@ def test_shape_class_by_elements_of_c():
                              f"(C has {m * n * batch} elements), got {got!r}")
 
 
-@exercise("05.5")
+@exercise("05.6")
 def test_half_precision_is_computed_in_float32_and_rounded_once():
     import ml_dtypes
     from minitorch.native import cpu
@@ -121,7 +123,7 @@ def _np(t):
     return None if t is None else t.detach().cpu().numpy()
 
 
-@exercise("05.6")
+@exercise("05.7")
 def test_linear_backward_matches_torch():
     rng = np.random.default_rng(56)
     for xshape, bias in [((6, 4), True), ((2, 3, 4), True), ((4,), True), ((5, 4), False), ((2, 1, 3, 4), False)]:
@@ -195,20 +197,20 @@ def _check_rung(rung, dtype=np.float32):
              f"({int((~(err <= tol)).sum())} of {got.size} elements wrong)")
 
 
-@exercise("05.2", cuda=True, needs=("05.1",))
+@exercise("05.3", cuda=True, needs=("05.1", "05.2"))
 def test_smem_tiled_rung_matches_float64():
     _check_rung("03_smem_tiling")
 
 
-@exercise("05.3", cuda=True, needs=("05.1",))
+@exercise("05.4", cuda=True, needs=("05.1", "05.2"))
 def test_blocktile_2d_rung_matches_float64():
     _check_rung("05_blocktile_2d")
     _check_rung("05_blocktile_2d", np.float64)
 
 
-# ---- the caching allocator (05.7): graded on a fake GPU whose memory is host RAM -----------------
+# ---- the caching allocator (05.1): graded on a fake GPU whose memory is host RAM -----------------
 
-@exercise("05.7")
+@exercise("05.1")
 def test_split_cuts_a_block_and_links_the_rest():
     from support import fake_gpu
     MiB = 1 << 20

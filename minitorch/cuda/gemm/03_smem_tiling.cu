@@ -92,7 +92,7 @@ __device__ __forceinline__ void gemm_smem(GEMM_PARAMS(T)) {
             const long long m0 = tm * BM;
             T acc = T(0);
             for (long long k0 = 0; k0 < K; k0 += BK) {
-                // >>> exercise 05.2: the shared-memory tiled K loop
+                // >>> exercise 05.3: the shared-memory tiled K loop
                 // hint: one step of BK. load_tile (above) copies op(A)[m0.., k0..] into As and op(B)[k0.., n0..]
                 // hint: into Bs, zeros past M, N, K; its last template argument: is the row index the unit-stride one
                 // hint: __syncthreads() before reading the tiles (all written) and after (all read: the next step

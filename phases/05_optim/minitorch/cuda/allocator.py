@@ -276,7 +276,7 @@ class CachingAllocator:
     def _split(self, block, size):
         """Keep the first ``size`` bytes of ``block`` (which is off the free lists) and make the
         rest a new free block right after it in the segment."""
-        # >>> exercise 05.7: split a block
+        # >>> exercise 05.1: split a block
         # hint: the rest starts at block.ptr + size, has block.size - size bytes, and the same stream, pool and segment
         # hint: link it between block and block.next in both directions (block.next may be None)
         # hint: then shrink block to size and cache the rest with self._insert_free(rest)

@@ -29,7 +29,7 @@ class Linear(Function):
     @staticmethod
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
-        # >>> exercise 05.6: the fused Linear's backward
+        # >>> exercise 05.7: the fused Linear's backward
         # hint: three gradients (module docstring): dL/dx = grad @ W; dL/dW = grad^T @ x with x's and
         # hint: grad's leading dims flattened into rows (reshape; .T is a view, the GEMM reads it as 't');
         # hint: dL/db = grad summed over those rows. None for an input with no ctx.needs_input_grad

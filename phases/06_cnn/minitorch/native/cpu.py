@@ -475,7 +475,7 @@ def _in_float32(fn, at):
         half = args[at].dtype
         if half not in _HALF_SET:
             return fn(*args, **kwargs)
-        # >>> exercise 05.5: half precision computed in float32 (_in_float32)
+        # >>> exercise 05.6: half precision computed in float32 (_in_float32)
         # hint: call fn with every float16/bfloat16 array of args as float32 (other args as they are);
         # hint: round each float32 array it returns (one, or a tuple; int64 indices pass) back to `half`
         # hint: with _c(y, dtype=half), under np.errstate(over="ignore"): past 65504 float16 is inf

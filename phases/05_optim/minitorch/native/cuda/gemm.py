@@ -433,7 +433,7 @@ def layout_of(shape2, strides2, itemsize):
     whose rows overlap (an expanded ``[N] -> [M, N]`` has row stride 0, from ``mean``/``sum``
     backward), negative strides or no unit stride at all: no kernel is asked to read those.
     """
-    # >>> exercise 05.1: reading the layout letters off the strides
+    # >>> exercise 05.2: reading the layout letters off the strides
     # hint: strides2 are in bytes: divide by itemsize. Try 'n' first: a matrix both layouts fit is 'n'
     # hint: a single row (rows == 1) has no row stride to follow: as 'n' its ld is max(cols, 1), the
     # hint: smallest a kernel accepts; a single column (cols == 1) as 't' likewise gets max(rows, 1)
@@ -538,7 +538,7 @@ def shape_class(m, n, k, batch=1):
     ``m * n * batch <= 2**18`` is small (a few waves of blocks on an H100 at best), ``<= 2**22``
     medium, beyond that large. The autotuner (benchmarks) files its results under the same classes.
     """
-    # >>> exercise 05.4: the dispatch size class
+    # >>> exercise 05.5: the dispatch size class
     # hint: SMALL and MEDIUM (above) are the limits, in elements of C over all batches
     c = m * n * batch
     return "small" if c <= SMALL else "medium" if c <= MEDIUM else "large"

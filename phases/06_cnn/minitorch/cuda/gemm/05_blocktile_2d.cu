@@ -110,7 +110,7 @@ __device__ __forceinline__ void gemm_blocktile_2d(GEMM_PARAMS(T)) {
                 load_tile<T, BM, BK, SA, TA>(As, a, lda, m0, k0, M, K);
                 load_tile<T, BK, BN, SB, TB>(Bs, b, ldb, k0, n0, K, N);
                 __syncthreads();             // both tiles complete before anyone reads them
-                // >>> exercise 05.3: the register tile's outer product
+                // >>> exercise 05.4: the register tile's outer product
                 // hint: for each k < BK: copy As[tr*TM + i][k] (i < TM) and Bs[k][tc*TN + j] (j < TN) into two
                 // hint: register arrays, then acc[i][j] += ra[i] * rb[j] for all TM x TN pairs (rows: SA, SB apart)
                 // hint: loops over i and j fully unrolled (#pragma unroll): ra, rb and acc then live in registers
