@@ -316,7 +316,7 @@ def test_adam_update_matches_torch():
             close(g, w, f"parameter {k} (shape {shapes[k]}) after 5 Adam steps with {kw}", rtol=1e-10, atol=1e-12)
 
 
-@exercise("05.10", cuda=True)
+@exercise("05.10", cuda=True, needs=("05.1",))   # every cuda allocation of the phase splits blocks (05.1)
 def test_fused_adam_kernel_matches_torch():
     from minitorch.cuda import array
     from minitorch.native import cuda as backend
