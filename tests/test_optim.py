@@ -18,7 +18,9 @@ OPTIMIZERS = [
     ("AdamW", dict(lr=1e-2)),
     ("AdamW", dict(lr=1e-2, weight_decay=0.3, amsgrad=True, maximize=True)),
     ("RMSprop", dict(lr=1e-3)),
-    ("RMSprop", dict(lr=1e-3, alpha=0.9, weight_decay=0.1, momentum=0.5, centered=True)),
+    # centered: sqrt(v - a^2) cancels when v ~ a^2; with alpha=0.9 and eps=1e-8 float32 rounding alone
+    # (NumPy vs torch, both on cpu) drifts 3e-4 in 100 steps, so this case takes eps=1e-4
+    ("RMSprop", dict(lr=1e-3, alpha=0.9, weight_decay=0.1, momentum=0.5, centered=True, eps=1e-4)),
     ("RMSprop", dict(lr=1e-3, centered=True, maximize=True)),
     ("RMSprop", dict(lr=1e-3, momentum=0.9, eps=1e-5)),
     ("Adagrad", dict(lr=0.1)),
