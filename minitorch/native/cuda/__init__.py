@@ -30,6 +30,8 @@ from .sort import mode, sort, unique
 # <<< phase 04
 # >>> phase 05
 from .gemm import linear, matmul   # the GEMM ladder, rung chosen per shape (replaces matrix.py's naive matmul)
+from .multi_tensor import (adagrad_step, adam_step, grads_clamp_, grads_norm, grads_scale_, rmsprop_step,
+                           sgd_step_list)
 # <<< phase 05
 # >>> phase 06
 from .softmax import (cross_entropy, cross_entropy_backward, log_softmax, log_softmax_backward, nll_loss,

@@ -719,3 +719,153 @@ def multinomial(probs, num_samples, replacement, generator):
     with np.errstate(divide="ignore"):
         keys = generator.exponential(size=(rows, n)) / p          # p = 0: inf, never picked first
     return _c(np.argsort(keys, axis=1, kind="stable")[:, :num_samples], dtype=np.int64)
+# ---- optimizers and gradient clipping on lists of parameters ---------------------------------------
+# The cuda backend updates a whole list of parameters in one kernel launch (multi_tensor.cu); here
+# each function loops over the list and updates one parameter at a time, in place, with the same
+# arithmetic in the same order as torch.optim's single-tensor ("for-loop") implementations
+# (torch/optim/adam.py, rmsprop.py, adagrad.py: _single_tensor_*). Half parameters (and their
+# state, of the parameter's dtype) are updated in float32 copies and rounded back once.
+def _lerp_(a, b, weight):
+    """a += weight * (b - a), in place: torch's lerp_ for weight < 0.5 (the betas of Adam and the
+    alpha of RMSprop are close to 1, so weight = 1 - beta is small)."""
+    a += weight * (b - a)
+
+
+def _adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1, beta2, eps,
+                 weight_decay, amsgrad, maximize, decoupled_weight_decay):
+    """One Adam (or AdamW, ``decoupled_weight_decay``) update of one parameter, in place on
+    ``param``, ``exp_avg``, ``exp_avg_sq`` (and ``max_exp_avg_sq`` when ``amsgrad``); ``step``
+    counts this update (1 on the first). Kingma & Ba, "Adam" (2014), Algorithm 1; AdamW: Loshchilov
+    & Hutter, "Decoupled Weight Decay Regularization" (2017)."""
+    # >>> exercise 05.9: the Adam update
+    # hint: follow torch.optim.Adam's pseudo-code: g (negated if maximize), weight decay (p *= 1 - lr*wd when decoupled, else g += wd*p)
+    # hint: exp_avg moves (1 - beta1) of the way to g (_lerp_), exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) * g * g
+    # hint: denom = sqrt(v) / sqrt(1 - beta2**step) + eps (v: the running max when amsgrad); param -= lr / (1 - beta1**step) * exp_avg / denom
+    g = -grad if maximize else grad
+    if weight_decay:
+        if decoupled_weight_decay:
+            param *= 1 - lr * weight_decay
+        else:
+            g = g + weight_decay * param
+    _lerp_(exp_avg, g, 1 - beta1)
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * g * g
+    v = exp_avg_sq
+    if amsgrad:
+        np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
+        v = max_exp_avg_sq
+    step_size = lr / (1 - beta1 ** step)
+    denom = np.sqrt(v) / (1 - beta2 ** step) ** 0.5 + eps
+    param -= step_size * (exp_avg / denom)
+    # <<< exercise
+
+
+def _each_in_float32(update, lists):
+    """Run ``update`` on element k of every list in ``lists`` (None: an absent list), in place;
+    half arrays go through float32 copies written back (rounded once) afterwards."""
+    for arrays in zip(*(lst if lst is not None else [None] * len(lists[0]) for lst in lists)):
+        if arrays[0].dtype not in _HALF_SET:
+            update(*arrays)
+            continue
+        wide = [None if a is None else a.astype(np.float32) for a in arrays]
+        update(*wide)
+        for k, (a, w) in enumerate(zip(arrays, wide)):
+            if a is not None and k != 1:          # arrays[1], the gradient, is only read
+                a[...] = w
+
+
+def adam_step(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, step, lr, beta1, beta2, eps,
+              weight_decay, amsgrad, maximize, decoupled_weight_decay):
+    """Adam/AdamW on lists of same-shaped arrays (params[k], grads[k], exp_avgs[k]...), in place;
+    ``max_exp_avg_sqs`` is None unless ``amsgrad``; ``step`` is the update's number (>= 1), the
+    same for every parameter of the list. Returns None."""
+    _each_in_float32(lambda p, g, m, v, vmax: _adam_update(p, g, m, v, vmax, step, lr, beta1, beta2, eps,
+                                                           weight_decay, amsgrad, maximize, decoupled_weight_decay),
+                     (params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs))
+
+
+def _rmsprop_update(param, grad, square_avg, grad_avg, buf, lr, alpha, eps, weight_decay, momentum, centered,
+                    maximize):
+    """One RMSprop update (Hinton, Lecture 6e of "Neural Networks for Machine Learning", 2012;
+    centered: Graves, "Generating Sequences With Recurrent Neural Networks", 2013), in place."""
+    g = -grad if maximize else grad
+    if weight_decay:
+        g = g + weight_decay * param
+    square_avg *= alpha
+    square_avg += (1 - alpha) * g * g
+    if centered:
+        _lerp_(grad_avg, g, 1 - alpha)
+        avg = np.sqrt(square_avg - grad_avg * grad_avg)
+    else:
+        avg = np.sqrt(square_avg)
+    avg += eps
+    if momentum > 0:
+        buf *= momentum
+        buf += g / avg
+        param -= lr * buf
+    else:
+        param -= lr * (g / avg)
+
+
+def rmsprop_step(params, grads, square_avgs, grad_avgs, momentum_buffers, lr, alpha, eps, weight_decay, momentum,
+                 centered, maximize):
+    """RMSprop on lists of arrays, in place; ``grad_avgs`` is None unless ``centered``,
+    ``momentum_buffers`` None unless ``momentum > 0``. Returns None."""
+    _each_in_float32(lambda p, g, s, a, b: _rmsprop_update(p, g, s, a, b, lr, alpha, eps, weight_decay, momentum,
+                                                           centered, maximize),
+                     (params, grads, square_avgs, grad_avgs, momentum_buffers))
+
+
+def _adagrad_update(param, grad, state_sum, clr, eps, weight_decay, maximize):
+    """One Adagrad update (Duchi, Hazan & Singer, JMLR 2011) with learning rate ``clr``, in place."""
+    g = -grad if maximize else grad
+    if weight_decay:
+        g = g + weight_decay * param
+    state_sum += g * g
+    std = np.sqrt(state_sum) + eps
+    param -= clr * (g / std)
+
+
+def adagrad_step(params, grads, state_sums, step, lr, lr_decay, eps, weight_decay, maximize):
+    """Adagrad on lists of arrays, in place; the learning rate of update ``step`` (>= 1) is
+    lr / (1 + (step - 1) * lr_decay). Returns None."""
+    clr = lr / (1 + (step - 1) * lr_decay)
+    _each_in_float32(lambda p, g, s: _adagrad_update(p, g, s, clr, eps, weight_decay, maximize),
+                     (params, grads, state_sums))
+
+
+def sgd_step_list(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov, maximize,
+                  first_step):
+    """sgd_step on each parameter of the lists (``momentum_buffers`` None when momentum is 0), in place."""
+    for k, (param, grad) in enumerate(zip(params, grads)):
+        sgd_step(param, grad, None if momentum_buffers is None else momentum_buffers[k], lr, momentum, dampening,
+                 weight_decay, nesterov, maximize, first_step)
+
+
+def grads_norm(grads, norm_type, max_norm):
+    """(total, coef) for clip_grad_norm_: ``total`` the norm of all ``grads`` together as a 0-d array
+    of grads[0]'s dtype (norm_type a float > 0 or inf), ``coef`` = min(1, max_norm / (total +
+    1e-6)) as a 0-d float64 array. As torch.nn.utils.clip_grad_norm_: each array's norm, then the
+    norm of those norms (empty arrays skipped: torch's inf norm raises for them)."""
+    norms = np.array([np.linalg.norm(g.astype(np.float64).ravel(), norm_type) for g in grads if g.size])
+    total = np.linalg.norm(norms, norm_type) if len(norms) else 0.0
+    with np.errstate(over="ignore"):
+        total = np.asarray(total, dtype=grads[0].dtype if grads else np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        coef = np.float64(max_norm) / (np.float64(total) + 1e-6)
+    return total, np.asarray(1.0 if coef > 1.0 else coef)      # NaN stays NaN, as torch.clamp
+
+
+def grads_scale_(grads, coef):
+    """grads[k] *= coef (a 0-d float64 array), in place; coef rounded to the grad's dtype first
+    (float32 for half grads, which are scaled in float32 and rounded once)."""
+    for g in grads:
+        wide = np.float32 if g.dtype in _HALF_SET else g.dtype.type
+        with np.errstate(invalid="ignore", over="ignore"):      # inf * 0 is NaN, as on the GPU
+            g[...] = g.astype(wide) * wide(coef)
+
+
+def grads_clamp_(grads, clip_value):
+    """Clamp every gradient to [-clip_value, clip_value], in place (NaN stays NaN)."""
+    for g in grads:
+        np.clip(g, -clip_value, clip_value, out=g)

@@ -8,6 +8,7 @@ from .loss import MSELoss
 from .module import Module
 from .parameter import Parameter
 from .loss import L1Loss
+from . import utils
 from .activation import LogSoftmax, Softmax
 from .flatten import Flatten
 from .loss import CrossEntropyLoss, NLLLoss

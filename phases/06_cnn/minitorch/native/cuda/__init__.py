@@ -24,5 +24,7 @@ from .reduce import fold
 from .scan import cumulative
 from .sort import mode, sort, unique
 from .gemm import linear, matmul   # the GEMM ladder, rung chosen per shape (replaces matrix.py's naive matmul)
+from .multi_tensor import (adagrad_step, adam_step, grads_clamp_, grads_norm, grads_scale_, rmsprop_step,
+                           sgd_step_list)
 from .softmax import (cross_entropy, cross_entropy_backward, log_softmax, log_softmax_backward, nll_loss,
                       nll_loss_backward, softmax, softmax_backward)
