@@ -17,6 +17,7 @@ x), or ``weight * invstd * dy`` in evaluation. Double backward is not supported.
 import math
 
 from ..autograd.function import Function
+from ..dtypes import int64
 from ..tensor import Tensor
 
 
@@ -110,7 +111,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                          f"{tuple(input.shape)}")
     if not training and running_mean is None:
         raise RuntimeError("batch_norm: evaluation mode (training=False) needs running_mean and running_var")
-    if training and running_mean is not None and momentum is None and num_batches_tracked is None:
-        raise ValueError("batch_norm: momentum=None (a cumulative average) needs num_batches_tracked")
+    if training and running_mean is not None and momentum is None:
+        if not (isinstance(num_batches_tracked, Tensor) and num_batches_tracked.dtype is int64
+                and num_batches_tracked.ndim == 0 and num_batches_tracked.device == input.device):
+            raise ValueError("batch_norm: momentum=None (a cumulative average) needs num_batches_tracked, a 0-d "
+                             f"int64 tensor on {input.device}, got {num_batches_tracked!r}")
     return BatchNorm.apply(input, weight, bias, running_mean, running_var, num_batches_tracked, bool(training),
                            momentum, float(eps))
