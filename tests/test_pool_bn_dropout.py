@@ -66,6 +66,22 @@ def test_max_pool2d_all_minus_inf_and_nan(device):
     np.testing.assert_array_equal(i.cpu().numpy(), ti.numpy(), err_msg="argmax over -inf/NaN windows")
 
 
+def test_max_pool2d_window_missing_the_plane_gives_minus_inf(device, rng):
+    """Dilation 2 with padding 1 on a 1-wide plane: some windows hold only padding (PyTorch: -inf)."""
+    x = rng.standard_normal((2, 1, 7, 1))
+    y = mt.nn.functional.max_pool2d(mt.tensor(x, device=device), (4, 2), (2, 1), (0, 1), (2, 2), True)
+    want = TF.max_pool2d(torch.tensor(x), (4, 2), (2, 1), (0, 1), (2, 2), True)
+    np.testing.assert_array_equal(y.cpu().numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("kind", ["max", "avg", "adaptive"])
+def test_pools_on_a_large_input(device, rng, kind):
+    """More outputs than the GPU has threads at once: each thread loops (grid-stride) in both passes."""
+    f = {"max": lambda lib, x: _fn(lib).max_pool2d(x, 3, 2, 1), "avg": lambda lib, x: _fn(lib).avg_pool2d(x, 3, 1, 1),
+         "adaptive": lambda lib, x: _fn(lib).adaptive_avg_pool2d(x, (9, 7))}[kind]
+    check_op(f, [(8, 32, 65, 67)], device, rng, dtype="float32")
+
+
 @pytest.mark.parametrize("shape,kw", MAX_CASES[:3])
 def test_pools_on_non_contiguous_input(device, rng, shape, kw):
     check_op(lambda lib, x: _fn(lib).max_pool2d(x, **kw), [shape], device, rng, layout="transposed")
@@ -288,14 +304,14 @@ def test_dropout_statistics_and_backward(device, rng, p, dtype):
     kept = ys != 0
     sigma = np.sqrt(p * (1 - p) / n)
     assert abs(kept.mean() - (1 - p)) < 5 * sigma, f"kept {kept.mean():.4f}, expected {1 - p}"
-    want = (xs.astype(np.float32) / np.float32(1 - p)).astype(dtype).astype(np.float32)
-    np.testing.assert_allclose(ys[kept], want[kept], rtol=1e-6)
+    compute = np.float32 if dtype == "float16" else np.dtype(dtype).type      # halves: scaled in float32
+    scaled = lambda v: (v.astype(compute) * compute(1 / (1 - p))).astype(dtype).astype(np.float32)  # noqa: E731
+    np.testing.assert_allclose(ys[kept], scaled(xs)[kept], rtol=1e-6)
     g = rng.standard_normal(n).astype(dtype)
     y.backward(mt.tensor(g, device=device))
     gx = x.grad.float().cpu().numpy()
     np.testing.assert_array_equal(gx != 0, kept, err_msg="backward uses the forward's mask")
-    np.testing.assert_allclose(gx[kept], (g.astype(np.float32) / np.float32(1 - p)).astype(dtype).astype(np.float32)[kept],
-                               rtol=1e-6)
+    np.testing.assert_allclose(gx[kept], scaled(g)[kept], rtol=1e-6)
 
 
 def test_dropout2d_drops_whole_channels(device):

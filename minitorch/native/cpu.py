@@ -774,8 +774,8 @@ def max_pool2d(x, kernel_size, stride, padding, dilation, out_size):
     maximum in window order wins ties and a NaN always wins, as in PyTorch and pooling.cu."""
     (H, W), (PH, PW) = x.shape[-2:], padding
     xp = _padded(x, kernel_size, stride, padding, dilation, out_size)
-    best = np.zeros((*x.shape[:-2], *out_size), x.dtype)
-    arg = np.full(best.shape, -1, np.int64)
+    best = np.full((*x.shape[:-2], *out_size), -np.inf, x.dtype)
+    arg = np.full(best.shape, -1, np.int64)     # -1: no element yet; stays -1 where a window misses the plane
     for where, h, w in _pool_offsets(kernel_size, stride, dilation, out_size):
         h, w = h - PH, w - PW
         v = xp[where]

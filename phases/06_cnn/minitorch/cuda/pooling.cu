@@ -39,6 +39,11 @@ template <typename T> struct Acc { using type = T; };             // what sums a
 template <> struct Acc<__half> { using type = float; };
 template <> struct Acc<__nv_bfloat16> { using type = float; };
 
+// -inf from its bit pattern (NVRTC has no <limits>)
+template <typename A> __device__ __forceinline__ A neg_inf();
+template <> __device__ __forceinline__ float neg_inf<float>() { return __int_as_float(0xff800000); }
+template <> __device__ __forceinline__ double neg_inf<double>() { return __longlong_as_double(0xfff0000000000000ull); }
+
 // ---- max pooling -------------------------------------------------------------------------------
 template <typename T>
 __device__ void max_forward(const T* __restrict__ x, T* __restrict__ y, long long* __restrict__ indices,
@@ -49,7 +54,7 @@ __device__ void max_forward(const T* __restrict__ x, T* __restrict__ y, long lon
         const long long ow = i % OW, oh = (i / OW) % OH, p = i / (OW * OH);
         const T* plane = x + p * H * W;
         const long long h0 = oh * SH - PH, w0 = ow * SW - PW;
-        A best = A(0);
+        A best = neg_inf<A>();
         long long arg = -1;                       // -1: no element seen yet (the first one is taken)
         for (int kh = 0; kh < KH; ++kh) {
             const long long h = h0 + (long long)kh * DH;
@@ -64,8 +69,8 @@ __device__ void max_forward(const T* __restrict__ x, T* __restrict__ y, long lon
                 }
             }
         }
-        y[i] = narrow<T>(best);                  // a window with no element (impossible with
-        indices[i] = arg;                        // PyTorch's limits on padding) gives 0 and -1
+        y[i] = narrow<T>(best);                  // a window that misses the plane (dilation can make
+        indices[i] = arg;                        // one) gives -inf, as PyTorch, and index -1
     }
 }
 

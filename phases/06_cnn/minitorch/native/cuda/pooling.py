@@ -30,9 +30,9 @@ def _planes(shape):
     return math.prod(shape[:-2])
 
 
-def _window(kernel_size, stride, padding, dilation=(1, 1)):
-    """The kernel's int arguments KH, KW, SH, SW, PH, PW (, DH, DW) as C ints."""
-    return tuple(np.int32(v) for v in (*kernel_size, *stride, *padding, *dilation))
+def _ints(*pairs):
+    """(rows, columns) pairs flattened into the kernels' C int arguments: KH, KW, SH, SW, ..."""
+    return tuple(np.int32(v) for pair in pairs for v in pair)
 
 
 def max_pool2d(x, kernel_size, stride, padding, dilation, out_size):
@@ -44,7 +44,7 @@ def max_pool2d(x, kernel_size, stride, padding, dilation, out_size):
     y, indices = empty(shape, x.dtype, x.device_id), empty(shape, np.dtype(np.int64), x.device_id)
     launch_stride(kernel_for(FILE, "max_pool2d", x.dtype, x.device_id), y.size, 1, x.device_id,
                   (x, y, indices, _planes(x.shape), H, W, *out_size,
-                   *_window(kernel_size, stride, padding, dilation)))
+                   *_ints(kernel_size, stride, padding, dilation)))
     return y, indices
 
 
@@ -56,7 +56,7 @@ def max_pool2d_backward(grad, indices, in_size, kernel_size, stride, padding, di
     dx = empty((*grad.shape[:-2], *in_size), grad.dtype, grad.device_id)
     launch_stride(kernel_for(FILE, "max_pool2d_backward", grad.dtype, grad.device_id), dx.size, 1, grad.device_id,
                   (grad, indices, dx, _planes(grad.shape), *in_size, *grad.shape[-2:],
-                   *_window(kernel_size, stride, padding, dilation)))
+                   *_ints(kernel_size, stride, padding, dilation)))
     return dx
 
 
@@ -66,7 +66,7 @@ def avg_pool2d(x, kernel_size, stride, padding, out_size, count_include_pad, div
     *lead, H, W = x.shape
     y = empty((*lead, *out_size), x.dtype, x.device_id)
     launch_stride(kernel_for(FILE, "avg_pool2d", x.dtype, x.device_id), y.size, 1, x.device_id,
-                  (x, y, _planes(x.shape), H, W, *out_size, *_window(kernel_size, stride, padding),
+                  (x, y, _planes(x.shape), H, W, *out_size, *_ints(kernel_size, stride, padding),
                    np.bool_(count_include_pad), np.int32(divisor_override)))
     return y
 
@@ -77,7 +77,7 @@ def avg_pool2d_backward(grad, in_size, kernel_size, stride, padding, count_inclu
     dx = empty((*grad.shape[:-2], *in_size), grad.dtype, grad.device_id)
     launch_stride(kernel_for(FILE, "avg_pool2d_backward", grad.dtype, grad.device_id), dx.size, 1, grad.device_id,
                   (grad, dx, _planes(grad.shape), *in_size, *grad.shape[-2:],
-                   *_window(kernel_size, stride, padding), np.bool_(count_include_pad), np.int32(divisor_override)))
+                   *_ints(kernel_size, stride, padding), np.bool_(count_include_pad), np.int32(divisor_override)))
     return dx
 
 
