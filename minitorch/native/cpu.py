@@ -742,7 +742,6 @@ def multinomial(probs, num_samples, replacement, generator):
 # ---- pooling, batch normalization, dropout (cuda twins: native/cuda/pooling.py, batchnorm.py, dropout.py) ----
 # Pooling works on C-contiguous [..., H, W] arrays (a stack of planes); kernel_size, stride, padding,
 # dilation are (rows, columns) pairs; the Tensor layer computes the output size (OH, OW).
-import math  # noqa: E402 - phase 06 adds it
 
 
 def _pool_offsets(kernel_size, stride, dilation, out_size):
