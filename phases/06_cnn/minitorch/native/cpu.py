@@ -869,3 +869,205 @@ def grads_clamp_(grads, clip_value):
     """Clamp every gradient to [-clip_value, clip_value], in place (NaN stays NaN)."""
     for g in grads:
         np.clip(g, -clip_value, clip_value, out=g)
+# ---- pooling, batch normalization, dropout (cuda twins: native/cuda/pooling.py, batchnorm.py, dropout.py) ----
+# Pooling works on C-contiguous [..., H, W] arrays (a stack of planes); kernel_size, stride, padding,
+# dilation are (rows, columns) pairs; the Tensor layer computes the output size (OH, OW).
+
+
+def _pool_offsets(kernel_size, stride, dilation, out_size):
+    """For each kernel offset (kh, kw): the slices of the PADDED plane that offset reads for all
+    outputs at once (rows kh*DH, kh*DH + SH, ... : OH of them; columns alike), and the unpadded
+    input coordinates h [OH, 1] and w [1, OW] they stand for (before subtracting the padding)."""
+    (KH, KW), (SH, SW), (DH, DW), (OH, OW) = kernel_size, stride, dilation, out_size
+    for kh in range(KH):
+        for kw in range(KW):
+            rows = slice(kh * DH, kh * DH + (OH - 1) * SH + 1, SH)
+            cols = slice(kw * DW, kw * DW + (OW - 1) * SW + 1, SW)
+            h = (np.arange(OH) * SH + kh * DH)[:, None]
+            w = (np.arange(OW) * SW + kw * DW)[None, :]
+            yield (Ellipsis, rows, cols), h, w
+
+
+def _padded(x, kernel_size, stride, padding, dilation, out_size, fill=0):
+    """x with PH/PW rows/columns of ``fill`` on each side, and more at the bottom/right when ceil
+    mode's last window reaches past that."""
+    (H, W), (KH, KW), (SH, SW), (PH, PW), (DH, DW), (OH, OW) = x.shape[-2:], kernel_size, stride, padding, dilation, out_size
+    bottom = max(PH, (OH - 1) * SH + (KH - 1) * DH + 1 - H - PH)
+    right = max(PW, (OW - 1) * SW + (KW - 1) * DW + 1 - W - PW)
+    pad = [(0, 0)] * (x.ndim - 2) + [(PH, bottom), (PW, right)]
+    return np.pad(x, pad, constant_values=fill)
+
+
+def max_pool2d(x, kernel_size, stride, padding, dilation, out_size):
+    """Window maxima [..., OH, OW] and int64 indices h * W + w into each input plane; the first
+    maximum in window order wins ties and a NaN always wins, as in PyTorch and pooling.cu."""
+    (H, W), (PH, PW) = x.shape[-2:], padding
+    xp = _padded(x, kernel_size, stride, padding, dilation, out_size)
+    best = np.full((*x.shape[:-2], *out_size), -np.inf, x.dtype)
+    arg = np.full(best.shape, -1, np.int64)     # -1: no element yet; stays -1 where a window misses the plane
+    for where, h, w in _pool_offsets(kernel_size, stride, dilation, out_size):
+        h, w = h - PH, w - PW
+        v = xp[where]
+        inside = (h >= 0) & (h < H) & (w >= 0) & (w < W)
+        take = inside & ((arg < 0) | (v > best) | np.isnan(v))
+        best = np.where(take, v, best)
+        arg = np.where(take, h * W + w, arg)
+    return best, arg
+
+
+def max_pool2d_backward(grad, indices, in_size, kernel_size, stride, padding, dilation):
+    """dx [..., H, W]: each output's gradient added at its saved argmax (indices [..., OH, OW],
+    positions h * W + w in the plane; -1: none). Overlapping windows may add several into one element."""
+    H, W = in_size
+    planes = math.prod(grad.shape[:-2])
+    g = _c(grad).reshape(planes, -1) if grad.size else np.zeros((planes, 0), grad.dtype)
+    idx = _c(indices).reshape(g.shape)
+    dx = np.zeros((planes, H * W), grad.dtype)
+    # >>> exercise 06.8: max pooling backward through the saved indices
+    # hint: dx[p, indices[p, o]] += grad[p, o] for every plane p and output o with indices[p, o] >= 0
+    # hint: several outputs may pick one element (overlapping windows): np.add.at adds them all (dx[i] += g does not)
+    plane = np.broadcast_to(np.arange(planes)[:, None], idx.shape)
+    ok = idx >= 0
+    np.add.at(dx, (plane[ok], idx[ok]), g[ok])
+    # <<< exercise
+    return dx.reshape(*grad.shape[:-2], H, W)
+
+
+def _avg_divisor(in_size, kernel_size, stride, padding, out_size, count_include_pad, divisor_override):
+    """[OH, OW] divisors of average pooling, PyTorch's rule (see pooling.cu's avg_divisor)."""
+    (H, W), (KH, KW), (SH, SW), (PH, PW), (OH, OW) = in_size, kernel_size, stride, padding, out_size
+    if divisor_override:
+        return np.full((OH, OW), divisor_override, np.int64)
+    hs, ws = np.arange(OH) * SH - PH, np.arange(OW) * SW - PW
+    he, we = np.minimum(hs + KH, H + PH), np.minimum(ws + KW, W + PW)
+    if not count_include_pad:
+        hs, ws, he, we = np.maximum(hs, 0), np.maximum(ws, 0), np.minimum(he, H), np.minimum(we, W)
+    return np.maximum(he - hs, 0)[:, None] * np.maximum(we - ws, 0)[None, :]
+
+
+def avg_pool2d(x, kernel_size, stride, padding, out_size, count_include_pad, divisor_override):
+    """Window means [..., OH, OW] (padding counts as zeros; divisor per PyTorch; 0: no override)."""
+    xp = _padded(x, kernel_size, stride, padding, (1, 1), out_size)
+    total = np.zeros((*x.shape[:-2], *out_size), x.dtype)
+    for where, _, _ in _pool_offsets(kernel_size, stride, (1, 1), out_size):
+        total += xp[where]
+    d = _avg_divisor(x.shape[-2:], kernel_size, stride, padding, out_size, count_include_pad, divisor_override)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _c(np.where(d != 0, total / d, 0), dtype=x.dtype)
+
+
+def avg_pool2d_backward(grad, in_size, kernel_size, stride, padding, count_include_pad, divisor_override):
+    """dx [..., H, W]: grad / divisor added over each window (then the padding cut off)."""
+    (H, W), (PH, PW), out_size = in_size, padding, grad.shape[-2:]
+    d = _avg_divisor(in_size, kernel_size, stride, padding, out_size, count_include_pad, divisor_override)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(d != 0, grad / d, 0).astype(grad.dtype)
+    dxp = _padded(np.zeros((*grad.shape[:-2], H, W), grad.dtype), kernel_size, stride, padding, (1, 1), out_size)
+    for where, _, _ in _pool_offsets(kernel_size, stride, (1, 1), out_size):
+        dxp[where] += share
+    return _c(dxp[..., PH:PH + H, PW:PW + W])
+
+
+def _adaptive_windows(n, out):
+    """PyTorch's adaptive windows of ``n`` positions into ``out``: [floor(o n / out), ceil((o + 1) n / out))."""
+    return [(o * n // out, -(-(o + 1) * n // out)) for o in range(out)]
+
+
+def adaptive_avg_pool2d(x, out_size):
+    """Means over adaptive windows: [..., OH, OW]."""
+    y = np.empty((*x.shape[:-2], *out_size), x.dtype)
+    for oh, (h0, h1) in enumerate(_adaptive_windows(x.shape[-2], out_size[0])):
+        for ow, (w0, w1) in enumerate(_adaptive_windows(x.shape[-1], out_size[1])):
+            y[..., oh, ow] = x[..., h0:h1, w0:w1].mean(axis=(-2, -1))
+    return y
+
+
+def adaptive_avg_pool2d_backward(grad, in_size):
+    """dx [..., H, W] of adaptive average pooling: each window's grad / its size, added over it."""
+    dx = np.zeros((*grad.shape[:-2], *in_size), grad.dtype)
+    for oh, (h0, h1) in enumerate(_adaptive_windows(in_size[0], grad.shape[-2])):
+        for ow, (w0, w1) in enumerate(_adaptive_windows(in_size[1], grad.shape[-1])):
+            dx[..., h0:h1, w0:w1] += grad[..., oh, ow, None, None] / ((h1 - h0) * (w1 - w0))
+    return dx
+
+
+# Batch normalization: x is a C-contiguous [N, C, L] array; per-channel arrays are [C].
+def welford_merge(a, b):
+    """Merge two partial statistics (count, mean, M2) (arrays of one shape) of disjoint sets into
+    those of their union (Chan, Golub & LeVeque, 1979): n = na + nb, d = mean_b - mean_a,
+    mean = mean_a + d nb / n, M2 = M2a + M2b + d^2 na nb / n. An empty part (count 0) changes nothing."""
+    (na, ma, m2a), (nb, mb, m2b) = a, b
+    # >>> exercise 06.9: merging two partial (count, mean, M2) statistics
+    # hint: the mean moves towards mean_b by the fraction nb / n of the difference d
+    # hint: M2 gains d^2 * na * nb / n; guard n = 0 (two empty parts), e.g. divide by max(n, 1)
+    n = na + nb
+    d = mb - ma
+    frac = nb / np.maximum(n, 1)
+    return n, ma + d * frac, m2a + m2b + d * d * na * frac
+    # <<< exercise
+
+
+def batch_norm_stats(x, running_mean=None, running_var=None, num_batches_tracked=None, momentum=0.1):
+    """Per-channel mean and biased variance ([C] each, x's dtype) of x [N, C, L] (N * L > 0):
+    each sample's partial statistics (L elements), merged pairwise over the batch with
+    :func:`welford_merge`. Updates ``running_mean``/``running_var`` in place when given:
+    ``(1 - f) * running + f * stat`` with the unbiased variance, f = momentum, or 1 /
+    num_batches_tracked when momentum is None (a cumulative average)."""
+    N, C, L = x.shape
+    mean = x.mean(axis=2)
+    stats = (np.full((N, C), L, x.dtype), mean, ((x - mean[..., None]) ** 2).sum(axis=2))
+    while stats[0].shape[0] > 1:          # a tree: halves merged elementwise, an odd one carried
+        k = stats[0].shape[0] // 2
+        merged = welford_merge(tuple(s[:k] for s in stats), tuple(s[k:2 * k] for s in stats))
+        stats = tuple(np.concatenate([m, s[2 * k:]]) for m, s in zip(merged, stats))
+    M = N * L
+    mean, var = _c(stats[1][0]), _c(stats[2][0] / M, dtype=x.dtype)
+    if running_mean is not None:
+        f = momentum if momentum is not None else 1.0 / int(num_batches_tracked)
+        unbiased = stats[2][0] / (M - 1) if M > 1 else np.full(C, np.nan, x.dtype)
+        running_mean[...] = (1 - f) * running_mean + f * mean
+        running_var[...] = (1 - f) * running_var + f * unbiased
+    return mean, var
+
+
+def batch_norm_apply(x, mean, var, weight, bias, eps):
+    """``(x - mean) / sqrt(var + eps) * weight + bias`` per channel of x [N, C, L]; weight/bias may be None."""
+    y = (x - mean[:, None]) * (1 / np.sqrt(var + eps))[:, None]
+    if weight is not None:
+        y = y * weight[:, None]
+    if bias is not None:
+        y = y + bias[:, None]
+    return _c(y, dtype=x.dtype)
+
+
+def batch_norm_backward(grad, x, mean, var, weight, eps, training):
+    """(dx, dweight, dbias): dbias = sum(dy), dweight = sum(dy * xhat) per channel; training:
+    dx = w invstd (dy - sum(dy) / M - xhat sum(dy xhat) / M), else dx = w invstd dy."""
+    N, C, L = x.shape
+    invstd = (1 / np.sqrt(var + eps))[:, None]
+    xhat = (x - mean[:, None]) * invstd
+    dbias, dweight = grad.sum(axis=(0, 2)), (grad * xhat).sum(axis=(0, 2))
+    scale = invstd * weight[:, None] if weight is not None else invstd
+    if training:
+        M = N * L
+        dx = scale * (grad - dbias[:, None] / M - xhat * (dweight[:, None] / M))
+    else:
+        dx = scale * grad
+    return _c(dx, dtype=x.dtype), _c(dweight, dtype=x.dtype), _c(dbias, dtype=x.dtype)
+
+
+# Dropout: a bool keep-mask drawn from the generator, and the masked scaled copy.
+def dropout_mask(shape, p, generator, index=None):
+    """bool array of ``shape``: True (keep) with probability 1 - p (uniform float32 draws >= p, as dropout.cu)."""
+    return generator.random(tuple(shape), dtype=np.float32) >= np.float32(p)
+
+
+def masked_scale(x, mask, scale):
+    """``x * scale`` where ``mask`` (a bool array whose shape is a prefix of x's) keeps, else 0."""
+    m = mask.reshape(mask.shape + (1,) * (x.ndim - mask.ndim))
+    return _c(np.where(m, x * x.dtype.type(scale), x.dtype.type(0)), dtype=x.dtype)
+
+
+for _name in ("max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward", "adaptive_avg_pool2d",
+              "adaptive_avg_pool2d_backward", "masked_scale"):
+    globals()[_name] = _in_float32(globals()[_name], 0)     # halves computed in float32 (phase 05)

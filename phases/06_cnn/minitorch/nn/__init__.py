@@ -14,3 +14,6 @@ from .flatten import Flatten
 from .loss import CrossEntropyLoss, NLLLoss
 from .container import ModuleDict, ModuleList, Sequential
 from .linear import Identity
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .dropout import Dropout, Dropout2d
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
