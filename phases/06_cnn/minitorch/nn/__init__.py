@@ -11,5 +11,6 @@ from .loss import L1Loss
 from .activation import LogSoftmax, Softmax
 from .flatten import Flatten
 from .loss import CrossEntropyLoss, NLLLoss
+from .conv import Conv2d
 from .container import ModuleDict, ModuleList, Sequential
 from .linear import Identity
