@@ -628,11 +628,11 @@ def col2im(cols, x_shape, kernel_size, stride, padding, dilation):
 def conv2d(x, weight, bias, stride, padding, dilation, groups, relu=False):
     """``y = weight * x (+ bias)``, then ``max(y, 0)`` when ``relu``: [N, K, P, Q] of x's dtype.
     Per image and group, [K/G, C/G*R*S] @ im2col [C/G*R*S, P*Q] (one batched np.matmul)."""
-    n, kout = x.shape[0], weight.shape[0]
+    n, kout, crs = x.shape[0], weight.shape[0], weight[0].size               # crs = C/G*R*S
     cols = im2col(x, weight.shape[2:], stride, padding, dilation)          # [N, C*R*S, P*Q]
     p, q = conv_out_size(*x.shape[2:], weight.shape[2:], stride, padding, dilation)
-    cols = cols.reshape(n, groups, -1, p * q)                               # the groups' rows are consecutive
-    y = np.matmul(weight.reshape(groups, kout // groups, -1), cols).reshape(n, kout, p, q)
+    cols = cols.reshape(n, groups, crs, p * q)                              # the groups' rows are consecutive
+    y = np.matmul(weight.reshape(groups, kout // groups, crs), cols).reshape(n, kout, p, q)
     if bias is not None:
         y += bias.reshape(kout, 1, 1)
     if relu:
@@ -643,15 +643,17 @@ def conv2d(x, weight, bias, stride, padding, dilation, groups, relu=False):
 def conv2d_input_grad(grad, weight, x_shape, stride, padding, dilation, groups):
     """dL/dx [N, C, H, W] = col2im(weight^T @ grad), per group."""
     n, kout, p, q = grad.shape
-    wg = weight.reshape(groups, kout // groups, -1)                        # [G, K/G, C/G*R*S]
+    wg = weight.reshape(groups, kout // groups, weight[0].size)            # [G, K/G, C/G*R*S]
     cols = np.matmul(wg.transpose(0, 2, 1), grad.reshape(n, groups, kout // groups, p * q))
-    return _c(col2im(cols.reshape(n, -1, p * q), x_shape, weight.shape[2:], stride, padding, dilation))
+    return _c(col2im(cols.reshape(n, groups * weight[0].size, p * q), x_shape, weight.shape[2:], stride, padding,
+                     dilation))
 
 
 def conv2d_weight_grad(grad, x, weight_shape, stride, padding, dilation, groups):
     """dL/dweight [K, C/G, R, S] = sum over images of grad @ im2col(x)^T, per group."""
     n, kout, p, q = grad.shape
-    cols = im2col(x, weight_shape[2:], stride, padding, dilation).reshape(n, groups, -1, p * q)
+    crs = int(np.prod(weight_shape[1:]))
+    cols = im2col(x, weight_shape[2:], stride, padding, dilation).reshape(n, groups, crs, p * q)
     g = grad.reshape(n, groups, kout // groups, p * q)
     return _c(np.einsum("ngkl,ngml->gkm", g, cols).reshape(weight_shape), dtype=x.dtype)
 
