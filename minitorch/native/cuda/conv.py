@@ -51,7 +51,7 @@ def geometry(x_shape, w_shape, stride, padding, dilation, groups):
               dilation[0], dilation[1], groups)
     if max(values) >= 2 ** 31:
         raise ValueError(f"conv2d: a size of {values} does not fit the kernels' 32-bit ints")
-    arr = np.array([values], dtype=np.int32).view(GEOM)
+    arr = np.array(values, dtype=np.int32).view(GEOM)          # shape (1,): one struct
     arr.flags.writeable = False
     return StructArg(arr), (p, q)
 
