@@ -660,8 +660,15 @@ def conv2d(x, weight, bias, stride, padding, dilation, groups, relu=False):
     return _c(y, dtype=x.dtype)
 
 
-def conv2d_input_grad(grad, weight, x_shape, stride, padding, dilation, groups):
-    """dL/dx [N, C, H, W] = col2im(weight^T @ grad), per group."""
+def _relu_masked(grad, relu_out):
+    """dL/dy of a fused conv + ReLU: ``grad`` where the saved output is > 0, else 0."""
+    return grad if relu_out is None else np.where(relu_out > 0, grad, grad.dtype.type(0))
+
+
+def conv2d_input_grad(grad, weight, x_shape, stride, padding, dilation, groups, relu_out=None):
+    """dL/dx [N, C, H, W] = col2im(weight^T @ grad), per group; ``relu_out``: a fused ReLU's output
+    (the gradient passes only where it is > 0) or None."""
+    grad = _relu_masked(grad, relu_out)
     n, kout, p, q = grad.shape
     wg = weight.reshape(groups, kout // groups, weight[0].size)            # [G, K/G, C/G*R*S]
     cols = np.matmul(wg.transpose(0, 2, 1), grad.reshape(n, groups, kout // groups, p * q))
@@ -669,13 +676,16 @@ def conv2d_input_grad(grad, weight, x_shape, stride, padding, dilation, groups):
                      dilation))
 
 
-def conv2d_weight_grad(grad, x, weight_shape, stride, padding, dilation, groups):
-    """dL/dweight [K, C/G, R, S] = sum over images of grad @ im2col(x)^T, per group."""
+def conv2d_weight_grad(grad, x, weight_shape, stride, padding, dilation, groups, relu_out=None, bias_grad=False):
+    """dL/dweight [K, C/G, R, S] = sum over images of grad @ im2col(x)^T, per group; with
+    ``bias_grad`` the tuple (dL/dweight, dL/dbias [K]). ``relu_out`` as for conv2d_input_grad."""
+    grad = _relu_masked(grad, relu_out)
     n, kout, p, q = grad.shape
     crs = int(np.prod(weight_shape[1:]))
     cols = im2col(x, weight_shape[2:], stride, padding, dilation).reshape(n, groups, crs, p * q)
     g = grad.reshape(n, groups, kout // groups, p * q)
-    return _c(np.einsum("ngkl,ngml->gkm", g, cols).reshape(weight_shape), dtype=x.dtype)
+    dw = _c(np.einsum("ngkl,ngml->gkm", g, cols).reshape(weight_shape), dtype=x.dtype)
+    return (dw, sum(grad, (0, 2, 3))) if bias_grad else dw
 
 
 for _name in ("conv2d", "conv2d_input_grad", "conv2d_weight_grad"):     # half: computed in float32

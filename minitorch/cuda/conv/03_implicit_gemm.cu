@@ -24,12 +24,21 @@
 // store nothing. Two __syncthreads per k-tile: after the loads (the tile is complete) and after
 // the products (nobody still reads the tile the next loads overwrite).
 //
+// Fused into the backward passes (fewer launches, dy read once): a fused ReLU's mask, dy counting
+// only where the saved output y > 0, applied as dy is loaded (dgrad's B, wgrad's A); and the bias
+// gradient, sum of dy over (n, p, q), as one more column of wgrad's C whose B entries are all 1.
+//
 // Why faster than rung 2: no col buffer written and read back (R*S times the input), one launch
 // for the forward with the bias and ReLU in its epilogue, and the same kernel does the backward.
 // Entry points conv2d_igemm_{fwd,dgrad,wgrad}_<BM>x<BN>_{f32,f64,f16,bf16}, arguments:
-//   (const T* a_src, const T* b_src, const T* bias, T* out, ConvGeom g, bool relu, long long chunk)
+//   (const T* a_src, const T* b_src, const T* bias, T* out, ConvGeom g, bool relu, long long chunk,
+//    const T* mask, T* dbias)
 // a_src/b_src: fwd weight/x, dgrad weight/dy, wgrad dy/x; bias and relu: fwd only (may be null/0);
-// chunk: k values per split (wgrad; the others pass their whole reduction length). Shapes: conv.cuh.
+// chunk: k values per split (wgrad; the others pass their whole reduction length); mask: the saved
+// output y of a fused ReLU (dgrad, wgrad; null: no mask); dbias: wgrad's bias gradient (null: none).
+// wgrad's split s writes dw at out + s*stride and db at dbias + s*stride, stride = K*C/G*R*S + K
+// when dbias is given (Python allocates one [splits, stride] buffer, db after dw), else K*C/G*R*S.
+// Shapes: conv.cuh.
 #include "conv.cuh"
 
 #define FWD 0
@@ -44,11 +53,12 @@ struct Col {
     long long base;
     int a, b;
     bool ok;
+    bool ones;          // wgrad's bias column: B is 1 there
 };
 
 template <int MODE>
 __device__ __forceinline__ Col decode_col(const ConvGeom& g, long long j, long long ncols, int gi) {
-    Col col = {0, 0, 0, j < ncols};
+    Col col = {0, 0, 0, j < ncols, false};
     if (!col.ok) return col;
     const int cg = g.C / g.G, kg = g.K / g.G;
     if (MODE == FWD) {              // output pixel j = (n, p, q): the window's top-left input element
@@ -65,6 +75,8 @@ __device__ __forceinline__ Col decode_col(const ConvGeom& g, long long j, long l
         col.base = (n * g.K + (long long)gi * kg) * g.P * g.Q;      // dy of image n, the group's first channel
         col.a = h + g.pad_h;
         col.b = w + g.pad_w;
+    } else if (j == (long long)cg * g.R * g.S) {     // wgrad's extra column: the bias gradient
+        col.ones = true;
     } else {                        // weight column j = (c, r, s) of the group
         const int rs = g.R * g.S;
         const int c = (int)(j / rs), t = (int)(j - (long long)c * rs), r = t / g.S, s = t - r * g.S;
@@ -76,8 +88,15 @@ __device__ __forceinline__ Col decode_col(const ConvGeom& g, long long j, long l
 }
 
 // A[m, k] of the pass (m < M and k < the reduction length: the caller checks).
+// dy[i], or 0 where a fused ReLU's saved output is not positive
+template <typename T, typename A>
+__device__ __forceinline__ A masked(const T* __restrict__ dy, const T* __restrict__ mask, long long i) {
+    return mask && !(A(to_opmath(mask[i])) > A(0)) ? A(0) : A(to_opmath(dy[i]));
+}
+
 template <int MODE, typename T, typename A>
-__device__ __forceinline__ A load_a(const T* __restrict__ src, const ConvGeom& g, long long m, long long k, int gi) {
+__device__ __forceinline__ A load_a(const T* __restrict__ src, const T* __restrict__ mask, const ConvGeom& g,
+                                    long long m, long long k, int gi) {
     const int cg = g.C / g.G, kg = g.K / g.G, rs = g.R * g.S;
     if (MODE == FWD)                // weight [K, C/G*R*S] row gi*kg + m
         return A(to_opmath(src[((long long)gi * kg + m) * cg * rs + k]));
@@ -87,13 +106,14 @@ __device__ __forceinline__ A load_a(const T* __restrict__ src, const ConvGeom& g
     }
     const long long pq = (long long)g.P * g.Q;      // WGRAD: dy[n, gi*kg + m, p, q], k = (n, p, q)
     const long long n = k / pq;
-    return A(to_opmath(src[(n * g.K + (long long)gi * kg + m) * pq + (k - n * pq)]));
+    return masked<T, A>(src, mask, (n * g.K + (long long)gi * kg + m) * pq + (k - n * pq));
 }
 
 // B[k, column] of the pass, zero where the window reads padding (or, for dgrad, where no output
 // reads this input pixel at this offset).
 template <int MODE, typename T, typename A>
-__device__ __forceinline__ A load_b(const T* __restrict__ src, const ConvGeom& g, const Col& col, long long k) {
+__device__ __forceinline__ A load_b(const T* __restrict__ src, const T* __restrict__ mask, const ConvGeom& g,
+                                    const Col& col, long long k) {
     const int rs = g.R * g.S;
     if (MODE == FWD) {              // k = (c, r, s): x[n, c0 + c, a + r*dil, b + s*dil]
         const int c = (int)(k / rs), t = (int)(k - (long long)c * rs), r = t / g.S, s = t - r * g.S;
@@ -107,9 +127,10 @@ __device__ __forceinline__ A load_b(const T* __restrict__ src, const ConvGeom& g
         if (ph < 0 || qw < 0 || ph % g.stride_h || qw % g.stride_w) return A(0);
         const int p = ph / g.stride_h, q = qw / g.stride_w;
         if (p >= g.P || q >= g.Q) return A(0);
-        return A(to_opmath(src[col.base + ((long long)kk * g.P + p) * g.Q + q]));
+        return masked<T, A>(src, mask, col.base + ((long long)kk * g.P + p) * g.Q + q);
     }
-    const long long pq = (long long)g.P * g.Q;      // WGRAD: k = (n, p, q): x[n, c, p*stride + a, ...]
+    if (col.ones) return A(1);                      // WGRAD: k = (n, p, q): x[n, c, p*stride + a, ...]
+    const long long pq = (long long)g.P * g.Q;
     const long long n = k / pq;
     const int t = (int)(k - n * pq), p = t / g.Q, q = t - p * g.Q;
     const int h = p * g.stride_h + col.a, w = q * g.stride_w + col.b;
@@ -119,7 +140,8 @@ __device__ __forceinline__ A load_b(const T* __restrict__ src, const ConvGeom& g
 
 template <int MODE, typename T, int BM, int BN, int TM, int TN>
 __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ bsrc, const T* __restrict__ bias,
-                             T* __restrict__ out, const ConvGeom g, bool relu, long long chunk) {
+                             T* __restrict__ out, const ConvGeom g, bool relu, long long chunk,
+                             const T* __restrict__ mask, T* __restrict__ dbias) {
     typedef typename Acc<T>::type A;
     constexpr int BMT = BM / TM, BNT = BN / TN;     // threads along the tile's rows, columns
     static_assert(BMT * BNT == IG_THREADS && BM % TM == 0 && BN % TN == 0, "the tile is 256 threads' TM x TN");
@@ -133,7 +155,8 @@ __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ b
     const int cg = g.C / g.G, kg = g.K / g.G, rs = g.R * g.S;
     const long long pq = (long long)g.P * g.Q, hw = (long long)g.H * g.W;
     const long long M = MODE == DGRAD ? cg : kg;
-    const long long ncols = MODE == FWD ? g.N * pq : MODE == DGRAD ? g.N * hw : (long long)cg * rs;
+    const long long wcols = (long long)cg * rs;     // wgrad: the weight's columns (then db's, if asked)
+    const long long ncols = MODE == FWD ? g.N * pq : MODE == DGRAD ? g.N * hw : wcols + (dbias != nullptr);
     const long long kred = MODE == FWD ? (long long)cg * rs : MODE == DGRAD ? (long long)kg * rs : g.N * pq;
     const long long m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * BN;
     const long long kbeg = split * chunk, kend = min(kred, kbeg + chunk);
@@ -149,12 +172,12 @@ __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ b
         for (int e = tid; e < BM * IG_BK; e += IG_THREADS) {
             const int mm = e / IG_BK, kk = e % IG_BK;       // consecutive threads: consecutive k
             const long long m = m0 + mm, k = k0 + kk;
-            As[kk][mm] = (m < M && k < kend) ? load_a<MODE, T, A>(asrc, g, m, k, gi) : A(0);
+            As[kk][mm] = (m < M && k < kend) ? load_a<MODE, T, A>(asrc, mask, g, m, k, gi) : A(0);
         }
         for (int e = tid; e < IG_BK * BN; e += IG_THREADS) {
             const int kk = e / BN;                          // e % BN == tid % BN: col's column
             const long long k = k0 + kk;
-            Bs[kk][e % BN] = (col.ok && k < kend) ? load_b<MODE, T, A>(bsrc, g, col, k) : A(0);
+            Bs[kk][e % BN] = (col.ok && k < kend) ? load_b<MODE, T, A>(bsrc, mask, g, col, k) : A(0);
         }
         __syncthreads();
 #pragma unroll
@@ -188,7 +211,12 @@ __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ b
                 const long long n = c / hw;
                 out[(n * g.C + (long long)gi * cg + m) * hw + (c - n * hw)] = narrow<T>(acc[i][j]);
             } else {
-                out[(split * g.K + (long long)gi * kg + m) * cg * rs + c] = narrow<T>(acc[i][j]);
+                const long long stride = g.K * wcols + (dbias ? g.K : 0);     // elements per split
+                const long long ch = (long long)gi * kg + m;
+                if (c < wcols)
+                    out[split * stride + ch * wcols + c] = narrow<T>(acc[i][j]);
+                else
+                    dbias[split * stride + ch] = narrow<T>(acc[i][j]);
             }
         }
     }
@@ -198,8 +226,9 @@ __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ b
 // CNN), 16x128, 64x64 for many, 16x16 for small C tiles (wgrad: K/G x C/G*R*S).
 #define IGEMM_ENTRY(MODE, NAME, T, SUF, BM, BN, TM, TN)                                                  \
     extern "C" __global__ void conv2d_igemm_##NAME##_##BM##x##BN##_##SUF( \
-        const T* a_src, const T* b_src, const T* bias, T* out, const ConvGeom g, bool relu, long long chunk) { \
-        conv2d_igemm<MODE, T, BM, BN, TM, TN>(a_src, b_src, bias, out, g, relu, chunk);                 \
+        const T* a_src, const T* b_src, const T* bias, T* out, const ConvGeom g, bool relu, long long chunk, \
+        const T* mask, T* dbias) {                                                                         \
+        conv2d_igemm<MODE, T, BM, BN, TM, TN>(a_src, b_src, bias, out, g, relu, chunk, mask, dbias);    \
     }
 #define IGEMM_TILES(MODE, NAME, T, SUF)                                                                  \
     IGEMM_ENTRY(MODE, NAME, T, SUF, 8, 256, 1, 8)                                                        \

@@ -133,16 +133,18 @@ def _tile(m, ncols):
     return min(TILES, key=lambda t: (cdiv(m, t[0]) * t[0] * cdiv(ncols, t[1]) * t[1], -t[0] * t[1]))
 
 
-def _igemm(pass_name, a_src, b_src, bias, out, geom, relu, m, ncols, kred, groups, splits=1, chunk=None):
+def _igemm(pass_name, a_src, b_src, bias, out, geom, relu, m, ncols, kred, groups, splits=1, chunk=None,
+           mask=None, dbias=None):
     """Launch pass ``pass_name`` of 03_implicit_gemm.cu: C [m, ncols] per group, a reduction of
-    ``kred`` split into ``splits`` chunks of ``chunk`` (a multiple of the k-tile; default all)."""
+    ``kred`` split into ``splits`` chunks of ``chunk`` (a multiple of the k-tile; default all);
+    ``mask``: a fused ReLU's output (dgrad, wgrad), ``dbias``: where wgrad writes db."""
     bm, bn = _tile(m, ncols)
     if cdiv(m, bm) > 65535 or groups * splits > 65535:
         raise ValueError(f"conv2d: {m} channels per group or {groups} groups are more than one launch covers")
     chunk = chunk or cdiv(kred, IG_BK) * IG_BK
     fn = kernel("conv/03_implicit_gemm.cu", f"conv2d_igemm_{pass_name}_{bm}x{bn}_{_suffix(out)}", out.device_id)
     launch_2d(fn, (cdiv(ncols, bn), cdiv(m, bm), groups * splits), (256,),
-              (a_src, b_src, bias, out, geom, np.bool_(relu), chunk), out.device_id)
+              (a_src, b_src, bias, out, geom, np.bool_(relu), chunk, mask, dbias), out.device_id)
 
 
 def _igemm_forward(x, weight, bias, geom, out_shape, relu):
@@ -154,33 +156,35 @@ def _igemm_forward(x, weight, bias, geom, out_shape, relu):
     return y
 
 
-def _igemm_input_grad(grad, weight, geom, out_shape):
+def _igemm_input_grad(grad, weight, geom, out_shape, mask=None):
     dx = empty(out_shape, grad.dtype, grad.device_id)
     n, c, h, w = out_shape
     k, cg, r, s = weight.shape
     g = c // cg
-    _igemm("dgrad", weight, grad, None, dx, geom, False, cg, n * h * w, k // g * r * s, g)
+    _igemm("dgrad", weight, grad, None, dx, geom, False, cg, n * h * w, k // g * r * s, g, mask=mask)
     return dx
 
 
-def _igemm_weight_grad(grad, x, geom, out_shape):
+def _igemm_weight_grad(grad, x, geom, out_shape, mask=None, bias_grad=False):
+    """dL/dw, or (dL/dw, dL/db) when ``bias_grad``: db is one more column of the same GEMM."""
     n, k, p, q = grad.shape
     _, cg, r, s = out_shape
     g = x.shape[1] // cg
-    m, ncols, kred = k // g, cg * r * s, n * p * q
+    m, ncols, kred = k // g, cg * r * s + bool(bias_grad), n * p * q
     bm, bn = _tile(m, ncols)
     # enough blocks to fill the GPU twice, each with at least 4 k-tiles of the N*P*Q reduction
     tiles = cdiv(m, bm) * cdiv(ncols, bn) * g
     splits = max(1, min(cdiv(kred, 4 * IG_BK), cdiv(2 * sm_count(x.device_id), tiles), 65535 // g))
     chunk = cdiv(cdiv(kred, splits), IG_BK) * IG_BK                  # whole k-tiles per split
     splits = cdiv(kred, chunk)                                        # so that no split is empty
-    if splits == 1:
-        dw = empty(out_shape, x.dtype, x.device_id)
-        _igemm("wgrad", grad, x, None, dw, geom, False, m, ncols, kred, g)
-        return dw
-    partial = empty((splits,) + tuple(out_shape), x.dtype, x.device_id)
-    _igemm("wgrad", grad, x, None, partial, geom, False, m, ncols, kred, g, splits, chunk)
-    return _sum(partial, (0,))
+    size = k * cg * r * s                                     # dw's elements; db follows them
+    stride = size + (k if bias_grad else 0)                   # elements per split (the kernel's)
+    buf = empty((splits, stride), x.dtype, x.device_id)
+    _igemm("wgrad", grad, x, None, buf, geom, False, m, ncols, kred, g, splits, chunk,
+           mask, buf[0, size:] if bias_grad else None)
+    total = buf.reshape(stride) if splits == 1 else _sum(buf, (0,))
+    dw = total[:size].reshape(out_shape)
+    return (dw, total[size:]) if bias_grad else dw
 
 
 _FORWARD = {"01_direct": _direct_forward, "02_im2col": _im2col_forward, "03_implicit_gemm": _igemm_forward}
@@ -298,8 +302,18 @@ def conv2d(x, weight, bias, stride, padding, dilation, groups, relu=False):
     return run(_pick("forward", run, x.shape, weight.shape, groups, x.dtype, x.device_id))
 
 
-def conv2d_input_grad(grad, weight, x_shape, stride, padding, dilation, groups):
-    """dL/dx [N, C, H, W] from ``grad`` = dL/dy [N, K, P, Q] (contiguous) and ``weight``."""
+def _mask(grad, relu_out):
+    """dL/dy where the fused ReLU's output is positive, else 0 (one elementwise pass)."""
+    from .elementwise import unary_backward
+    return grad if relu_out is None else unary_backward("relu", grad, relu_out)
+
+
+FUSES_BACKWARD = "03_implicit_gemm"     # the rung that takes the ReLU mask and the bias gradient itself
+
+
+def conv2d_input_grad(grad, weight, x_shape, stride, padding, dilation, groups, relu_out=None):
+    """dL/dx [N, C, H, W] from ``grad`` = dL/dy [N, K, P, Q] (contiguous) and ``weight``;
+    ``relu_out``: the output of a fused ReLU (dy counts only where it is > 0), or None."""
     _check(grad, weight)
     x_shape = tuple(x_shape)
     geom, _ = geometry(x_shape, weight.shape, stride, padding, dilation, groups)
@@ -308,19 +322,27 @@ def conv2d_input_grad(grad, weight, x_shape, stride, padding, dilation, groups):
         return dx if dx.size == 0 else fill_(dx, 0)
 
     def run(rung):
-        return _INPUT_GRAD[rung](grad, weight, geom, x_shape)
+        if rung == FUSES_BACKWARD:
+            return _igemm_input_grad(grad, weight, geom, x_shape, relu_out)
+        return _INPUT_GRAD[rung](_mask(grad, relu_out), weight, geom, x_shape)
     return run(_pick("input_grad", run, x_shape, weight.shape, groups, grad.dtype, grad.device_id))
 
 
-def conv2d_weight_grad(grad, x, weight_shape, stride, padding, dilation, groups):
-    """dL/dweight [K, C/groups, R, S] from ``grad`` = dL/dy [N, K, P, Q] and the input ``x``."""
+def conv2d_weight_grad(grad, x, weight_shape, stride, padding, dilation, groups, relu_out=None, bias_grad=False):
+    """dL/dweight [K, C/groups, R, S] from ``grad`` = dL/dy [N, K, P, Q] and the input ``x``; with
+    ``bias_grad`` also dL/dbias [K] (the tuple (dw, db)). ``relu_out`` as for conv2d_input_grad."""
     _check(grad, x)
     weight_shape = tuple(weight_shape)
     geom, _ = geometry(x.shape, weight_shape, stride, padding, dilation, groups)
     if 0 in weight_shape or grad.size == 0:
         dw = empty(weight_shape, x.dtype, x.device_id)
-        return dw if dw.size == 0 else fill_(dw, 0)
+        dw = dw if dw.size == 0 else fill_(dw, 0)
+        return (dw, _sum(_mask(grad, relu_out), (0, 2, 3))) if bias_grad else dw
 
     def run(rung):
-        return _WEIGHT_GRAD[rung](grad, x, geom, weight_shape)
+        if rung == FUSES_BACKWARD:
+            return _igemm_weight_grad(grad, x, geom, weight_shape, relu_out, bias_grad)
+        g = _mask(grad, relu_out)
+        dw = _WEIGHT_GRAD[rung](g, x, geom, weight_shape)
+        return (dw, _sum(g, (0, 2, 3))) if bias_grad else dw
     return run(_pick("weight_grad", run, x.shape, weight_shape, groups, x.dtype, x.device_id))

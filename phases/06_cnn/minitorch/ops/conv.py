@@ -12,7 +12,8 @@ the ladder of kernels and its dispatch):
     dL/dW = sum over images of dL/dy @ im2col(x)^T
     dL/db = dL/dy summed over N, P, Q
 
-``conv2d_relu`` saves its output y and masks dL/dy by ``y > 0`` before the same three gradients.
+``conv2d_relu`` saves its output y; dL/dy counts only where ``y > 0`` (the backend applies that mask,
+on cuda inside the implicit-GEMM kernels as they load dy, and may compute dL/db in dL/dW's pass).
 """
 from ..autograd.function import Function
 from ..tensor import Tensor
@@ -38,17 +39,19 @@ class Conv2d(Function):
     def backward(ctx, grad):
         x, weight, y = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        need_b = need_b and ctx.has_bias
         be = grad._backend
         g = grad.contiguous()._data
-        if y is not None:                # fused ReLU: the gradient passes where the output is > 0
-            g = be.unary_backward("relu", g, y._data)
+        mask = None if y is None else y._data    # fused ReLU: dy counts where the output is > 0
         gx = gw = gb = None
         if need_x:
-            gx = Tensor(be.conv2d_input_grad(g, weight._data, x.shape, *ctx.geometry), x.device)
-        if need_w:
-            gw = Tensor(be.conv2d_weight_grad(g, x._data, weight.shape, *ctx.geometry), x.device)
-        if need_b and ctx.has_bias:
-            gb = Tensor(be.sum(g, (0, 2, 3)), x.device)
+            gx = Tensor(be.conv2d_input_grad(g, weight._data, x.shape, *ctx.geometry, relu_out=mask), x.device)
+        if need_w:                               # the backend may add db to the same pass (bias_grad)
+            out = be.conv2d_weight_grad(g, x._data, weight.shape, *ctx.geometry, relu_out=mask, bias_grad=need_b)
+            gw, gb = (Tensor(out[0], x.device), Tensor(out[1], x.device)) if need_b else (Tensor(out, x.device), None)
+        elif need_b:
+            masked = g if mask is None else be.unary_backward("relu", g, mask)
+            gb = Tensor(be.sum(masked, (0, 2, 3)), x.device)
         return gx, gw, gb, None, None, None, None, None
 
 
