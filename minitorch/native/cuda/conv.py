@@ -38,6 +38,7 @@ GEOM = np.dtype([(f, np.int32) for f in ("N", "C", "H", "W", "K", "R", "S", "P",
 TILES = ((8, 256), (16, 128), (64, 64), (16, 16))     # 03_implicit_gemm.cu's BM x BN configurations
 IG_BK = 16                                            # its k-tile
 WGRAD_THREADS = 256                                   # 01_direct.cu's weight-gradient block
+INT_MAX = 2 ** 31 - 1     # 03_implicit_gemm.cu decodes GEMM indices in int: larger problems go elsewhere
 
 
 @functools.lru_cache(maxsize=1024)
@@ -141,6 +142,8 @@ def _igemm(pass_name, a_src, b_src, bias, out, geom, relu, m, ncols, kred, group
     bm, bn = _tile(m, ncols)
     if cdiv(m, bm) > 65535 or groups * splits > 65535:
         raise ValueError(f"conv2d: {m} channels per group or {groups} groups are more than one launch covers")
+    if max(m, ncols, kred) >= INT_MAX:
+        raise ValueError(f"conv2d: a GEMM dimension of {(m, ncols, kred)} does not fit 03_implicit_gemm's ints")
     chunk = chunk or cdiv(kred, IG_BK) * IG_BK
     fn = kernel("conv/03_implicit_gemm.cu", f"conv2d_igemm_{pass_name}_{bm}x{bn}_{_suffix(out)}", out.device_id)
     launch_2d(fn, (cdiv(ncols, bn), cdiv(m, bm), groups * splits), (256,),
@@ -236,10 +239,14 @@ def choose(pass_name, x_shape, w_shape, groups):
     return "03_implicit_gemm"
 
 
-def _pick(pass_name, run, x_shape, w_shape, groups, dtype, index):
-    """The rung to run: the forced one, the timed fastest (benchmark mode) or :func:`choose`'s."""
+def _pick(pass_name, run, x_shape, w_shape, groups, dtype, index, geom):
+    """The rung to run: the forced one, the timed fastest (benchmark mode) or :func:`choose`'s.
+    Problems with more than 2**31 - 1 pixels in all take 01_direct (64-bit indices throughout)."""
     if _forced is not None:
         return _forced
+    a = geom.array[0]
+    if int(a["N"]) * max(int(a["H"]) * int(a["W"]), int(a["P"]) * int(a["Q"])) >= INT_MAX:
+        return "01_direct"
     if not backends.cudnn.benchmark:
         return choose(pass_name, x_shape, w_shape, groups)
     key = (pass_name, x_shape, w_shape, groups, dtype, index)
@@ -299,7 +306,7 @@ def conv2d(x, weight, bias, stride, padding, dilation, groups, relu=False):
 
     def run(rung):
         return _FORWARD[rung](x, weight, bias, geom, out_shape, relu)
-    return run(_pick("forward", run, x.shape, weight.shape, groups, x.dtype, x.device_id))
+    return run(_pick("forward", run, x.shape, weight.shape, groups, x.dtype, x.device_id, geom))
 
 
 def _mask(grad, relu_out):
@@ -325,7 +332,7 @@ def conv2d_input_grad(grad, weight, x_shape, stride, padding, dilation, groups, 
         if rung == FUSES_BACKWARD:
             return _igemm_input_grad(grad, weight, geom, x_shape, relu_out)
         return _INPUT_GRAD[rung](_mask(grad, relu_out), weight, geom, x_shape)
-    return run(_pick("input_grad", run, x_shape, weight.shape, groups, grad.dtype, grad.device_id))
+    return run(_pick("input_grad", run, x_shape, weight.shape, groups, grad.dtype, grad.device_id, geom))
 
 
 def conv2d_weight_grad(grad, x, weight_shape, stride, padding, dilation, groups, relu_out=None, bias_grad=False):
@@ -345,4 +352,4 @@ def conv2d_weight_grad(grad, x, weight_shape, stride, padding, dilation, groups,
         g = _mask(grad, relu_out)
         dw = _WEIGHT_GRAD[rung](g, x, geom, weight_shape)
         return (dw, _sum(g, (0, 2, 3))) if bias_grad else dw
-    return run(_pick("weight_grad", run, x.shape, weight_shape, groups, x.dtype, x.device_id))
+    return run(_pick("weight_grad", run, x.shape, weight_shape, groups, x.dtype, x.device_id, geom))
