@@ -129,17 +129,24 @@ def _im2col_weight_grad(grad, x, geom, out_shape):
 
 
 # ---- rung 3: implicit GEMM -------------------------------------------------------------------
-def _tile(m, ncols):
-    """The (BM, BN) of TILES that wastes the least of the padded C tile (ties: the larger tile)."""
-    return min(TILES, key=lambda t: (cdiv(m, t[0]) * t[0] * cdiv(ncols, t[1]) * t[1], -t[0] * t[1]))
+def _tile(m, ncols, groups=1, min_blocks=1):
+    """The (BM, BN) of TILES for a C of [m, ncols] per group: among the tiles that give at least
+    ``min_blocks`` blocks (a GPU's worth: the small layers of a CNN are latency-bound, a half-empty
+    GPU is the worst case), the one that wastes the least of its padded tiles (ties: the larger
+    tile); if none gives that many blocks, the one that gives the most."""
+    blocks = {t: cdiv(m, t[0]) * cdiv(ncols, t[1]) * groups for t in TILES}
+    enough = [t for t in TILES if blocks[t] >= min_blocks]
+    if not enough:
+        return max(TILES, key=lambda t: (blocks[t], -t[0] * t[1]))
+    return min(enough, key=lambda t: (cdiv(m, t[0]) * t[0] * cdiv(ncols, t[1]) * t[1], -t[0] * t[1]))
 
 
 def _igemm(pass_name, a_src, b_src, bias, out, geom, relu, m, ncols, kred, groups, splits=1, chunk=None,
-           mask=None, dbias=None):
+           mask=None, dbias=None, tile=None):
     """Launch pass ``pass_name`` of 03_implicit_gemm.cu: C [m, ncols] per group, a reduction of
     ``kred`` split into ``splits`` chunks of ``chunk`` (a multiple of the k-tile; default all);
     ``mask``: a fused ReLU's output (dgrad, wgrad), ``dbias``: where wgrad writes db."""
-    bm, bn = _tile(m, ncols)
+    bm, bn = tile or _tile(m, ncols, groups, sm_count(out.device_id))
     if cdiv(m, bm) > 65535 or groups * splits > 65535:
         raise ValueError(f"conv2d: {m} channels per group or {groups} groups are more than one launch covers")
     if max(m, ncols, kred) >= INT_MAX:
@@ -174,7 +181,7 @@ def _igemm_weight_grad(grad, x, geom, out_shape, mask=None, bias_grad=False):
     _, cg, r, s = out_shape
     g = x.shape[1] // cg
     m, ncols, kred = k // g, cg * r * s + bool(bias_grad), n * p * q
-    bm, bn = _tile(m, ncols)
+    bm, bn = _tile(m, ncols)                 # the splits below fill the GPU
     # enough blocks to fill the GPU twice, each with at least 4 k-tiles of the N*P*Q reduction
     tiles = cdiv(m, bm) * cdiv(ncols, bn) * g
     splits = max(1, min(cdiv(kred, 4 * IG_BK), cdiv(2 * sm_count(x.device_id), tiles), 65535 // g))
@@ -184,7 +191,7 @@ def _igemm_weight_grad(grad, x, geom, out_shape, mask=None, bias_grad=False):
     stride = size + (k if bias_grad else 0)                   # elements per split (the kernel's)
     buf = empty((splits, stride), x.dtype, x.device_id)
     _igemm("wgrad", grad, x, None, buf, geom, False, m, ncols, kred, g, splits, chunk,
-           mask, buf[0, size:] if bias_grad else None)
+           mask, buf[0, size:] if bias_grad else None, (bm, bn))
     total = buf.reshape(stride) if splits == 1 else _sum(buf, (0,))
     dw = total[:size].reshape(out_shape)
     return (dw, total[size:]) if bias_grad else dw

@@ -39,7 +39,9 @@
 // output y of a fused ReLU (dgrad, wgrad; null: no mask); dbias: wgrad's bias gradient (null: none).
 // wgrad's split s writes dw at out + s*stride and db at dbias + s*stride, stride = K*C/G*R*S + K
 // when dbias is given (Python allocates one [splits, stride] buffer, db after dw), else K*C/G*R*S.
-// Shapes: conv.cuh.
+// Every index along a GEMM dimension (M, Ncols, the reduction) fits in an int (Python sends larger
+// problems to another rung): the divisions that decode them are 32-bit, several times cheaper than
+// 64-bit ones; offsets into the tensors stay long long. Shapes: conv.cuh.
 #include "conv.cuh"
 
 #define FWD 0
@@ -102,12 +104,12 @@ __device__ __forceinline__ A load_a(const T* __restrict__ src, const T* __restri
     if (MODE == FWD)                // weight [K, C/G*R*S] row gi*kg + m
         return A(to_opmath(src[((long long)gi * kg + m) * cg * rs + k]));
     if (MODE == DGRAD) {            // weight^T: m = input channel c, k = (k', r, s)
-        const long long kk = k / rs, t = k - kk * rs;
+        const int kk = (int)k / rs, t = (int)k - kk * rs;
         return A(to_opmath(src[(((long long)gi * kg + kk) * cg + m) * rs + t]));
     }
-    const long long pq = (long long)g.P * g.Q;      // WGRAD: dy[n, gi*kg + m, p, q], k = (n, p, q)
-    const long long n = k / pq;
-    return masked<T, A>(src, mask, (n * g.K + (long long)gi * kg + m) * pq + (k - n * pq));
+    const int pq = g.P * g.Q;                       // WGRAD: dy[n, gi*kg + m, p, q], k = (n, p, q)
+    const int n = (int)k / pq;
+    return masked<T, A>(src, mask, ((long long)n * g.K + (long long)gi * kg + m) * pq + ((int)k - n * pq));
 }
 
 // B[k, column] of the pass, zero where the window reads padding (or, for dgrad, where no output
@@ -117,13 +119,13 @@ __device__ __forceinline__ A load_b(const T* __restrict__ src, const T* __restri
                                     const Col& col, long long k) {
     const int rs = g.R * g.S;
     if (MODE == FWD) {              // k = (c, r, s): x[n, c0 + c, a + r*dil, b + s*dil]
-        const int c = (int)(k / rs), t = (int)(k - (long long)c * rs), r = t / g.S, s = t - r * g.S;
+        const int c = (int)k / rs, t = (int)k - c * rs, r = t / g.S, s = t - r * g.S;
         const int h = col.a + r * g.dil_h, w = col.b + s * g.dil_w;
         if (h < 0 || h >= g.H || w < 0 || w >= g.W) return A(0);
         return A(to_opmath(src[col.base + ((long long)c * g.H + h) * g.W + w]));
     }
     if (MODE == DGRAD) {            // k = (k', r, s): dy[n, k0 + k', p, q] with p*stride = h + pad - r*dil
-        const int kk = (int)(k / rs), t = (int)(k - (long long)kk * rs), r = t / g.S, s = t - r * g.S;
+        const int kk = (int)k / rs, t = (int)k - kk * rs, r = t / g.S, s = t - r * g.S;
         const int ph = col.a - r * g.dil_h, qw = col.b - s * g.dil_w;
         if (ph < 0 || qw < 0 || ph % g.stride_h || qw % g.stride_w) return A(0);
         const int p = ph / g.stride_h, q = qw / g.stride_w;
@@ -131,12 +133,12 @@ __device__ __forceinline__ A load_b(const T* __restrict__ src, const T* __restri
         return masked<T, A>(src, mask, col.base + ((long long)kk * g.P + p) * g.Q + q);
     }
     if (col.ones) return A(1);                      // WGRAD: k = (n, p, q): x[n, c, p*stride + a, ...]
-    const long long pq = (long long)g.P * g.Q;
-    const long long n = k / pq;
-    const int t = (int)(k - n * pq), p = t / g.Q, q = t - p * g.Q;
+    const int pq = g.P * g.Q;
+    const int n = (int)k / pq;
+    const int t = (int)k - n * pq, p = t / g.Q, q = t - p * g.Q;
     const int h = p * g.stride_h + col.a, w = q * g.stride_w + col.b;
     if (h < 0 || h >= g.H || w < 0 || w >= g.W) return A(0);
-    return A(to_opmath(src[n * g.C * g.H * g.W + col.base + (long long)h * g.W + w]));
+    return A(to_opmath(src[(long long)n * g.C * g.H * g.W + col.base + (long long)h * g.W + w]));
 }
 
 template <int MODE, typename T, int BM, int BN, int TM, int TN>

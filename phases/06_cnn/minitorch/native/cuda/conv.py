@@ -39,6 +39,7 @@ GEOM = np.dtype([(f, np.int32) for f in ("N", "C", "H", "W", "K", "R", "S", "P",
 TILES = ((8, 256), (16, 128), (64, 64), (16, 16))     # 03_implicit_gemm.cu's BM x BN configurations
 IG_BK = 16                                            # its k-tile
 WGRAD_THREADS = 256                                   # 01_direct.cu's weight-gradient block
+INT_MAX = 2 ** 31 - 1     # 03_implicit_gemm.cu decodes GEMM indices in int: larger problems go elsewhere
 
 
 @functools.lru_cache(maxsize=1024)
@@ -129,19 +130,28 @@ def _im2col_weight_grad(grad, x, geom, out_shape):
 
 
 # ---- rung 3: implicit GEMM -------------------------------------------------------------------
-def _tile(m, ncols):
-    """The (BM, BN) of TILES that wastes the least of the padded C tile (ties: the larger tile)."""
-    return min(TILES, key=lambda t: (cdiv(m, t[0]) * t[0] * cdiv(ncols, t[1]) * t[1], -t[0] * t[1]))
+def _tile(m, ncols, groups=1, min_blocks=1):
+    """The (BM, BN) of TILES for a C of [m, ncols] per group: among the tiles that give at least
+    ``min_blocks`` blocks (a GPU's worth: the small layers of a CNN are latency-bound, a half-empty
+    GPU is the worst case), the one that wastes the least of its padded tiles (ties: the larger
+    tile); if none gives that many blocks, the one that gives the most."""
+    blocks = {t: cdiv(m, t[0]) * cdiv(ncols, t[1]) * groups for t in TILES}
+    enough = [t for t in TILES if blocks[t] >= min_blocks]
+    if not enough:
+        return max(TILES, key=lambda t: (blocks[t], -t[0] * t[1]))
+    return min(enough, key=lambda t: (cdiv(m, t[0]) * t[0] * cdiv(ncols, t[1]) * t[1], -t[0] * t[1]))
 
 
 def _igemm(pass_name, a_src, b_src, bias, out, geom, relu, m, ncols, kred, groups, splits=1, chunk=None,
-           mask=None, dbias=None):
+           mask=None, dbias=None, tile=None):
     """Launch pass ``pass_name`` of 03_implicit_gemm.cu: C [m, ncols] per group, a reduction of
     ``kred`` split into ``splits`` chunks of ``chunk`` (a multiple of the k-tile; default all);
     ``mask``: a fused ReLU's output (dgrad, wgrad), ``dbias``: where wgrad writes db."""
-    bm, bn = _tile(m, ncols)
+    bm, bn = tile or _tile(m, ncols, groups, sm_count(out.device_id))
     if cdiv(m, bm) > 65535 or groups * splits > 65535:
         raise ValueError(f"conv2d: {m} channels per group or {groups} groups are more than one launch covers")
+    if max(m, ncols, kred) >= INT_MAX:
+        raise ValueError(f"conv2d: a GEMM dimension of {(m, ncols, kred)} does not fit 03_implicit_gemm's ints")
     chunk = chunk or cdiv(kred, IG_BK) * IG_BK
     fn = kernel("conv/03_implicit_gemm.cu", f"conv2d_igemm_{pass_name}_{bm}x{bn}_{_suffix(out)}", out.device_id)
     launch_2d(fn, (cdiv(ncols, bn), cdiv(m, bm), groups * splits), (256,),
@@ -172,7 +182,7 @@ def _igemm_weight_grad(grad, x, geom, out_shape, mask=None, bias_grad=False):
     _, cg, r, s = out_shape
     g = x.shape[1] // cg
     m, ncols, kred = k // g, cg * r * s + bool(bias_grad), n * p * q
-    bm, bn = _tile(m, ncols)
+    bm, bn = _tile(m, ncols)                 # the splits below fill the GPU
     # enough blocks to fill the GPU twice, each with at least 4 k-tiles of the N*P*Q reduction
     tiles = cdiv(m, bm) * cdiv(ncols, bn) * g
     splits = max(1, min(cdiv(kred, 4 * IG_BK), cdiv(2 * sm_count(x.device_id), tiles), 65535 // g))
@@ -182,7 +192,7 @@ def _igemm_weight_grad(grad, x, geom, out_shape, mask=None, bias_grad=False):
     stride = size + (k if bias_grad else 0)                   # elements per split (the kernel's)
     buf = empty((splits, stride), x.dtype, x.device_id)
     _igemm("wgrad", grad, x, None, buf, geom, False, m, ncols, kred, g, splits, chunk,
-           mask, buf[0, size:] if bias_grad else None)
+           mask, buf[0, size:] if bias_grad else None, (bm, bn))
     total = buf.reshape(stride) if splits == 1 else _sum(buf, (0,))
     dw = total[:size].reshape(out_shape)
     return (dw, total[size:]) if bias_grad else dw
@@ -237,10 +247,14 @@ def choose(pass_name, x_shape, w_shape, groups):
     return "03_implicit_gemm"
 
 
-def _pick(pass_name, run, x_shape, w_shape, groups, dtype, index):
-    """The rung to run: the forced one, the timed fastest (benchmark mode) or :func:`choose`'s."""
+def _pick(pass_name, run, x_shape, w_shape, groups, dtype, index, geom):
+    """The rung to run: the forced one, the timed fastest (benchmark mode) or :func:`choose`'s.
+    Problems with more than 2**31 - 1 pixels in all take 01_direct (64-bit indices throughout)."""
     if _forced is not None:
         return _forced
+    a = geom.array[0]
+    if int(a["N"]) * max(int(a["H"]) * int(a["W"]), int(a["P"]) * int(a["Q"])) >= INT_MAX:
+        return "01_direct"
     if not backends.cudnn.benchmark:
         return choose(pass_name, x_shape, w_shape, groups)
     key = (pass_name, x_shape, w_shape, groups, dtype, index)
@@ -300,7 +314,7 @@ def conv2d(x, weight, bias, stride, padding, dilation, groups, relu=False):
 
     def run(rung):
         return _FORWARD[rung](x, weight, bias, geom, out_shape, relu)
-    return run(_pick("forward", run, x.shape, weight.shape, groups, x.dtype, x.device_id))
+    return run(_pick("forward", run, x.shape, weight.shape, groups, x.dtype, x.device_id, geom))
 
 
 def _mask(grad, relu_out):
@@ -326,7 +340,7 @@ def conv2d_input_grad(grad, weight, x_shape, stride, padding, dilation, groups, 
         if rung == FUSES_BACKWARD:
             return _igemm_input_grad(grad, weight, geom, x_shape, relu_out)
         return _INPUT_GRAD[rung](_mask(grad, relu_out), weight, geom, x_shape)
-    return run(_pick("input_grad", run, x_shape, weight.shape, groups, grad.dtype, grad.device_id))
+    return run(_pick("input_grad", run, x_shape, weight.shape, groups, grad.dtype, grad.device_id, geom))
 
 
 def conv2d_weight_grad(grad, x, weight_shape, stride, padding, dilation, groups, relu_out=None, bias_grad=False):
@@ -346,4 +360,4 @@ def conv2d_weight_grad(grad, x, weight_shape, stride, padding, dilation, groups,
         g = _mask(grad, relu_out)
         dw = _WEIGHT_GRAD[rung](g, x, geom, weight_shape)
         return (dw, _sum(g, (0, 2, 3))) if bias_grad else dw
-    return run(_pick("weight_grad", run, x.shape, weight_shape, groups, x.dtype, x.device_id))
+    return run(_pick("weight_grad", run, x.shape, weight_shape, groups, x.dtype, x.device_id, geom))
