@@ -4,17 +4,20 @@ able to run the forward and both gradients, and :func:`choose`, which picks one 
 
     01_direct          one thread per output value (per input value for dL/dx; one block per
                        weight for dL/dw): the definition, no reuse between threads
-    02_im2col          unfold the input into columns (im2col.cu), multiply with our GEMM, fold the
-                       column gradient back (col2im); bias and ReLU in one extra pass
+    02_im2col          unfold the input into columns (02_im2col.cu), multiply with our GEMM, fold
+                       the column gradient back (col2im); bias and ReLU in one extra pass
     03_implicit_gemm   the same products with the columns gathered into shared-memory tiles as
                        the GEMM needs them: one launch, bias and ReLU in the epilogue; dL/dw splits
-                       its long reduction over blocks and adds the partial sums with our reduction
+                       its long reduction over blocks and adds the partial sums with our reduction;
+                       the backward applies a fused ReLU's mask as it loads dy and computes dL/db
+                       as one more column of dL/dw's GEMM (rungs 01 and 02 take an extra pass each)
 
 Shapes as cuDNN names them: x [N, C, H, W], weight [K, C/G, R, S], y [N, K, P, Q], contiguous
 (the Tensor layer makes them so). ``stride``, ``dilation`` are (rows, cols), ``padding``
 ((top, bottom), (left, right)); the kernels pad only top/left explicitly and read past the input
 as zeros, so the bottom/right padding lives in P and Q. The backend functions are the twins of
-``cpu.py``'s ``conv2d``, ``conv2d_input_grad``, ``conv2d_weight_grad``; none waits for the GPU,
+``cpu.py``'s ``conv2d``, ``conv2d_input_grad``, ``conv2d_weight_grad`` (``relu_out``: the saved
+output of a fused ReLU; ``bias_grad``: dL/db too); none waits for the GPU,
 except that with ``minitorch.backends.cudnn.benchmark`` set the first call of each new shape times
 every rung once (a synchronization, as cuDNN's benchmark mode does) and keeps the fastest.
 """
@@ -231,9 +234,11 @@ def choose(pass_name, x_shape, w_shape, groups):
     """The rung for one pass ('forward', 'input_grad', 'weight_grad') of a convolution of input
     ``x_shape`` with weight ``w_shape``: a fixed rule that needs no GPU and never synchronizes.
 
-    The direct rung wins where each output is a short sum (C/G*R*S terms for the forward,
-    K/G*R*S for dL/dx: up to 32, e.g. a first layer on one-channel images or a depthwise conv):
-    there is little to reuse and it needs no shared memory or second pass. Everything longer, and
+    A rule of thumb, not yet checked against timings on a GPU (``bench_conv.py`` measures each
+    rung; benchmark mode picks by measurement). The direct rung where each output is a short sum
+    (C/G*R*S terms for the forward, K/G*R*S for dL/dx: up to 32, e.g. a first layer on
+    one-channel images or a depthwise conv): little to reuse, no shared memory, no second pass
+    (but a fused ReLU's backward then takes a masking pass first). Everything longer, and
     every dL/dw (a long N*P*Q reduction, which the implicit GEMM splits over blocks), goes to the
     implicit GEMM. 02_im2col is never the rule's choice (it writes and reads R*S times the input)
     but benchmark mode may still find it fastest.
