@@ -24,12 +24,12 @@ _TORCH_TYPE = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "
 
 class Conv2d(Function):
     @staticmethod
-    def forward(ctx, x, weight, bias, stride, padding, dilation, groups, relu):
+    def forward(ctx, x, weight, bias, stride, padding, dilation, groups, activation):
         be = x._backend
         y = be.conv2d(x._data, weight._data, None if bias is None else bias._data,
-                      stride, padding, dilation, groups, relu)
+                      stride, padding, dilation, groups, activation)
         out = Tensor(y, x.device)
-        ctx.save_for_backward(x, weight, out if relu else None)
+        ctx.save_for_backward(x, weight, out if activation == "relu" else None)
         ctx.geometry = (stride, padding, dilation, groups)
         ctx.has_bias = bias is not None
         return out
@@ -130,7 +130,7 @@ def _check(input, weight, bias, stride, dilation, groups):
                            f"{k} elements, but got bias of size {list(bias.shape)} instead")
 
 
-def _conv2d(input, weight, bias, stride, padding, dilation, groups, relu):
+def _conv2d(input, weight, bias, stride, padding, dilation, groups, activation):
     stride, dilation = _pair("stride", stride), _pair("dilation", dilation)
     _check(input, weight, bias, stride, dilation, groups)
     pads = _padding(padding, tuple(weight.shape[2:]), stride, dilation)
@@ -143,7 +143,7 @@ def _conv2d(input, weight, bias, stride, padding, dilation, groups, relu):
     unbatched = input.ndim == 3
     x = input.unsqueeze(0) if unbatched else input
     out = Conv2d.apply(x.contiguous(), weight.contiguous(), None if bias is None else bias.contiguous(),
-                       stride, pads, dilation, groups, relu)
+                       stride, pads, dilation, groups, activation)
     return out.squeeze(0) if unbatched else out
 
 
@@ -162,11 +162,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             with a stride, dtypes that differ, a bias that is not [K]; tensors on different devices.
         TypeError: non-Tensor arguments, integer or bool tensors.
     """
-    return _conv2d(input, weight, bias, stride, padding, dilation, groups, False)
+    return _conv2d(input, weight, bias, stride, padding, dilation, groups, None)
 
 
 def conv2d_relu(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """``relu(conv2d(...))`` fused: the bias and the ReLU are the convolution's epilogue (one
     kernel, y written once) and the backward masks dL/dy by the saved output. Same arguments,
     shapes and errors as :func:`conv2d`; equal to the unfused composition."""
-    return _conv2d(input, weight, bias, stride, padding, dilation, groups, True)
+    return _conv2d(input, weight, bias, stride, padding, dilation, groups, "relu")

@@ -625,9 +625,12 @@ def col2im(cols, x_shape, kernel_size, stride, padding, dilation):
     return xp[:, :, pt:pt + h, pl:pl + w]
 
 
-def conv2d(x, weight, bias, stride, padding, dilation, groups, relu=False):
-    """``y = weight * x (+ bias)``, then ``max(y, 0)`` when ``relu``: [N, K, P, Q] of x's dtype.
+def conv2d(x, weight, bias, stride, padding, dilation, groups, activation=None):
+    """``y = weight * x (+ bias)``, then ``max(y, 0)`` when ``activation`` is 'relu' (the fused
+    epilogue; None: none): [N, K, P, Q] of x's dtype.
     Per image and group, [K/G, C/G*R*S] @ im2col [C/G*R*S, P*Q] (one batched np.matmul)."""
+    if activation not in (None, "relu"):
+        raise ValueError(f"conv2d: activation must be None or 'relu', got {activation!r}")
     n, kout, crs = x.shape[0], weight.shape[0], weight[0].size               # crs = C/G*R*S
     cols = im2col(x, weight.shape[2:], stride, padding, dilation)          # [N, C*R*S, P*Q]
     p, q = conv_out_size(*x.shape[2:], weight.shape[2:], stride, padding, dilation)
@@ -635,7 +638,7 @@ def conv2d(x, weight, bias, stride, padding, dilation, groups, relu=False):
     y = np.matmul(weight.reshape(groups, kout // groups, crs), cols).reshape(n, kout, p, q)
     if bias is not None:
         y += bias.reshape(kout, 1, 1)
-    if relu:
+    if activation == "relu":
         np.maximum(y, 0, out=y)
     return _c(y, dtype=x.dtype)
 

@@ -305,11 +305,16 @@ def _bias_act(y, bias, geom, relu):
     return y
 
 
-def conv2d(x, weight, bias, stride, padding, dilation, groups, relu=False):
-    """``y = weight * x (+ bias)`` (then ``max(y, 0)`` when ``relu``): [N, K, P, Q], x's dtype.
+def conv2d(x, weight, bias, stride, padding, dilation, groups, activation=None):
+    """``y = weight * x (+ bias)``, then ``max(y, 0)`` when ``activation`` is 'relu' (in the
+    kernels' epilogue; None: none): [N, K, P, Q], x's dtype.
 
     ``x`` [N, C, H, W] and ``weight`` [K, C/groups, R, S] contiguous, ``bias`` [K] (contiguous)
-    or None, one floating dtype. Raises TypeError/ValueError for arrays the kernels cannot take."""
+    or None, one floating dtype. Raises TypeError/ValueError for arrays the kernels cannot take
+    and for an unknown activation. (The epilogue is also where a fused pooling would go: not yet.)"""
+    if activation not in (None, "relu"):
+        raise ValueError(f"conv2d: activation must be None or 'relu', got {activation!r}")
+    relu = activation == "relu"
     _check(x, weight)
     geom, (p, q) = geometry(x.shape, weight.shape, stride, padding, dilation, groups)
     out_shape = (x.shape[0], weight.shape[0], p, q)
