@@ -130,20 +130,26 @@ def test_empty_batch(device):
     assert tuple(y.shape) == (0, 4, 3, 3)
 
 
-def test_half_precision_on_cuda():
-    pytest.importorskip("cupy")
+def test_half_precision(device):
+    """float16 / bfloat16 are loaded as float, computed in float, rounded once; with a backward."""
     rng = np.random.default_rng(3)
     x, w, b = rng.standard_normal((2, 4, 9, 7)), rng.standard_normal((6, 4, 3, 3)) / 6, rng.standard_normal(6)
-    want = TF.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b), padding=1).numpy()
+    tw64 = torch.tensor(w, requires_grad=True)
+    ty = TF.conv2d(torch.tensor(x), tw64, torch.tensor(b), padding=1)
+    torch.relu(ty).sum().backward()
+    want, want_gw = ty.detach().numpy(), tw64.grad.numpy()
     for dtype, tol in ((mt.float16, 1e-2), (mt.bfloat16, 5e-2)):
-        for rung in RUNGS:
-            with _rung("cuda", rung):
-                y = F.conv2d(*(mt.tensor(a, device="cuda", dtype=dtype) for a in (x, w, b)), padding=1)
-            np.testing.assert_allclose(y.float().cpu().numpy(), want, rtol=tol, atol=tol,
-                                       err_msg=f"{dtype} conv2d, rung {rung}")
-
-
-test_half_precision_on_cuda = pytest.mark.cuda(test_half_precision_on_cuda)
+        for rung in RUNGS if device == "cuda" else ("auto",):
+            with _rung(device, rung):
+                tw = mt.tensor(w, device=device, dtype=dtype, requires_grad=True)
+                y = conv2d_relu(*(mt.tensor(a, device=device, dtype=dtype) for a in (x,)), tw,
+                                mt.tensor(b, device=device, dtype=dtype), padding=1)
+                y.sum().backward()
+            assert y.dtype is dtype and tw.grad.dtype is dtype
+            np.testing.assert_allclose(y.float().cpu().numpy(), np.maximum(want, 0), rtol=tol, atol=tol,
+                                       err_msg=f"{dtype} conv2d_relu, rung {rung}")
+            np.testing.assert_allclose(tw.grad.float().cpu().numpy(), want_gw, rtol=tol,
+                                       atol=tol * np.abs(want_gw).max(), err_msg=f"{dtype} weight gradient, rung {rung}")
 
 
 @pytest.mark.cuda
