@@ -162,7 +162,7 @@ __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ b
     const long long ncols = MODE == FWD ? g.N * pq : MODE == DGRAD ? g.N * hw : wcols + (dbias != nullptr);
     const long long kred = MODE == FWD ? (long long)cg * rs : MODE == DGRAD ? (long long)kg * rs : g.N * pq;
     const long long m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * BN;
-    const long long kbeg = split * chunk, kend = min(kred, kbeg + chunk);
+    const long long kbeg = split * chunk, kend = kbeg + chunk < kred ? kbeg + chunk : kred;
 
     const Col col = decode_col<MODE>(g, n0 + tid % BN, ncols, gi);  // this thread's B column, every k-tile
     A acc[TM][TN];
