@@ -257,3 +257,24 @@ def test_only_some_gradients(device, rng, rung, needs, request):
                 assert_close(o.grad, t.grad.numpy(), "float64", f"d{name} (fused={fused}, needs {needs})")
             else:
                 assert o.grad is None, f"d{name} should not be computed (needs {needs})"
+
+
+def test_fuse_conv_relu_keeps_outputs_gradients_and_parameters(device):
+    from minitorch.nn.conv import ConvReLU2d, fuse_conv_relu
+    mt.manual_seed(2)
+    model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.Conv2d(4, 3, 3),
+                          nn.Sequential(nn.Conv2d(3, 3, 1), nn.ReLU())).to(device=device, dtype=mt.float64)
+    x = mt.randn(2, 1, 8, 9, device=device, dtype=mt.float64)
+    params = list(model.parameters())
+    model(x).sum().backward()
+    before = [model(x).detach().cpu().numpy()] + [p.grad.cpu().numpy() for p in params]
+    for p in params:
+        p.grad = None
+    fuse_conv_relu(model)
+    assert isinstance(model[0], ConvReLU2d) and isinstance(model[3][0], ConvReLU2d), "both pairs fused"
+    assert type(model[2]) is nn.Conv2d, "a Conv2d not followed by a ReLU stays"
+    assert all(a is b for a, b in zip(model.parameters(), params)), "the same Parameter objects"
+    model(x).sum().backward()
+    after = [model(x).detach().cpu().numpy()] + [p.grad.cpu().numpy() for p in params]
+    for what, a, b in zip(["output"] + [f"grad {i}" for i in range(len(params))], after, before):
+        assert_close(a, b, "float64", f"fused model {what}")
