@@ -23,13 +23,11 @@ __device__ void im2col(const T* __restrict__ x, T* __restrict__ col, const ConvG
     const long long pq = (long long)g.P * g.Q;
     const long long total = (long long)g.N * g.C * g.R * g.S * pq;
     GRID_STRIDE_LOOP(i, total) {
-        const int q = (int)(i % g.Q);
-        const long long t = i / g.Q;
-        const int p = (int)(t % g.P);
-        const long long u = t / g.P;            // (n, c, r, s)
-        const int s = (int)(u % g.S);
-        const int r = (int)((u / g.S) % g.R);
-        const long long nc = u / ((long long)g.S * g.R);
+        long long ncr;                          // i = ((ncr * S + s) * P + p) * Q + q, ncr = nc * R + r
+        int s, p, q;
+        unflatten4(i, g.S, g.P, g.Q, ncr, s, p, q);
+        const int r = (int)(ncr % g.R);
+        const long long nc = ncr / g.R;
         const int h = p * g.stride_h - g.pad_h + r * g.dil_h;
         const int w = q * g.stride_w - g.pad_w + s * g.dil_w;
         const bool inside = h >= 0 && h < g.H && w >= 0 && w < g.W;
@@ -43,10 +41,10 @@ __device__ void col2im(const T* __restrict__ col, T* __restrict__ dx, const Conv
     const long long pq = (long long)g.P * g.Q;
     const long long total = (long long)g.N * g.C * g.H * g.W;
     GRID_STRIDE_LOOP(i, total) {
-        const int w = (int)(i % g.W);
-        const long long t = i / g.W;
-        const int h = (int)(t % g.H);
-        const long long nc = t / g.H;           // (n, c): col rows nc*R*S .. of image n
+        long long n;
+        int c, h, w;
+        unflatten4(i, g.C, g.H, g.W, n, c, h, w);
+        const long long nc = n * g.C + c;     // (n, c): col rows nc*R*S .. of image n
         A acc = A(0);
         for (int r = 0; r < g.R; ++r) {
             const int ph = h + g.pad_h - r * g.dil_h;
@@ -71,7 +69,9 @@ __device__ void bias_act(T* __restrict__ y, const T* __restrict__ bias, const Co
     const long long pq = (long long)g.P * g.Q;
     const long long total = (long long)g.N * g.K * pq;
     GRID_STRIDE_LOOP(i, total) {
-        const int k = (int)((i / pq) % g.K);
+        long long n;
+        int k, p, q;
+        unflatten4(i, g.K, g.P, g.Q, n, k, p, q);
         y[i] = narrow<T>(epilogue<A>(A(to_opmath(y[i])), bias ? A(to_opmath(bias[k])) : A(0), relu));
     }
 }

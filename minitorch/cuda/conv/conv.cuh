@@ -20,6 +20,25 @@ struct ConvGeom {
     int G;                      // groups
 };
 
+// (i0, i1, i2, i3) of flat index i into an array of dimensions [.., d1, d2, d3] (i0 unbounded).
+// Indices below 2^31 (every tensor of fewer than 2^31 elements) are split with 32-bit divisions,
+// several times cheaper than 64-bit ones: in these small kernels the index arithmetic costs more
+// than the multiply-adds.
+__device__ __forceinline__ void unflatten4(long long i, int d1, int d2, int d3, long long& i0, int& i1, int& i2,
+                                           int& i3) {
+    if (i < 2147483648LL) {
+        int j = (int)i;
+        i3 = j % d3; j /= d3;
+        i2 = j % d2; j /= d2;
+        i1 = j % d1; i0 = j / d1;
+    } else {
+        long long j = i;
+        i3 = (int)(j % d3); j /= d3;
+        i2 = (int)(j % d2); j /= d2;
+        i1 = (int)(j % d1); i0 = j / d1;
+    }
+}
+
 // Accumulator type: float for float and the half types (load as float, round once), double for double.
 template <typename T> struct Acc { typedef float type; };
 template <> struct Acc<double> { typedef double type; };

@@ -53,12 +53,10 @@ __device__ void conv2d_direct(const T* __restrict__ x, const T* __restrict__ w, 
     typedef typename Acc<T>::type A;
     const long long total = (long long)g.N * g.K * g.P * g.Q;
     GRID_STRIDE_LOOP(i, total) {
-        const int q = (int)(i % g.Q);
-        const long long t = i / g.Q;
-        const int p = (int)(t % g.P);
-        const long long nk = t / g.P;
-        const int k = (int)(nk % g.K), n = (int)(nk / g.K);
-        const A acc = direct_window_sum<T, A>(x, w, g, n, k, p, q);
+        long long n;
+        int k, p, q;
+        unflatten4(i, g.K, g.P, g.Q, n, k, p, q);
+        const A acc = direct_window_sum<T, A>(x, w, g, (int)n, k, p, q);
         y[i] = narrow<T>(epilogue<A>(acc, bias ? A(to_opmath(bias[k])) : A(0), relu));
     }
 }
@@ -71,11 +69,9 @@ __device__ void conv2d_direct_input_grad(const T* __restrict__ dy, const T* __re
     const int cg = g.C / g.G, kg = g.K / g.G;
     const long long total = (long long)g.N * g.C * g.H * g.W;
     GRID_STRIDE_LOOP(i, total) {
-        const int wc = (int)(i % g.W);
-        const long long t = i / g.W;
-        const int h = (int)(t % g.H);
-        const long long nc = t / g.H;
-        const int c = (int)(nc % g.C), n = (int)(nc / g.C);
+        long long n;
+        int c, h, wc;
+        unflatten4(i, g.C, g.H, g.W, n, c, h, wc);
         const int grp = c / cg, k0 = grp * kg;
         A acc = A(0);
         for (int r = 0; r < g.R; ++r) {
@@ -119,9 +115,9 @@ __device__ void conv2d_direct_weight_grad(const T* __restrict__ dy, const T* __r
         const int cx = (k / (g.K / g.G)) * cg + c;                // the input channel it reads
         A acc = A(0);
         for (long long j = threadIdx.x; j < terms; j += blockDim.x) {
-            const int q = (int)(j % g.Q);
-            const long long t = j / g.Q;
-            const int p = (int)(t % g.P), n = (int)(t / g.P);
+            long long zero;
+            int n, p, q;                                         // j = (n, p, q)
+            unflatten4(j, g.N, g.P, g.Q, zero, n, p, q);
             const int h = p * g.stride_h - g.pad_h + r * g.dil_h;
             const int wc = q * g.stride_w - g.pad_w + s * g.dil_w;
             if (h < 0 || h >= g.H || wc < 0 || wc >= g.W) continue;
