@@ -278,3 +278,23 @@ def test_fuse_conv_relu_keeps_outputs_gradients_and_parameters(device):
     after = [model(x).detach().cpu().numpy()] + [p.grad.cpu().numpy() for p in params]
     for what, a, b in zip(["output"] + [f"grad {i}" for i in range(len(params))], after, before):
         assert_close(a, b, "float64", f"fused model {what}")
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("tile", [(8, 256), (16, 128), (64, 64), (16, 16)])
+@pytest.mark.parametrize("x_shape,w_shape,kw", [
+    ((3, 10, 13, 17), (70, 10, 3, 3), {"padding": 1}),                      # rows and columns past a tile
+    ((2, 6, 9, 11), (9, 3, 3, 2), {"stride": (2, 1), "dilation": (1, 2), "groups": 2, "padding": 1}),
+], ids=["k70", "groups2"])
+def test_every_implicit_gemm_tile(rng, monkeypatch, request, tile, x_shape, w_shape, kw):
+    """03_implicit_gemm with each tile configuration forced (the dispatch picks them by shape), fused
+    ReLU included: all three passes, split-k wgrad and its bias column."""
+    from minitorch.native.cuda import conv
+    request.getfixturevalue("poisoned_allocator")
+    monkeypatch.setattr(conv, "_tile", lambda m, ncols, groups=1, min_blocks=1: tile)
+    with conv.use_rung("03_implicit_gemm"):
+        check_op(lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b, **kw), [x_shape, w_shape, (w_shape[0],)],
+                 "cuda", rng)
+        check_op(lambda lib, x, w, b: (conv2d_relu(x, w, b, **kw) if lib is mt
+                                       else torch.relu(TF.conv2d(x, w, b, **kw))),
+                 [x_shape, w_shape, (w_shape[0],)], "cuda", rng)
