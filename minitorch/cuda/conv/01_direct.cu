@@ -24,21 +24,21 @@ __device__ __forceinline__ A direct_window_sum(const T* __restrict__ x, const T*
     A acc = A(0);
     // >>> exercise 06.7: the direct convolution's inner loops
     // hint: filter k belongs to group k / (K/G), which reads input channels from c0 = group * (C/G);
-    // hint: loop c < C/G, r < R, s < S: row h = p*stride_h - pad_h + r*dil_h, col wc likewise with q;
-    // hint: skip (h, wc) outside [0, H) x [0, W) (padding is zeros); x is [N, C, H, W], w [K, C/G, R, S]
+    // hint: loop c < C/G, r < R, s < S: row h = p*stride_h - pad_h + r*dil_h, the column likewise with q;
+    // hint: skip rows/columns outside [0, H) x [0, W) (padding reads zeros); x is [N, C, H, W], w [K, C/G, R, S]
     const int cg = g.C / g.G;
     const int c0 = (k / (g.K / g.G)) * cg;
     const int h0 = p * g.stride_h - g.pad_h, w0 = q * g.stride_w - g.pad_w;
     for (int c = 0; c < cg; ++c) {
-        const T* xc = x + ((long long)n * g.C + c0 + c) * g.H * g.W;
-        const T* wc_ = w + ((long long)k * cg + c) * g.R * g.S;
+        const T* plane = x + ((long long)n * g.C + c0 + c) * g.H * g.W;     // input channel c0 + c of image n
+        const T* filter = w + ((long long)k * cg + c) * g.R * g.S;         // its R x S weights in filter k
         for (int r = 0; r < g.R; ++r) {
             const int h = h0 + r * g.dil_h;
             if (h < 0 || h >= g.H) continue;
             for (int s = 0; s < g.S; ++s) {
-                const int wc = w0 + s * g.dil_w;
-                if (wc < 0 || wc >= g.W) continue;
-                acc += A(to_opmath(xc[(long long)h * g.W + wc])) * A(to_opmath(wc_[r * g.S + s]));
+                const int col = w0 + s * g.dil_w;
+                if (col < 0 || col >= g.W) continue;
+                acc += A(to_opmath(plane[(long long)h * g.W + col])) * A(to_opmath(filter[r * g.S + s]));
             }
         }
     }
