@@ -215,7 +215,7 @@ def test_unary(op, dtype, view, rng):
 
 def test_unary_special_values():
     x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, -1.0, 1e-30, -88.8, 88.8, -1e4, 1e4], dtype=np.float32)
-    for op in gpu.UNARY_OPS:
+    for op in (op for op, suffixes in gpu.UNARY_OPS.items() if "f32" in suffixes):     # not logical_not: bool only
         with np.errstate(all="ignore"):
             check(gpu.unary(op, cp.asarray(x)), cpu.unary(op, x), atol=1e-30)
 

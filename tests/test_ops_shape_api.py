@@ -270,7 +270,7 @@ def test_gather_large(device, rng):
 INDEX_PUT_CASES = [
     ("one index", lambda d: ([[0, 3, 1]],), (4, 3), (3, 3)),
     ("negative indices", lambda d: ([[-1, 0]],), (4, 3), (3,)),
-    ("two adjacent", lambda d: ([[0, 2], [1, 1]], [[1, 0], [2, 2]]), (3, 4, 2), (2, 2, 2)),
+    ("two adjacent", lambda d: ([[0, 2], [1, 1]], [[1, 0], [2, 3]]), (3, 4, 2), (2, 2, 2)),
     ("two separated", lambda d: ([0, 2], slice(None), [1, 0]), (3, 4, 2), (2, 4)),
     ("broadcast indices", lambda d: ([[0], [2]], [1, 0, 3]), (3, 4), (2, 3)),
     ("0-d index", lambda d: (2,), (4, 3), (3,)),

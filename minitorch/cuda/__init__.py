@@ -11,6 +11,9 @@ INSTALL_HINT = ("install CuPy for your CUDA version, e.g. pip install 'minitorch
                 "(cupy-cuda12x) or pip install cupy-cuda13x")
 
 
+CUDA_ERROR_MEMORY_ALLOCATION = 2   # cudaErrorMemoryAllocation (CUDA's driver_types.h): the GPU is full
+
+
 class CudaUnavailableError(RuntimeError):
     """Raised when a ``cuda`` tensor or kernel is asked for and CuPy or a GPU is missing."""
 

@@ -44,6 +44,8 @@ import bisect
 import collections
 import functools
 
+from . import CUDA_ERROR_MEMORY_ALLOCATION
+
 MIN_BLOCK = 512                 # every size is a multiple of this (keeps 16-byte vector loads aligned)
 SMALL_REQUEST = 1 << 20         # requests up to 1 MiB come from the small pool...
 SMALL_SEGMENT = 2 << 20         # ...carved out of 2 MiB segments
@@ -331,7 +333,7 @@ class CachingAllocator:
             try:
                 return self.cupy.cuda.Memory(nbytes)
             except runtime.CUDARuntimeError as e:          # what CuPy makes of cudaMalloc's failure
-                if e.status != runtime.errorMemoryAllocation:
+                if e.status != CUDA_ERROR_MEMORY_ALLOCATION:
                     raise
                 return None
 

@@ -1,6 +1,7 @@
 // phase: 02
-// elementwise.cu - out[i] = op(a[i], b[i]) and friends: the kernels behind +, -, *, /, **,
-// maximum/minimum, comparisons, exp/log/..., and where.
+// elementwise.cu - out[i] = op(a[i], b[i]) and friends: the kernels behind +, -, *, /, **, %, //,
+// maximum/minimum (and so clamp), comparisons, logical and/or/xor/not, exp/log/sin/erf/floor/...,
+// isnan/isinf/isfinite, nan_to_num, and where.
 //
 // Every op has up to four entry points, named after the op and the dtype suffix:
 //   add_f32                 a, b contiguous and of the output's shape: a flat grid-stride loop
@@ -40,6 +41,32 @@ __device__ __forceinline__ double m_abs(double x) { return fabs(x); }
 __device__ __forceinline__ long long m_abs(long long x) { return x < 0 ? wrap_neg(x) : x; }
 __device__ __forceinline__ float  m_pow(float a, float b)   { return powf(a, b); }
 __device__ __forceinline__ double m_pow(double a, double b) { return pow(a, b); }
+__device__ __forceinline__ float  m_sin(float x)   { return sinf(x); }
+__device__ __forceinline__ double m_sin(double x)  { return sin(x); }
+__device__ __forceinline__ float  m_cos(float x)   { return cosf(x); }
+__device__ __forceinline__ double m_cos(double x)  { return cos(x); }
+__device__ __forceinline__ float  m_erf(float x)   { return erff(x); }
+__device__ __forceinline__ double m_erf(double x)  { return erf(x); }
+__device__ __forceinline__ float  m_rsqrt(float x)  { return rsqrtf(x); }
+__device__ __forceinline__ double m_rsqrt(double x) { return rsqrt(x); }
+__device__ __forceinline__ float  m_log1p(float x)  { return log1pf(x); }
+__device__ __forceinline__ double m_log1p(double x) { return log1p(x); }
+__device__ __forceinline__ float  m_expm1(float x)  { return expm1f(x); }
+__device__ __forceinline__ double m_expm1(double x) { return expm1(x); }
+__device__ __forceinline__ float  m_floor(float x)  { return floorf(x); }
+__device__ __forceinline__ double m_floor(double x) { return floor(x); }
+__device__ __forceinline__ float  m_ceil(float x)   { return ceilf(x); }
+__device__ __forceinline__ double m_ceil(double x)  { return ceil(x); }
+// rint rounds to the nearest integer, ties to even (2.5 -> 2, 3.5 -> 4), as torch.round and np.round
+__device__ __forceinline__ float  m_rint(float x)   { return rintf(x); }
+__device__ __forceinline__ double m_rint(double x)  { return rint(x); }
+__device__ __forceinline__ float  m_copysign(float a, float b)   { return copysignf(a, b); }
+__device__ __forceinline__ double m_copysign(double a, double b) { return copysign(a, b); }
+// fmod: a - trunc(a / b) * b, computed exactly; its sign is a's. An integer % by 0 or -1 would
+// trap or overflow (LLONG_MIN % -1) in C++: both give 0 here, as NumPy does.
+__device__ __forceinline__ float  m_fmod(float a, float b)   { return fmodf(a, b); }
+__device__ __forceinline__ double m_fmod(double a, double b) { return fmod(a, b); }
+__device__ __forceinline__ long long m_fmod(long long a, long long b) { return (b == 0 || b == -1) ? 0 : a % b; }
 
 // Integer power by repeated squaring: O(log b) multiplies. A negative exponent has no integer
 // answer except for bases 1 and -1; we return what truncating 1 / a^|b| gives (0 otherwise).
@@ -70,6 +97,41 @@ struct Lt { template <typename T> __device__ bool operator()(T a, T b) const { r
 struct Le { template <typename T> __device__ bool operator()(T a, T b) const { return a <= b; } };
 struct Gt { template <typename T> __device__ bool operator()(T a, T b) const { return a > b; } };
 struct Ge { template <typename T> __device__ bool operator()(T a, T b) const { return a >= b; } };
+// Python's % (torch.remainder): the result takes the divisor's sign. fmod gives the dividend's,
+// so a nonzero result of the wrong sign moves by one b. (PyTorch's formula: fmod(-0.0) stays -0.0.)
+struct Remainder {
+    template <typename T> __device__ T operator()(T a, T b) const {
+        T r = m_fmod(a, b);
+        return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
+    }
+};
+// Python's // (torch.floor_divide): floor(a / b). Floats follow NumPy's npy_divmod and PyTorch's
+// div_floor_floating: the quotient comes from the exact fmod, not from floor(a / b), whose rounded
+// a / b can land on the wrong side of an integer; x / 0 is IEEE's inf or NaN.
+struct FloorDivide {
+    template <typename T> __device__ T operator()(T a, T b) const {
+        if (b == T(0)) return a / b;
+        const T mod = m_fmod(a, b);
+        T div = (a - mod) / b;                                      // an integer, up to rounding
+        if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+        if (div == T(0)) return m_copysign(T(0), a / b);           // -0.0 when a / b < 0
+        const T fl = m_floor(div);
+        return (div - fl > T(0.5)) ? fl + T(1) : fl;               // undo a rounding just below
+    }
+    // truncating division, minus one when the signs differ and something was cut off. By 0 gives 0
+    // (NumPy's answer; PyTorch raises on cpu and so does our Tensor layer there), by -1 negates
+    // with wrap-around (LLONG_MIN / -1 overflows in C++).
+    __device__ long long operator()(long long a, long long b) const {
+        if (b == 0) return 0;
+        if (b == -1) return wrap_neg(a);
+        const long long q = a / b;
+        return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+    }
+};
+// logical ops on bools (the Tensor layer first turns any dtype into x != 0)
+struct LogicalAnd { __device__ bool operator()(bool a, bool b) const { return a && b; } };
+struct LogicalOr  { __device__ bool operator()(bool a, bool b) const { return a || b; } };
+struct LogicalXor { __device__ bool operator()(bool a, bool b) const { return a != b; } };
 
 // ---- unary functors: T -> T ---------------------------------------------------------------------
 struct Neg  { template <typename T> __device__ T operator()(T x) const { return wrap_neg(x); } };
@@ -86,6 +148,36 @@ struct Sigmoid {
     template <typename T> __device__ T operator()(T x) const {
         T e = m_exp(-m_abs(x));
         return x >= T(0) ? T(1) / (T(1) + e) : e / (T(1) + e);
+    }
+};
+struct Sin   { template <typename T> __device__ T operator()(T x) const { return m_sin(x); } };
+struct Cos   { template <typename T> __device__ T operator()(T x) const { return m_cos(x); } };
+struct Erf   { template <typename T> __device__ T operator()(T x) const { return m_erf(x); } };
+struct Rsqrt { template <typename T> __device__ T operator()(T x) const { return m_rsqrt(x); } };
+struct Log1p { template <typename T> __device__ T operator()(T x) const { return m_log1p(x); } };
+struct Expm1 { template <typename T> __device__ T operator()(T x) const { return m_expm1(x); } };
+struct Floor { template <typename T> __device__ T operator()(T x) const { return m_floor(x); } };
+struct Ceil  { template <typename T> __device__ T operator()(T x) const { return m_ceil(x); } };
+struct Round { template <typename T> __device__ T operator()(T x) const { return m_rint(x); } };
+// -1, 0 or 1: PyTorch's (0 < x) - (x < 0), so NaN and -0.0 give 0
+struct Sign  { template <typename T> __device__ T operator()(T x) const { return T(int(T(0) < x) - int(x < T(0))); } };
+struct LogicalNot { __device__ bool operator()(bool x) const { return !x; } };
+
+// ---- predicates: T -> bool ------------------------------------------------------------------------
+// x - x is 0 for every finite x and NaN for +-inf and NaN (no <cmath> needed, any float type).
+struct IsNan    { template <typename T> __device__ bool operator()(T x) const { return is_nan(x); } };
+struct IsInf    { template <typename T> __device__ bool operator()(T x) const { return !is_nan(x) && is_nan(x - x); } };
+struct IsFinite { template <typename T> __device__ bool operator()(T x) const { return !is_nan(x - x); } };
+
+// NaN, +inf and -inf replaced by three numbers (torch.nan_to_num; the Tensor layer fills in the
+// defaults: 0, the dtype's largest and lowest finite values).
+template <typename T>
+struct NanToNum {
+    T nan, posinf, neginf;
+    __device__ T operator()(T x) const {
+        if (is_nan(x)) return nan;
+        if (is_nan(x - x)) return x > T(0) ? posinf : neginf;
+        return x;
     }
 };
 
@@ -157,13 +249,27 @@ __device__ __forceinline__ void map2_strided(const T* a, const T* b, R* out, lon
         map1_strided(a, out, n, L, WithScalar<OP, T>{s, reflected});                                \
     }
 
-// UNARY(exp, Exp, float, f32) defines exp_f32 and exp_strided_f32.
-#define UNARY(NAME, OP, T, SUF)                                                                      \
-    extern "C" __global__ void NAME##_##SUF(const T* __restrict__ a, T* __restrict__ out, long long n) { \
+// UNARY(exp, Exp, float, f32) defines exp_f32 and exp_strided_f32; UNARY_TO gives the output its
+// own type R (bool for isnan).
+#define UNARY_TO(NAME, OP, T, R, SUF)                                                                \
+    extern "C" __global__ void NAME##_##SUF(const T* __restrict__ a, R* __restrict__ out, long long n) { \
         map1_contiguous(a, out, n, OP());                                                           \
     }                                                                                               \
-    extern "C" __global__ void NAME##_strided_##SUF(const T* a, T* out, long long n, const Layout L) { \
+    extern "C" __global__ void NAME##_strided_##SUF(const T* a, R* out, long long n, const Layout L) { \
         map1_strided(a, out, n, L, OP());                                                           \
+    }
+#define UNARY(NAME, OP, T, SUF) UNARY_TO(NAME, OP, T, T, SUF)
+
+// nan_to_num_f32(a, nan, posinf, neginf, out, n) and nan_to_num_strided_f32(..., L): the three
+// numbers come as P, the type computed in (float for the half types); F is the functor built from them.
+#define NAN_TO_NUM(T, P, F, SUF)                                                                     \
+    extern "C" __global__ void nan_to_num_##SUF(const T* __restrict__ a, P nan, P posinf, P neginf, \
+                                                T* __restrict__ out, long long n) {                 \
+        map1_contiguous(a, out, n, F);                                       \
+    }                                                                                               \
+    extern "C" __global__ void nan_to_num_strided_##SUF(const T* a, P nan, P posinf, P neginf, T* out, \
+                                                        long long n, const Layout L) {              \
+        map1_strided(a, out, n, L, F);                                       \
     }
 
 #define COMPARISONS(T, SUF)                                                                          \
@@ -178,7 +284,15 @@ __device__ __forceinline__ void map2_strided(const T* a, const T* b, R* out, lon
     COMPARISONS(T, SUF)                                                                             \
     UNARY(neg, Neg, T, SUF) UNARY(exp, Exp, T, SUF) UNARY(log, Log, T, SUF)                         \
     UNARY(sqrt, Sqrt, T, SUF) UNARY(abs, Abs, T, SUF) UNARY(tanh, Tanh, T, SUF)                     \
-    UNARY(sigmoid, Sigmoid, T, SUF) UNARY(relu, Relu, T, SUF)
+    UNARY(sigmoid, Sigmoid, T, SUF) UNARY(relu, Relu, T, SUF)                                       \
+    BINARY(remainder, Remainder, T, T, SUF) BINARY(floor_divide, FloorDivide, T, T, SUF)            \
+    UNARY(sin, Sin, T, SUF) UNARY(cos, Cos, T, SUF) UNARY(erf, Erf, T, SUF)                         \
+    UNARY(rsqrt, Rsqrt, T, SUF) UNARY(log1p, Log1p, T, SUF) UNARY(expm1, Expm1, T, SUF)             \
+    UNARY(floor, Floor, T, SUF) UNARY(ceil, Ceil, T, SUF) UNARY(round, Round, T, SUF)               \
+    UNARY(sign, Sign, T, SUF)                                                                       \
+    UNARY_TO(isnan, IsNan, T, bool, SUF) UNARY_TO(isinf, IsInf, T, bool, SUF)                       \
+    UNARY_TO(isfinite, IsFinite, T, bool, SUF)                                                      \
+    NAN_TO_NUM(T, T, (NanToNum<T>{nan, posinf, neginf}), SUF)
 
 FLOAT_OPS(float, f32)
 FLOAT_OPS(double, f64)
@@ -195,10 +309,17 @@ COMPARISONS(long long, i64)
 UNARY(neg, Neg, long long, i64)
 UNARY(abs, Abs, long long, i64)
 UNARY(relu, Relu, long long, i64)
+BINARY(remainder, Remainder, long long, long long, i64)
+BINARY(floor_divide, FloorDivide, long long, long long, i64)
+UNARY(sign, Sign, long long, i64)
 
-// bool: equality only.
+// bool: equality and logic.
 BINARY(eq, Eq, bool, bool, bool)
 BINARY(ne, Ne, bool, bool, bool)
+BINARY(logical_and, LogicalAnd, bool, bool, bool)
+BINARY(logical_or, LogicalOr, bool, bool, bool)
+BINARY(logical_xor, LogicalXor, bool, bool, bool)
+UNARY(logical_not, LogicalNot, bool, bool)
 
 // >>> phase 05
 // float16 and bfloat16: the float functors above, wrapped to load each operand as float and round
@@ -239,13 +360,21 @@ struct InFloatScalar {
         map1_strided(a, out, n, L, InFloatScalar<OP, T>{s, reflected});                             \
     }
 
-#define HALF_UNARY(NAME, OP, T, SUF)                                                                 \
-    extern "C" __global__ void NAME##_##SUF(const T* __restrict__ a, T* __restrict__ out, long long n) { \
+#define HALF_UNARY_TO(NAME, OP, T, R, SUF)                                                           \
+    extern "C" __global__ void NAME##_##SUF(const T* __restrict__ a, R* __restrict__ out, long long n) { \
         map1_contiguous(a, out, n, InFloat<OP, T>());                                               \
     }                                                                                               \
-    extern "C" __global__ void NAME##_strided_##SUF(const T* a, T* out, long long n, const Layout L) { \
+    extern "C" __global__ void NAME##_strided_##SUF(const T* a, R* out, long long n, const Layout L) { \
         map1_strided(a, out, n, L, InFloat<OP, T>());                                               \
     }
+#define HALF_UNARY(NAME, OP, T, SUF) HALF_UNARY_TO(NAME, OP, T, T, SUF)
+
+// a functor holding numbers (NanToNum<float>), applied in float and rounded once
+template <class F, typename T>
+struct InFloatWith {
+    F f;
+    __device__ T operator()(T x) const { return narrow<T>(f(to_opmath(x))); }
+};
 
 #define HALF_OPS(T, SUF)                                                                             \
     HALF_BINARY(add, Add, T, T, SUF) HALF_BINARY(sub, Sub, T, T, SUF) HALF_BINARY(mul, Mul, T, T, SUF) \
@@ -255,7 +384,15 @@ struct InFloatScalar {
     HALF_BINARY(le, Le, T, bool, SUF) HALF_BINARY(gt, Gt, T, bool, SUF) HALF_BINARY(ge, Ge, T, bool, SUF) \
     HALF_UNARY(neg, Neg, T, SUF) HALF_UNARY(exp, Exp, T, SUF) HALF_UNARY(log, Log, T, SUF)          \
     HALF_UNARY(sqrt, Sqrt, T, SUF) HALF_UNARY(abs, Abs, T, SUF) HALF_UNARY(tanh, Tanh, T, SUF)      \
-    HALF_UNARY(sigmoid, Sigmoid, T, SUF) HALF_UNARY(relu, Relu, T, SUF)
+    HALF_UNARY(sigmoid, Sigmoid, T, SUF) HALF_UNARY(relu, Relu, T, SUF)                             \
+    HALF_BINARY(remainder, Remainder, T, T, SUF) HALF_BINARY(floor_divide, FloorDivide, T, T, SUF)  \
+    HALF_UNARY(sin, Sin, T, SUF) HALF_UNARY(cos, Cos, T, SUF) HALF_UNARY(erf, Erf, T, SUF)          \
+    HALF_UNARY(rsqrt, Rsqrt, T, SUF) HALF_UNARY(log1p, Log1p, T, SUF) HALF_UNARY(expm1, Expm1, T, SUF) \
+    HALF_UNARY(floor, Floor, T, SUF) HALF_UNARY(ceil, Ceil, T, SUF) HALF_UNARY(round, Round, T, SUF) \
+    HALF_UNARY(sign, Sign, T, SUF)                                                                  \
+    HALF_UNARY_TO(isnan, IsNan, T, bool, SUF) HALF_UNARY_TO(isinf, IsInf, T, bool, SUF)             \
+    HALF_UNARY_TO(isfinite, IsFinite, T, bool, SUF)                                                 \
+    NAN_TO_NUM(T, float, (InFloatWith<NanToNum<float>, T>{{nan, posinf, neginf}}), SUF)
 
 HALF_OPS(__half, f16)
 HALF_OPS(__nv_bfloat16, bf16)

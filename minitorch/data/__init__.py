@@ -11,5 +11,6 @@ from .dataloader import DataLoader, default_collate
 from .dataset import Dataset, Subset, TensorDataset, random_split, split_first_fraction
 # <<< phase 04
 # >>> phase 06
+from .fashion_mnist import FashionMNIST
 from .mnist import MNIST
 # <<< phase 06

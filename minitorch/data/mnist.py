@@ -41,29 +41,44 @@ def _find(directory, name):
     return None
 
 
-def mnist_files(root="data/mnist", train=True):
-    """Paths ``(images, labels)`` of one split.
-
-    ``root`` is used as is when absolute. A relative ``root`` is tried against the current
-    directory first, then against the repository root (the directory holding
-    ``pyproject.toml``), so code run from ``phases/NN_name/`` finds ``data/mnist``.
-
-    Raises ``FileNotFoundError`` naming the files and every directory tried.
-    """
-    names = SPLITS[bool(train)]
+def search_dirs(root):
+    """The directories a relative ``root`` is tried in: as given (the current directory), then
+    against the repository root (the directory holding ``pyproject.toml``), so code run from
+    ``phases/NN_name/`` finds ``data/mnist``. An absolute ``root`` is the only one."""
     root = Path(root)
     candidates = [root]
     if not root.is_absolute():
         top = repo_root()
         if top is not None and (top / root).resolve() != root.resolve():
             candidates.append(top / root)
-    for directory in candidates:
-        found = [_find(directory, name) for name in names]
+    return candidates
+
+
+def find_files(names, directories, what):
+    """``names`` (``.gz`` or uncompressed twins) all found in the first directory that holds them.
+
+    Raises ``FileNotFoundError`` naming ``what``, the files and every directory tried.
+    """
+    for directory in directories:
+        found = [_find(Path(directory), name) for name in names]
         if all(found):
             return tuple(found)
-    tried = ", ".join(str(d.resolve()) for d in candidates)
-    raise FileNotFoundError(f"MNIST {'train' if train else 'test'} files {' and '.join(names)} "
-                            f"not found in: {tried} (see data/README.md)")
+    tried = ", ".join(str(Path(d).resolve()) for d in directories)
+    raise FileNotFoundError(f"{what} files {' and '.join(names)} not found in: {tried}")
+
+
+def mnist_files(root="data/mnist", train=True):
+    """Paths ``(images, labels)`` of one split.
+
+    ``root`` is used as is when absolute. A relative ``root`` is tried against the current
+    directory first, then against the repository root (see :func:`search_dirs`).
+
+    Raises ``FileNotFoundError`` naming the files and every directory tried.
+    """
+    try:
+        return find_files(SPLITS[bool(train)], search_dirs(root), f"MNIST {'train' if train else 'test'}")
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"{e} (see data/README.md)") from None
 
 
 def load_mnist_arrays(root="data/mnist", train=True, verify=False):
@@ -90,7 +105,15 @@ def load_mnist_arrays(root="data/mnist", train=True, verify=False):
     if verify:
         for path, name in zip((images_path, labels_path), SPLITS[bool(train)]):
             idx.verify(path, idx.MNIST_MD5[name])
+    return read_split(images_path, labels_path)
 
+
+def read_split(images_path, labels_path):
+    """Read and check one split of an MNIST-format data set (MNIST, Fashion-MNIST).
+
+    Returns ``(images, labels)``: images ``uint8 [N, 28, 28]``, labels ``int64 [N]`` in 0..9.
+    Raises ``ValueError`` naming the file(s): see :func:`load_mnist_arrays`.
+    """
     images = idx.read_idx(images_path)
     labels = idx.read_idx(labels_path)
 
@@ -101,7 +124,7 @@ def load_mnist_arrays(root="data/mnist", train=True, verify=False):
         raise ValueError(f"{labels_path}: expected uint8 labels of shape [N], "
                          f"found {labels.dtype} of shape {list(labels.shape)}")
     if len(images) != len(labels):
-        raise ValueError(f"MNIST count mismatch: {images_path} has {len(images)} images but "
+        raise ValueError(f"count mismatch: {images_path} has {len(images)} images but "
                          f"{labels_path} has {len(labels)} labels")
     if len(labels) and labels.max() >= NUM_CLASSES:
         bad = int(np.argmax(labels >= NUM_CLASSES))
@@ -147,7 +170,10 @@ class MNIST(Dataset):
                "5 - five", "6 - six", "7 - seven", "8 - eight", "9 - nine"]
 
     def __init__(self, root="data/mnist", train=True, verify=False):
-        images, labels = load_mnist_arrays(root, train, verify)
+        self._keep(root, train, *load_mnist_arrays(root, train, verify))
+
+    def _keep(self, root, train, images, labels):
+        """Hold one loaded split (shared with the data sets in the same format: FashionMNIST)."""
         self.root = root
         self.train = bool(train)
         self.data = images
@@ -165,10 +191,10 @@ class MNIST(Dataset):
                 from the end).
         """
         if isinstance(index, bool) or not isinstance(index, numbers.Integral):
-            raise TypeError(f"MNIST indices must be integers, got {type(index).__name__}")
+            raise TypeError(f"{type(self).__name__} indices must be integers, got {type(index).__name__}")
         n = len(self.data)
         if not -n <= index < n:
-            raise IndexError(f"index {index} is out of range for MNIST {self._split} with {n} examples")
+            raise IndexError(f"index {index} is out of range for {type(self).__name__} {self._split} with {n} examples")
         image = self.data[index].astype(np.float32)[None] / np.float32(255)
         return from_numpy(image), int(self._labels[index])
 
@@ -201,5 +227,5 @@ class MNIST(Dataset):
         return "Train" if self.train else "Test"
 
     def __repr__(self):
-        return (f"Dataset MNIST\n    Number of datapoints: {len(self)}\n    Root location: {self.root}\n"
+        return (f"Dataset {type(self).__name__}\n    Number of datapoints: {len(self)}\n    Root location: {self.root}\n"
                 f"    Split: {self._split}")

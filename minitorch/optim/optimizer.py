@@ -4,6 +4,10 @@ from ..nn.parameter import zero_grads
 # >>> phase 05
 import copy  # noqa: E402
 
+from .. import native  # noqa: E402
+from ..autograd import enable_grad  # noqa: E402
+from ..creation import tensor  # noqa: E402
+from ..dtypes import float32  # noqa: E402
 from ..tensor import Tensor  # noqa: E402
 # <<< phase 05
 
@@ -28,7 +32,16 @@ class Optimizer:
 
     def add_param_group(self, group):
         group = dict(group)
+        # >>> phase 05
+        if isinstance(group["params"], Tensor):        # one tensor: a group of one, as in PyTorch
+            group["params"] = [group["params"]]
+        # <<< phase 05
         group["params"] = list(group["params"])
+        # >>> phase 05
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]) or len({id(p) for p in group["params"]}) < len(group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        # <<< phase 05
         for key, value in self.defaults.items():
             group.setdefault(key, value)
         self.param_groups.append(group)
@@ -54,7 +67,9 @@ class Optimizer:
         for group in self.param_groups:
             numbers = [index.setdefault(id(p), len(index)) for p in group["params"]]
             groups.append({**{k: v for k, v in group.items() if k != "params"}, "params": numbers})
-        state = {index[id(p)]: dict(s) for p, s in self.state.items()}
+        # "step": our optimizers count in a Python int (see _buckets); saved as PyTorch saves it
+        state = {index[id(p)]: {k: tensor(float(v), dtype=float32) if k == "step" else v for k, v in s.items()}
+                 for p, s in self.state.items()}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
@@ -84,13 +99,56 @@ class Optimizer:
                               "params": group["params"]}
                              for group, saved in zip(self.param_groups, saved_groups)]
 
+    # ---- what step() of the fused optimizers shares ----------------------------------------------------
+    def _buckets(self, group, init):
+        """The parameters of ``group`` that have a gradient, in lists that one fused update can take:
+        one list per (device, dtype, step count), usually just one. Each parameter's state is made
+        on first use with ``init(p)`` (a dict) plus "step": 0, and its step count is incremented.
+
+        Yields (backend, step, params, grads, states): raw arrays for params and grads, state dicts.
+        Raises TypeError for a gradient whose dtype or device is not its parameter's."""
+        buckets = {}
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            if p.grad.dtype is not p.dtype or p.grad.device != p.device:
+                raise TypeError(f"{type(self).__name__}: a parameter of {p.dtype} on {p.device} has a gradient of "
+                                f"{p.grad.dtype} on {p.grad.device}; they must match")
+            state = self.state.get(p)
+            if not state:
+                state = self.state[p] = dict(init(p), step=0)
+            state["step"] += 1
+            p._version += 1     # written in place: a graph that saved p can no longer backward
+            bucket = buckets.setdefault((p.device, p.dtype, state["step"]), ([], [], []))
+            bucket[0].append(p._data)
+            bucket[1].append(p.grad._data)
+            bucket[2].append(state)
+        for (device, _, step), (params, grads, states) in buckets.items():
+            yield native.get(device), step, params, grads, states
+
 
 def _state_value(key, value, param):
     """A saved state entry as this optimizer keeps it: a tensor is copied (never shared with the
     state dict) to ``param``'s device, and to its dtype when both are floating, except ``step``."""
+    if key == "step":                   # a 0-d tensor (PyTorch's, or ours) -> the int our optimizers count in
+        return int(round(float(value.item() if isinstance(value, Tensor) else value)))
     if not isinstance(value, Tensor):
         return copy.deepcopy(value)
-    dtype = param.dtype if key != "step" and value.dtype.is_floating_point and param.dtype.is_floating_point \
+    dtype = param.dtype if value.dtype.is_floating_point and param.dtype.is_floating_point \
         else value.dtype
     return value.detach().to(device=param.device, dtype=dtype).clone()
+
+
+def _check(name, value, low=0.0, high=None):
+    """PyTorch's ValueError for a hyper-parameter outside [low, high)."""
+    if not low <= value or (high is not None and not value < high):
+        raise ValueError(f"Invalid {name}: {value}")
+
+
+def _closure_loss(closure):
+    """step(closure)'s loss: the closure re-evaluates the model with gradients on (None: no closure)."""
+    if closure is None:
+        return None
+    with enable_grad():
+        return closure()
 # <<< phase 05

@@ -270,3 +270,62 @@ def test_fan_in_and_fan_out_match_torch():
         except ValueError:
             continue
         raise AssertionError(f"a tensor of shape {shape} has fewer than 2 dimensions: raise ValueError, as PyTorch does")
+
+
+# ---- Adam: the cpu update and the fused multi-tensor kernel -------------------------------------
+_ADAM_CASES = [dict(lr=0.01), dict(lr=0.01, betas=(0.8, 0.95), weight_decay=0.1, amsgrad=True),
+               dict(lr=0.02, weight_decay=0.2, maximize=True, decoupled_weight_decay=True),
+               dict(lr=0.005, eps=1e-4, amsgrad=True, decoupled_weight_decay=True, weight_decay=0.5)]
+
+
+def _adam_reference(shapes, grads, dtype, kw):
+    """torch.optim.Adam's parameters after len(grads) steps from all-ones parameters of ``shapes``."""
+    ts = [torch.ones(s, dtype=dtype, requires_grad=True) for s in shapes]
+    opt = torch.optim.Adam(ts, **kw)
+    for step in grads:
+        for t, g in zip(ts, step):
+            t.grad = torch.tensor(g, dtype=dtype)
+        opt.step()
+    return [t.detach().numpy() for t in ts]
+
+
+def _adam_run(backend, to_array, to_host, shapes, grads, dtype, kw):
+    """backend.adam_step over the lists, step by step, as the optimizer calls it."""
+    params = [to_array(np.ones(s, dtype)) for s in shapes]
+    state = [[to_array(np.zeros(s, dtype)) for s in shapes] for _ in range(3)]
+    beta1, beta2 = kw.get("betas", (0.9, 0.999))
+    amsgrad = kw.get("amsgrad", False)
+    for t, step in enumerate(grads, start=1):
+        backend.adam_step(params, [to_array(g.astype(dtype)) for g in step], state[0], state[1],
+                          state[2] if amsgrad else None, t, kw["lr"], beta1, beta2, kw.get("eps", 1e-8),
+                          kw.get("weight_decay", 0.0), amsgrad, kw.get("maximize", False),
+                          kw.get("decoupled_weight_decay", False))
+    return [to_host(p) for p in params]
+
+
+@exercise("05.9")
+def test_adam_update_matches_torch():
+    from minitorch.native import cpu
+    rng = np.random.default_rng(59)
+    shapes = [(3, 4), (5,), ()]
+    for kw in _ADAM_CASES:
+        grads = [[rng.standard_normal(s) for s in shapes] for _ in range(5)]
+        got = _adam_run(cpu, lambda a: a, lambda a: a, shapes, grads, np.float64, kw)
+        want = _adam_reference(shapes, grads, torch.float64, kw)
+        for k, (g, w) in enumerate(zip(got, want)):
+            close(g, w, f"parameter {k} (shape {shapes[k]}) after 5 Adam steps with {kw}", rtol=1e-10, atol=1e-12)
+
+
+@exercise("05.10", cuda=True, needs=("05.1",))   # every cuda allocation of the phase splits blocks (05.1)
+def test_fused_adam_kernel_matches_torch():
+    from minitorch.cuda import array
+    from minitorch.native import cuda as backend
+    rng = np.random.default_rng(510)
+    shapes = [(1,), (7, 33), (4096,), (5000,), (3, 1000), ()]     # chunks of 4096 elements: partial, whole, several
+    for kw in _ADAM_CASES:
+        grads = [[rng.standard_normal(s) for s in shapes] for _ in range(4)]
+        got = _adam_run(backend, lambda a: array.from_numpy(a, 0), array.to_numpy, shapes, grads, np.float32, kw)
+        want = _adam_reference(shapes, grads, torch.float32, kw)
+        for k, (g, w) in enumerate(zip(got, want)):
+            close(g, w, f"parameter {k} (shape {shapes[k]}) after 4 fused Adam steps (one launch each) with {kw}",
+                  rtol=1e-5, atol=1e-6)

@@ -133,3 +133,43 @@ def test_direct_conv_kernel():
                                stride, pad, dil, groups)
         close(array.to_numpy(y), want, f"the direct conv kernel on x {x_shape}, weight {w_shape}, stride {stride}, "
               f"padding {pad}, dilation {dil}, groups {groups}", rtol=1e-4, atol=1e-4)
+
+
+@exercise("06.8")
+def test_max_pool_backward_through_the_saved_indices():
+    from minitorch.native import cpu
+    rng = np.random.default_rng(68)
+    #         input shape    kernel   stride   padding  dilation
+    for shape, k, s, p, d in [((2, 3, 7, 9), (3, 3), (2, 2), (1, 1), (1, 1)),
+                              ((1, 2, 6, 5), (3, 2), (1, 1), (0, 0), (1, 1)),     # overlapping windows
+                              ((2, 1, 9, 8), (2, 2), (2, 2), (0, 0), (2, 2))]:
+        x = rng.integers(0, 4, size=shape).astype(np.float64)                    # ties: the first max is saved
+        t = torch.tensor(x, requires_grad=True)
+        y, idx = torch.nn.functional.max_pool2d(t, k, s, p, d, return_indices=True)
+        g = rng.standard_normal(tuple(y.shape))
+        y.backward(torch.tensor(g))
+        dx = cpu.max_pool2d_backward(g, idx.numpy(), shape[-2:], k, s, p, d)
+        close(dx, t.grad.numpy(), f"max pool backward of a {shape} input, kernel {k}, stride {s} "
+              "(where windows overlap, every output that chose an element adds its gradient there)")
+
+
+@exercise("06.9")
+def test_welford_merge_of_two_partial_statistics():
+    from minitorch.native import cpu
+    rng = np.random.default_rng(69)
+    a, b = rng.standard_normal((5, 3)) + 100, rng.standard_normal((2, 3)) * 3 - 1
+    part = lambda v: (np.full(3, float(len(v))), v.mean(axis=0), ((v - v.mean(axis=0)) ** 2).sum(axis=0))  # noqa: E731
+    n, mean, m2 = cpu.welford_merge(part(a), part(b))
+    both = np.concatenate([a, b])
+    close(n, np.full(3, 7.0), "the merged count is the sum of the counts")
+    close(mean, both.mean(axis=0), "the merged mean is the mean of all 7 values", atol=1e-9)
+    close(m2, ((both - both.mean(axis=0)) ** 2).sum(axis=0), "the merged M2 is the sum of squared deviations "
+          "from the merged mean", atol=1e-9)
+    empty = (np.zeros(3), np.zeros(3), np.zeros(3))
+    for got, what in ((cpu.welford_merge(part(a), empty), "merging an empty part"),
+                      (cpu.welford_merge(empty, part(a)), "merging into an empty part")):
+        assert all(np.isfinite(v).all() for v in got), f"{what} must not divide by zero"
+        close(got[1], a.mean(axis=0), f"{what} keeps the other part's mean", atol=1e-9)
+        close(got[2], part(a)[2], f"{what} keeps the other part's M2", atol=1e-9)
+    both_empty = cpu.welford_merge(empty, empty)
+    assert all(np.isfinite(v).all() for v in both_empty), "merging two empty parts gives count 0, not NaN"

@@ -9,6 +9,7 @@ from .creation import arange, empty, fill_, from_numpy, full, rand, randn, to_nu
 from ...cuda.array import as_strided
 from .elementwise import BINARY_OPS, COMPARISONS, UNARY_OPS
 from .elementwise import binary, binary_scalar, cast, contiguous, unary, where
+from .elementwise import PREDICATES, nan_to_num
 from .matrix import matmul, transpose2d, transpose2d_naive
 from .random import empty_strided, eye, linspace, normal_, randint, uniform_
 # <<< phase 02
@@ -22,12 +23,24 @@ from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
 from .indexing import gather, index_copy_, scatter_
 from .random import multinomial, randperm
+from .histogram import bincount, histc
+from .reduce import fold
+from .scan import cumulative
+from .sort import mode, sort, unique
 # <<< phase 04
 # >>> phase 05
 from .gemm import linear, matmul   # the GEMM ladder, rung chosen per shape (replaces matrix.py's naive matmul)
+from .multi_tensor import (adagrad_step, adam_step, grads_clamp_, grads_norm, grads_scale_, rmsprop_step,
+                           sgd_step_list)
 # <<< phase 05
 # >>> phase 06
 from .softmax import (cross_entropy, cross_entropy_backward, log_softmax, log_softmax_backward, nll_loss,
                       nll_loss_backward, softmax, softmax_backward)
 from .conv import conv2d, conv2d_input_grad, conv2d_weight_grad
+# <<< phase 06
+# >>> phase 06
+from .batchnorm import batch_norm_apply, batch_norm_backward, batch_norm_stats
+from .dropout import dropout_mask, masked_scale
+from .pooling import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, avg_pool2d, avg_pool2d_backward, max_pool2d,
+                      max_pool2d_backward)
 # <<< phase 06

@@ -17,5 +17,8 @@ from .ops import (abs, add, broadcast_shapes, div, exp, flatten, log, matmul, ma
                   pow, relu, reshape, sigmoid, sqrt, squeeze, sub, tanh, transpose, unsqueeze, where)
 from .creation import empty_strided, eye, linspace, logspace, randint
 from .random import Generator, default_generator
+from .ops import (allclose, ceil, clamp, clip, clone, cos, erf, expm1, floor, floor_divide, isclose, isfinite,
+                  isinf, isnan, log1p, logical_and, logical_not, logical_or, logical_xor, masked_fill, nan_to_num,
+                  remainder, round, rsqrt, sign, sin)
 
 __version__ = "0.1.0"

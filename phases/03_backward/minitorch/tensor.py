@@ -402,6 +402,121 @@ class Tensor:
     def flatten(self, start_dim=0, end_dim=-1):
         return ops.flatten(self, start_dim, end_dim)
 
+    # ---- more math, %, //, logic, special values (see minitorch/ops/elementwise.py) ----------------
+    def __mod__(self, other):
+        return ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return ops.remainder(other, self)
+
+    def __floordiv__(self, other):
+        return ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return ops.floor_divide(other, self)
+
+    def remainder(self, other):
+        return ops.remainder(self, other)
+
+    def floor_divide(self, other):
+        return ops.floor_divide(self, other)
+
+    def clamp(self, min=None, max=None):
+        return ops.clamp(self, min, max)
+
+    def clip(self, min=None, max=None):
+        return ops.clamp(self, min, max)
+
+    def sin(self):
+        return ops.sin(self)
+
+    def cos(self):
+        return ops.cos(self)
+
+    def erf(self):
+        return ops.erf(self)
+
+    def rsqrt(self):
+        return ops.rsqrt(self)
+
+    def log1p(self):
+        return ops.log1p(self)
+
+    def expm1(self):
+        return ops.expm1(self)
+
+    def sign(self):
+        return ops.sign(self)
+
+    def floor(self):
+        return ops.floor(self)
+
+    def ceil(self):
+        return ops.ceil(self)
+
+    def round(self, *, decimals=0):
+        return ops.round(self, decimals=decimals)
+
+    def logical_and(self, other):
+        return ops.logical_and(self, other)
+
+    def logical_or(self, other):
+        return ops.logical_or(self, other)
+
+    def logical_xor(self, other):
+        return ops.logical_xor(self, other)
+
+    def logical_not(self):
+        return ops.logical_not(self)
+
+    def isnan(self):
+        return ops.isnan(self)
+
+    def isinf(self):
+        return ops.isinf(self)
+
+    def isfinite(self):
+        return ops.isfinite(self)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return ops.nan_to_num(self, nan, posinf, neginf)
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return ops.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return ops.allclose(self, other, rtol, atol, equal_nan)
+
+    def masked_fill(self, mask, value):
+        """A copy with ``value`` where the bool ``mask`` is true (see :func:`minitorch.ops.elementwise.masked_fill`)."""
+        return ops.masked_fill(self, mask, value)
+
+    def type_as(self, other):
+        """This tensor converted to ``other``'s dtype (``self`` when it has it already)."""
+        return self.to(dtype=other.dtype)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        """A tensor of ``size`` filled with ``fill_value``, of self's dtype and device unless given."""
+        from .creation import full
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self._device,
+                    requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        """Zeros of ``size`` (``new_zeros(2, 3)`` or ``new_zeros((2, 3))``), self's dtype and device unless given."""
+        from .creation import _shape
+        return self.new_full(_shape(size), 0, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        """Ones of ``size``, self's dtype and device unless given."""
+        from .creation import _shape
+        return self.new_full(_shape(size), 1, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        """A new tensor holding a copy of ``data``, of self's dtype and device unless given (so
+        ``int_tensor.new_tensor([1.5])`` holds 1, as in PyTorch)."""
+        from .creation import tensor
+        return tensor(data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+
     # ---- autograd --------------------------------------------------------------------------
     grad = None        # the gradient accumulated by backward(), a Tensor of the same shape
     grad_fn = None     # the recorded op that made this tensor (None for leaves)

@@ -408,6 +408,121 @@ class Tensor:
     def flatten(self, start_dim=0, end_dim=-1):
         return ops.flatten(self, start_dim, end_dim)
 
+    # ---- more math, %, //, logic, special values (see minitorch/ops/elementwise.py) ----------------
+    def __mod__(self, other):
+        return ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return ops.remainder(other, self)
+
+    def __floordiv__(self, other):
+        return ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return ops.floor_divide(other, self)
+
+    def remainder(self, other):
+        return ops.remainder(self, other)
+
+    def floor_divide(self, other):
+        return ops.floor_divide(self, other)
+
+    def clamp(self, min=None, max=None):
+        return ops.clamp(self, min, max)
+
+    def clip(self, min=None, max=None):
+        return ops.clamp(self, min, max)
+
+    def sin(self):
+        return ops.sin(self)
+
+    def cos(self):
+        return ops.cos(self)
+
+    def erf(self):
+        return ops.erf(self)
+
+    def rsqrt(self):
+        return ops.rsqrt(self)
+
+    def log1p(self):
+        return ops.log1p(self)
+
+    def expm1(self):
+        return ops.expm1(self)
+
+    def sign(self):
+        return ops.sign(self)
+
+    def floor(self):
+        return ops.floor(self)
+
+    def ceil(self):
+        return ops.ceil(self)
+
+    def round(self, *, decimals=0):
+        return ops.round(self, decimals=decimals)
+
+    def logical_and(self, other):
+        return ops.logical_and(self, other)
+
+    def logical_or(self, other):
+        return ops.logical_or(self, other)
+
+    def logical_xor(self, other):
+        return ops.logical_xor(self, other)
+
+    def logical_not(self):
+        return ops.logical_not(self)
+
+    def isnan(self):
+        return ops.isnan(self)
+
+    def isinf(self):
+        return ops.isinf(self)
+
+    def isfinite(self):
+        return ops.isfinite(self)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return ops.nan_to_num(self, nan, posinf, neginf)
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return ops.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return ops.allclose(self, other, rtol, atol, equal_nan)
+
+    def masked_fill(self, mask, value):
+        """A copy with ``value`` where the bool ``mask`` is true (see :func:`minitorch.ops.elementwise.masked_fill`)."""
+        return ops.masked_fill(self, mask, value)
+
+    def type_as(self, other):
+        """This tensor converted to ``other``'s dtype (``self`` when it has it already)."""
+        return self.to(dtype=other.dtype)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        """A tensor of ``size`` filled with ``fill_value``, of self's dtype and device unless given."""
+        from .creation import full
+        return full(size, fill_value, dtype=dtype or self.dtype, device=device or self._device,
+                    requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        """Zeros of ``size`` (``new_zeros(2, 3)`` or ``new_zeros((2, 3))``), self's dtype and device unless given."""
+        from .creation import _shape
+        return self.new_full(_shape(size), 0, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        """Ones of ``size``, self's dtype and device unless given."""
+        from .creation import _shape
+        return self.new_full(_shape(size), 1, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        """A new tensor holding a copy of ``data``, of self's dtype and device unless given (so
+        ``int_tensor.new_tensor([1.5])`` holds 1, as in PyTorch)."""
+        from .creation import tensor
+        return tensor(data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+
     # ---- autograd --------------------------------------------------------------------------
     grad = None        # the gradient accumulated by backward(), a Tensor of the same shape
     grad_fn = None     # the recorded op that made this tensor (None for leaves)
@@ -561,6 +676,83 @@ class Tensor:
     def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
         """Standard deviation over ``dim``; see :func:`minitorch.ops.reduce.var`."""
         return ops.std(self, dim, unbiased, keepdim, correction=correction)
+
+    # ---- more reductions, scans, sorting, counting (minitorch/ops/reduce.py, ops/sorting.py) ----------
+    def all(self, dim=None, keepdim=False):
+        """bool: every element over ``dim`` non-zero (see :func:`minitorch.ops.reduce.all`)."""
+        return ops.all(self, dim, keepdim)
+
+    def any(self, dim=None, keepdim=False):
+        """bool: some element over ``dim`` non-zero (see :func:`minitorch.ops.reduce.any`)."""
+        return ops.any(self, dim, keepdim)
+
+    def count_nonzero(self, dim=None):
+        """int64 count of non-zero elements over ``dim``."""
+        return ops.count_nonzero(self, dim)
+
+    def prod(self, dim=None, keepdim=False):
+        """Product over ``dim`` (see :func:`minitorch.ops.reduce.prod`)."""
+        return ops.prod(self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim=False):
+        """Maximum over ``dim`` (all dims when empty), values only."""
+        return ops.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        """Minimum over ``dim`` (all dims when empty), values only."""
+        return ops.amin(self, dim, keepdim)
+
+    def logsumexp(self, dim, keepdim=False):
+        """``log(sum(exp(x)))`` over ``dim`` without overflow."""
+        return ops.logsumexp(self, dim, keepdim)
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """Vector norm over ``dim`` (see :func:`minitorch.ops.reduce.norm`)."""
+        return ops.norm(self, p, dim, keepdim, dtype)
+
+    def cumsum(self, dim, *, dtype=None):
+        """Running sums along ``dim``."""
+        return ops.cumsum(self, dim, dtype=dtype)
+
+    def cumprod(self, dim, *, dtype=None):
+        """Running products along ``dim``."""
+        return ops.cumprod(self, dim, dtype=dtype)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        """``(values, indices)`` sorted along ``dim`` (stable; NaN largest)."""
+        return ops.sort(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        """int64 positions that sort along ``dim``."""
+        return ops.argsort(self, dim, descending, stable)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        """``(values, indices)`` of the k largest (or smallest) along ``dim``."""
+        return ops.topk(self, k, dim, largest, sorted)
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        """``(values, indices)`` of the k-th smallest along ``dim``."""
+        return ops.kthvalue(self, k, dim, keepdim)
+
+    def median(self, dim=None, keepdim=False):
+        """Lower median over all elements, or ``(values, indices)`` along ``dim``."""
+        return ops.median(self, dim, keepdim)
+
+    def mode(self, dim=-1, keepdim=False):
+        """``(values, indices)`` of the most frequent value along ``dim``."""
+        return ops.mode(self, dim, keepdim)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """Distinct elements, ascending (see :func:`minitorch.ops.sorting.unique`)."""
+        return ops.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def bincount(self, weights=None, minlength=0):
+        """Counts of each value of a 1-d non-negative int64 tensor."""
+        return ops.bincount(self, weights, minlength)
+
+    def histc(self, bins=100, min=0, max=0):
+        """Histogram in ``bins`` equal bins over [min, max]."""
+        return ops.histc(self, bins, min, max)
 
     # ---- indexing (see minitorch/ops/indexing.py) -------------------------------------------------
     def __getitem__(self, key):
@@ -756,6 +948,60 @@ class Tensor:
         """In place: ``self[indices] = values`` (``+=`` with ``accumulate``; see
         :func:`minitorch.ops.scatter.index_put`)."""
         return self._write_("index_put_", lambda: ops.index_put(self, indices, values, accumulate))
+    # in place twins of the elementwise ops of minitorch/ops/elementwise.py (issue 13)
+    def clip_(self, min=None, max=None):
+        return self.clamp_(min, max)
+
+    def sin_(self):
+        return self._write_("sin_", lambda: ops.sin(self))
+
+    def cos_(self):
+        return self._write_("cos_", lambda: ops.cos(self))
+
+    def erf_(self):
+        return self._write_("erf_", lambda: ops.erf(self))
+
+    def rsqrt_(self):
+        return self._write_("rsqrt_", lambda: ops.rsqrt(self))
+
+    def log1p_(self):
+        return self._write_("log1p_", lambda: ops.log1p(self))
+
+    def expm1_(self):
+        return self._write_("expm1_", lambda: ops.expm1(self))
+
+    def sign_(self):
+        return self._write_("sign_", lambda: ops.sign(self))
+
+    def floor_(self):
+        return self._write_("floor_", lambda: ops.floor(self))
+
+    def ceil_(self):
+        return self._write_("ceil_", lambda: ops.ceil(self))
+
+    def round_(self, *, decimals=0):
+        return self._write_("round_", lambda: ops.round(self, decimals=decimals))
+
+    def remainder_(self, other):
+        return self._write_("remainder_", lambda: ops.remainder(self, other))
+
+    def floor_divide_(self, other):
+        return self._write_("floor_divide_", lambda: ops.floor_divide(self, other))
+
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        return self._write_("nan_to_num_", lambda: ops.nan_to_num(self, nan, posinf, neginf))
+
+    def logical_not_(self):
+        return self._write_("logical_not_", lambda: ops.logical_not(self))
+
+    def logical_and_(self, other):
+        return self._write_("logical_and_", lambda: ops.logical_and(self, other))
+
+    def logical_or_(self, other):
+        return self._write_("logical_or_", lambda: ops.logical_or(self, other))
+
+    def logical_xor_(self, other):
+        return self._write_("logical_xor_", lambda: ops.logical_xor(self, other))
 
     def bmm(self, mat2):
         """Batched matrix product of 3-D tensors (see :func:`minitorch.ops.matmul.bmm`)."""

@@ -48,6 +48,8 @@ def randn(shape, dtype, generator, index=None):
     """Standard normal."""
     return generator.standard_normal(shape, dtype=dtype.numpy)
 
+import math  # noqa: E402 - phase 02 adds it
+
 # ---- elementwise ops ------------------------------------------------------------------------
 # Inputs of binary ops already share one dtype (the Tensor layer promotes them first) and
 # broadcast against each other; any strides are allowed. Outputs are new contiguous arrays.
@@ -60,6 +62,19 @@ BINARY_OPS = {
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")     # these return bool
 
 
+def _remainder(a, b):
+    # PyTorch's formula: fmod (the sign of a), moved by one b when the sign is not b's
+    r = np.fmod(a, b)
+    return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+
+
+BINARY_OPS.update({
+    "remainder": _remainder, "floor_divide": np.floor_divide,   # NumPy's // is PyTorch's (x // 0 is 0 for ints)
+    "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
+})
+PREDICATES = ("isnan", "isinf", "isfinite")           # unary ops that return bool
+
+
 def _sigmoid(x):
     # written so that exp never overflows: for x < 0 use e^x / (1 + e^x)
     e = np.exp(-np.abs(x))
@@ -70,6 +85,19 @@ UNARY_OPS = {
     "neg": np.negative, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "abs": np.abs,
     "tanh": np.tanh, "sigmoid": _sigmoid, "relu": lambda x: np.maximum(x, x.dtype.type(0)),
 }
+
+
+def _erf(x):
+    # NumPy has no erf: the standard library's, element by element in float64 (slow, but exact)
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x), dtype=np.float64)
+
+
+UNARY_OPS.update({
+    "sin": np.sin, "cos": np.cos, "erf": _erf, "rsqrt": lambda x: 1 / np.sqrt(x), "log1p": np.log1p,
+    "expm1": np.expm1, "floor": np.floor, "ceil": np.ceil, "round": np.rint,    # rint: ties to even
+    "sign": lambda x: (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype),        # 0 for NaN, as PyTorch
+    "logical_not": np.logical_not, "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
+})
 
 
 def binary(op, a, b):
@@ -87,9 +115,15 @@ def binary_scalar(op, a, scalar, reflected=False):
 
 
 def unary(op, a):
-    """``op(a)`` elementwise; ``op`` is a key of UNARY_OPS. Keeps the dtype."""
+    """``op(a)`` elementwise; ``op`` is a key of UNARY_OPS. Keeps the dtype (bool for PREDICATES)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _c(UNARY_OPS[op](a)).astype(a.dtype, copy=False)
+        return _c(UNARY_OPS[op](a)).astype(bool if op in PREDICATES else a.dtype, copy=False)
+
+
+def nan_to_num(a, nan, posinf, neginf):
+    """``a`` (floating) with NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``."""
+    with np.errstate(over="ignore"):            # a number beyond the dtype's range becomes inf
+        return _c(np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf))
 
 
 def where(cond, a, b):

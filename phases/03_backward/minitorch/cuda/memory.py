@@ -22,6 +22,8 @@ CuPy makes the actual allocations (``cupy.cuda.Memory``: cudaMalloc, and cudaFre
 The counters below are exact at every moment: ``memory_allocated`` is the bytes of all blocks on
 loan, ``memory_reserved`` adds the cached ones.
 """
+from . import CUDA_ERROR_MEMORY_ALLOCATION
+
 _SMALL = 1 << 20          # below 1 MiB sizes round up to 512 bytes, above to whole MiB
 _pools = {}               # device ordinal -> DevicePool
 
@@ -104,7 +106,7 @@ class DevicePool:
             try:
                 return self.cupy.cuda.Memory(size)
             except self.cupy.cuda.runtime.CUDARuntimeError as e:     # how CuPy reports cudaMalloc failing
-                if e.status != self.cupy.cuda.runtime.errorMemoryAllocation:
+                if e.status != CUDA_ERROR_MEMORY_ALLOCATION:
                     raise
                 self.empty_cache()
                 return self.cupy.cuda.Memory(size)

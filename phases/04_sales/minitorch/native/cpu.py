@@ -48,6 +48,8 @@ def randn(shape, dtype, generator, index=None):
     """Standard normal."""
     return generator.standard_normal(shape, dtype=dtype.numpy)
 
+import math  # noqa: E402 - phase 02 adds it
+
 # ---- elementwise ops ------------------------------------------------------------------------
 # Inputs of binary ops already share one dtype (the Tensor layer promotes them first) and
 # broadcast against each other; any strides are allowed. Outputs are new contiguous arrays.
@@ -60,6 +62,19 @@ BINARY_OPS = {
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")     # these return bool
 
 
+def _remainder(a, b):
+    # PyTorch's formula: fmod (the sign of a), moved by one b when the sign is not b's
+    r = np.fmod(a, b)
+    return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+
+
+BINARY_OPS.update({
+    "remainder": _remainder, "floor_divide": np.floor_divide,   # NumPy's // is PyTorch's (x // 0 is 0 for ints)
+    "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
+})
+PREDICATES = ("isnan", "isinf", "isfinite")           # unary ops that return bool
+
+
 def _sigmoid(x):
     # written so that exp never overflows: for x < 0 use e^x / (1 + e^x)
     e = np.exp(-np.abs(x))
@@ -70,6 +85,19 @@ UNARY_OPS = {
     "neg": np.negative, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "abs": np.abs,
     "tanh": np.tanh, "sigmoid": _sigmoid, "relu": lambda x: np.maximum(x, x.dtype.type(0)),
 }
+
+
+def _erf(x):
+    # NumPy has no erf: the standard library's, element by element in float64 (slow, but exact)
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x), dtype=np.float64)
+
+
+UNARY_OPS.update({
+    "sin": np.sin, "cos": np.cos, "erf": _erf, "rsqrt": lambda x: 1 / np.sqrt(x), "log1p": np.log1p,
+    "expm1": np.expm1, "floor": np.floor, "ceil": np.ceil, "round": np.rint,    # rint: ties to even
+    "sign": lambda x: (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype),        # 0 for NaN, as PyTorch
+    "logical_not": np.logical_not, "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
+})
 
 
 def binary(op, a, b):
@@ -87,9 +115,15 @@ def binary_scalar(op, a, scalar, reflected=False):
 
 
 def unary(op, a):
-    """``op(a)`` elementwise; ``op`` is a key of UNARY_OPS. Keeps the dtype."""
+    """``op(a)`` elementwise; ``op`` is a key of UNARY_OPS. Keeps the dtype (bool for PREDICATES)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _c(UNARY_OPS[op](a)).astype(a.dtype, copy=False)
+        return _c(UNARY_OPS[op](a)).astype(bool if op in PREDICATES else a.dtype, copy=False)
+
+
+def nan_to_num(a, nan, posinf, neginf):
+    """``a`` (floating) with NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``."""
+    with np.errstate(over="ignore"):            # a number beyond the dtype's range becomes inf
+        return _c(np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf))
 
 
 def where(cond, a, b):
@@ -325,6 +359,110 @@ def index_copy_(dst, dim, index, src):
     pre = (slice(None),) * dim
     dst[pre + (w.reshape(-1)[keep],)] = flat[pre + (keep,)]
     return dst
+# ---- more reductions, scans, sorting, counting (cuda: reduce.cu fold, scan.cu, sort.cu, histogram.cu) --
+def fold(op, a, dims, keepdim=False):
+    """Reduce ``a`` over ``dims`` with ``op``: "prod", "amax", "amin", "all", "any",
+    "count_nonzero", "norm1" (sum |x|), "norm2" (sqrt of sum x^2), "norminf" (max |x|, NaN
+    propagates) or "logsumexp" (max + log(sum(exp(x - max))): no overflow). all/any give bool,
+    count_nonzero int64, the rest ``a``'s dtype; an empty reduction gives the op's starting value."""
+    dims = tuple(sorted(set(dims)))
+    with np.errstate(all="ignore"):
+        if op == "logsumexp":
+            m = np.max(a, axis=dims, keepdims=True, initial=-np.inf)
+            m = np.where(np.isinf(m), 0, m)          # all -inf, or an inf: exp(x - m) must not be NaN
+            out = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
+            out = out if keepdim else out.reshape(_reduced_shape(a.shape, dims, False))
+            return _c(out, dtype=a.dtype)
+        if op == "count_nonzero":
+            return _c(np.sum(a != 0, axis=dims, keepdims=keepdim), dtype=np.int64)
+        compute = {
+            "prod": lambda: np.prod(a, axis=dims, keepdims=keepdim),
+            "amax": lambda: np.max(a, axis=dims, keepdims=keepdim),
+            "amin": lambda: np.min(a, axis=dims, keepdims=keepdim),
+            "all": lambda: np.all(a, axis=dims, keepdims=keepdim),
+            "any": lambda: np.any(a, axis=dims, keepdims=keepdim),
+            "norm1": lambda: np.sum(np.abs(a), axis=dims, keepdims=keepdim),
+            "norm2": lambda: np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim)),
+            "norminf": lambda: np.max(np.abs(a), axis=dims, keepdims=keepdim, initial=0),
+        }[op]()
+    return _c(compute, dtype=np.bool_ if op in ("all", "any") else a.dtype)
+
+
+def cumulative(op, a, dim):
+    """Inclusive scan along ``dim``: "cumsum" (running sums) or "cumprod", in ``a``'s dtype."""
+    return _c((np.cumsum if op == "cumsum" else np.cumprod)(a, axis=dim, dtype=a.dtype), dtype=a.dtype)
+
+
+def sort(a, dim, descending=False):
+    """``a`` sorted along ``dim`` and the int64 original positions: (values, indices). Stable
+    (equal values keep their order, also when descending); NaN sorts as the largest."""
+    if not descending:
+        ids = np.argsort(a, axis=dim, kind="stable")
+    else:   # a stable ascending sort of the reversed rows, reversed: equal keys stay in order
+        n = a.shape[dim]
+        ids = n - 1 - np.flip(np.argsort(np.flip(a, axis=dim), axis=dim, kind="stable"), axis=dim)
+    return _c(np.take_along_axis(a, ids, axis=dim), dtype=a.dtype), _c(ids, dtype=np.int64)
+
+
+def mode(a, dim, keepdim=False):
+    """The most frequent value along ``dim`` (the smallest on a tie) and its last position."""
+    rows, _ = _rows_last(a, (dim,))
+    flat = rows.reshape(-1, a.shape[dim])
+    vals, ids = sort(flat, 1)
+    out_v, out_i = np.empty(len(flat), a.dtype), np.empty(len(flat), np.int64)
+    for o in range(len(flat)):
+        ends = np.flatnonzero(np.append(vals[o, 1:] != vals[o, :-1], True))     # last of each run
+        runs = np.diff(np.append(-1, ends))
+        at = ends[np.argmax(runs)]                                               # first longest run
+        out_v[o], out_i[o] = vals[o, at], ids[o, at]
+    shape = _reduced_shape(a.shape, (dim,), keepdim)
+    return _c(out_v.reshape(shape), dtype=a.dtype), _c(out_i.reshape(shape), dtype=np.int64)
+
+
+def unique(a, return_inverse=False, return_counts=False):
+    """Distinct values of ``a`` ascending, and (None unless asked) each element's int64 position
+    among them (``a``'s shape) and each value's int64 count. Every NaN is distinct."""
+    vals, ids = sort(a.reshape(-1), 0)
+    new = np.append(True, vals[1:] != vals[:-1])[:a.size]       # starts a new value
+    starts, group = np.flatnonzero(new), np.cumsum(new) - 1
+    inverse = None
+    if return_inverse:
+        inverse = np.empty(a.size, np.int64)
+        inverse[ids] = group
+        inverse = inverse.reshape(a.shape)
+    counts = _c(np.diff(np.append(starts, a.size)), dtype=np.int64) if return_counts else None
+    return _c(vals[starts], dtype=a.dtype), inverse, counts
+
+
+def bincount(x, weights=None, minlength=0):
+    """Occurrences of 0..max(x) in the 1-d int64 ``x`` (at least ``minlength``), or their weights'
+    sums: int64, float32 for float32 weights, else float64.
+
+    Raises:
+        ValueError: a negative value.
+    """
+    if x.size and x.min() < 0:
+        raise ValueError(f"bincount: input must be non-negative, found {x.min()}")
+    out = np.bincount(x, weights, minlength)
+    if weights is None:
+        return _c(out, dtype=np.int64)
+    return _c(out, dtype=np.float32 if weights.dtype == np.float32 else np.float64)
+
+
+def histc(x, bins=100, min=0, max=0):
+    """Histogram of the float ``x`` in ``bins`` equal bins over [min, max] (0, 0: the data's range;
+    equal bounds widen by 1), computed in ``x``'s dtype as PyTorch; the last bin includes max."""
+    flat = x.reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi == 0 and flat.size:
+        lo, hi = float(flat.min()), float(flat.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    T = x.dtype.type
+    with np.errstate(invalid="ignore"):
+        inside = flat[(flat >= T(lo)) & (flat <= T(hi))]
+        b = ((inside - T(lo)) * T(bins) / (T(hi) - T(lo))).astype(np.int64)
+    return _c(np.bincount(np.clip(b, 0, bins - 1), minlength=bins), dtype=x.dtype)
 
 
 # ---- random numbers in place, and the factories of phase 02 -----------------------------------

@@ -1,18 +1,21 @@
 # GENERATED from minitorch/ops/elementwise.py by tools/sync_phases.py (phase 04 snapshot): edit the source and re-run, not this file.
 # phase: 02
-"""Elementwise ops: ``+ - * / **``, comparisons, ``where`` and the unary math functions.
+"""Elementwise ops: ``+ - * / ** % //``, comparisons, ``where``, the unary math functions, clamp,
+rounding, logic, isnan/isinf/isfinite, nan_to_num, isclose and masked_fill.
 
 Each op is a :class:`~minitorch.autograd.Function`. Its forward hands raw arrays to the device's
 backend (NumPy on cpu, our kernels in ``elementwise.cu`` on cuda); broadcasting and strides are
 handled there, inside the kernel, never by copying expanded inputs. Before that, the public
 functions at the bottom check devices and shapes and apply PyTorch's type promotion.
 """
+import math
 import numbers
 
 from ..autograd.function import Function
 from ..autograd import grad_mode as _grad_mode
 from ..broadcast import broadcast_shape
 from ..dtypes import float32, int64, result_type
+from ..dtypes import bool as _bool
 from ..tensor import Tensor
 
 
@@ -572,3 +575,497 @@ def scalar_tensor(like, value):
     from ..creation import full
     dtype = like.dtype if isinstance(value, float) and like.dtype.is_floating_point else None
     return full((), value, dtype=dtype, device=like.device)
+
+
+# ---- more math: trigonometry, rounding, % and //, logic, special values (issue 13) ---------------
+class Sin(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _unary("sin", a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad * a.cos()
+
+
+class Cos(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _unary("cos", a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return -(grad * a.sin())
+
+
+class Erf(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _unary("erf", a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors               # erf'(x) = 2 / sqrt(pi) * e^(-x^2)
+        return grad * (-(a * a)).exp() * (2 / math.sqrt(math.pi))
+
+
+class Rsqrt(Function):
+    @staticmethod
+    def forward(ctx, a):
+        out = _unary("rsqrt", a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, = ctx.saved_tensors             # d(x^-1/2)/dx = -1/2 x^-3/2 = -1/2 y^3
+        return grad * -0.5 * out * out * out
+
+
+class Log1p(Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _unary("log1p", a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        return grad / (a + 1)
+
+
+class Expm1(Function):
+    @staticmethod
+    def forward(ctx, a):
+        out = _unary("expm1", a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, = ctx.saved_tensors             # d(e^x - 1)/dx = e^x = y + 1
+        return grad * (out + 1)
+
+
+class Step(Function):
+    """``sign``, ``floor``, ``ceil``, ``round`` (``decimals`` digits): piecewise constant, so their
+    gradient is 0 everywhere (PyTorch's convention, also at the jumps)."""
+
+    @staticmethod
+    def forward(ctx, a, op, decimals=0):
+        if decimals == 0:
+            return _unary(op, a)
+        # PyTorch's round_decimals: rint(x * 10^d) / 10^d, or rint(x / 10^-d) * 10^-d for d < 0
+        scale, there, back = (10.0 ** decimals, "mul", "div") if decimals > 0 else (10.0 ** -decimals, "div", "mul")
+        b, x = a._backend, a._data
+        out = b.binary_scalar(back, b.unary("round", b.binary_scalar(there, x, scale)), scale)
+        return _new(a, out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..creation import zeros_like
+        return zeros_like(grad), None, None
+
+
+class Remainder(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _binary("remainder", a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors             # a % b = a - floor(a / b) * b, floor's slope is 0
+        gb = -grad * floor_divide(a, b) if ctx.needs_input_grad[1] else None
+        return _sum_to(grad, a.shape), None if gb is None else _sum_to(gb, b.shape)
+
+
+class RemainderScalar(Function):
+    """``a % s``, or ``s % a`` when ``reflected`` (PyTorch defines no derivative for that one)."""
+
+    @staticmethod
+    def forward(ctx, a, s, reflected):
+        ctx.reflected = reflected
+        return _scalar("remainder", a, s, reflected)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.reflected:
+            raise RuntimeError("derivative for remainder(number, tensor) is not implemented (as in PyTorch)")
+        return grad, None, None
+
+
+class FloorDivide(Function):
+    """``a // b`` (tensors, or a tensor and a number when ``reflected`` is not None). PyTorch
+    defines no derivative: backward through it raises."""
+
+    @staticmethod
+    def forward(ctx, a, b, reflected=None):
+        return _binary("floor_divide", a, b) if reflected is None else _scalar("floor_divide", a, b, reflected)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for floor_divide is not implemented (as in PyTorch)")
+
+
+class Logical(Function):
+    """``logical_and``/``or``/``xor`` of two bool tensors, ``logical_not`` of one: no gradient."""
+
+    @staticmethod
+    def forward(ctx, op, a, b=None):
+        return _unary(op, a) if b is None else _binary(op, a, b)
+
+
+class Predicate(Function):
+    """``isnan``, ``isinf``, ``isfinite`` of a floating tensor: bool, so no gradient."""
+
+    @staticmethod
+    def forward(ctx, a, op):
+        return _unary(op, a)
+
+
+class NanToNum(Function):
+    @staticmethod
+    def forward(ctx, a, nan, posinf, neginf):
+        ctx.save_for_backward(a)
+        return _new(a, a._backend.nan_to_num(a._data, nan, posinf, neginf))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors               # slope 1 where a is finite; the replaced values are constants
+        return where(isfinite(a), grad, scalar_tensor(grad, 0.0)), None, None, None
+
+
+class Clamp(Function):
+    """``min(max(a, lo), hi)``, with ``lo``/``hi`` numbers, tensors of a's dtype (broadcast) or None."""
+
+    @staticmethod
+    def forward(ctx, a, lo, hi):
+        ctx.save_for_backward(a)
+        ctx.lo, ctx.hi = lo, hi
+        out = a
+        for op, bound in (("maximum", lo), ("minimum", hi)):
+            if isinstance(bound, Tensor):
+                out = _binary(op, out, bound)
+            elif bound is not None:
+                out = _scalar(op, out, bound)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        # PyTorch's clamp_backward and clamp_backward_min_max: a gets the gradient where
+        # lo <= a <= hi (both ends included); a tensor bound gets it where it was picked.
+        a, = ctx.saved_tensors
+        lo, hi = ctx.lo, ctx.hi
+        zero = scalar_tensor(grad, 0.0)
+        inside = a >= lo if lo is not None else None
+        if hi is not None:
+            inside = a <= hi if inside is None else logical_and(inside, a <= hi)
+        g_lo = g_hi = None
+        if isinstance(lo, Tensor) and ctx.needs_input_grad[1]:
+            picked = a < lo if hi is None else logical_and(a < lo, lo < hi)
+            g_lo = _sum_to(where(picked, grad, zero), lo.shape)
+        if isinstance(hi, Tensor) and ctx.needs_input_grad[2]:
+            picked = a > hi if lo is None else logical_or(a > hi, hi < lo)
+            g_hi = _sum_to(where(picked, grad, zero), hi.shape)
+        return _sum_to(where(inside, grad, zero), a.shape), g_lo, g_hi
+
+
+def _check_tensor(name, x, what="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument '{what}' must be Tensor, not {type(x).__name__}")
+
+
+def sin(input):
+    """Sine (radians), elementwise. Any shape; integer and bool inputs give float32."""
+    return _float_unary(Sin, input)
+
+
+def cos(input):
+    """Cosine (radians), elementwise. Any shape; integer and bool inputs give float32."""
+    return _float_unary(Cos, input)
+
+
+def erf(input):
+    """The error function 2/sqrt(pi) * integral_0^x e^(-t^2) dt, elementwise; ints give float32."""
+    return _float_unary(Erf, input)
+
+
+def rsqrt(input):
+    """``1 / sqrt(x)`` elementwise (inf at 0, NaN below); ints give float32."""
+    return _float_unary(Rsqrt, input)
+
+
+def log1p(input):
+    """``log(1 + x)``, accurate for tiny x (where 1 + x rounds to 1); ints give float32."""
+    return _float_unary(Log1p, input)
+
+
+def expm1(input):
+    """``e^x - 1``, accurate for tiny x; ints give float32."""
+    return _float_unary(Expm1, input)
+
+
+def _step(op, input, decimals=0):
+    """A rounding op: floats through their kernel; integers are already whole (a copy, as PyTorch)."""
+    _check_tensor(op, input)
+    if input.dtype.is_floating_point:
+        return Step.apply(input, op, decimals)
+    if input.dtype.name == "bool" and op != "sign":
+        raise NotImplementedError(f'"{op}" not implemented for bool tensors (as in PyTorch); convert with .long()')
+    if decimals:
+        raise NotImplementedError(f'"round" with decimals={decimals} not implemented for {input.dtype.name} '
+                                  f"(as in PyTorch); convert to a floating dtype first")
+    if op == "sign" and input.dtype.name == "int64":
+        return Step.apply(input, op)
+    return input.clone()                     # whole numbers already; the sign of a bool is itself
+
+
+def sign(input):
+    """-1, 0 or 1 elementwise, in input's dtype (NaN and -0.0 give 0, as PyTorch); bool stays bool."""
+    return _step("sign", input)
+
+
+def floor(input):
+    """The largest whole number <= x, elementwise, in input's dtype (integers: a copy).
+
+    Raises:
+        NotImplementedError: for bool tensors, as PyTorch.
+    """
+    return _step("floor", input)
+
+
+def ceil(input):
+    """The smallest whole number >= x, elementwise, in input's dtype (integers: a copy).
+
+    Raises:
+        NotImplementedError: for bool tensors, as PyTorch.
+    """
+    return _step("ceil", input)
+
+
+def round(input, *, decimals=0):
+    """Round to ``decimals`` digits after the point (negative: before it), ties to even
+    (0.5 -> 0, 2.5 -> 2), as PyTorch: ``rint(x * 10^d) / 10^d``. Input's dtype.
+
+    Raises:
+        NotImplementedError: bool input, or integer input with ``decimals`` != 0 (as PyTorch).
+    """
+    return _step("round", input, decimals)
+
+
+def _divisor_checked(op, a, b):
+    """The promoted dtype of ``a <op> b`` for % and //. Integer division by zero raises on cpu,
+    as PyTorch's cpu kernels do (the check is free there); on cuda the kernel gives 0 instead,
+    because looking would make the host wait for the GPU (PyTorch's cuda kernels do not check either).
+
+    Raises:
+        NotImplementedError: bool operands (as PyTorch).  RuntimeError: ZeroDivisionError.
+    """
+    dtype = _as_tensor_operands(op, a, b)
+    if dtype.name == "bool":
+        raise NotImplementedError(f'"{op}" not implemented for bool tensors (as in PyTorch); convert with .long()')
+    if not dtype.is_floating_point:
+        if isinstance(b, Tensor) and b._device.type == "cpu":
+            zero = bool((b._data == 0).any())
+        else:
+            zero = not isinstance(b, Tensor) and b == 0
+        if zero:
+            raise RuntimeError(f"ZeroDivisionError: integer {op} by zero")
+    return dtype
+
+
+def remainder(input, other):
+    """``input % other`` with Python's sign rule (the result takes other's sign) and broadcasting;
+    either may be a number. ``a - floor(a / b) * b``; int64 stays int64.
+
+    Raises:
+        NotImplementedError: bool operands.  RuntimeError: integer division by zero on cpu.
+    """
+    _divisor_checked("remainder", input, other)
+    return _arith("remainder", Remainder, RemainderScalar, input, other)
+
+
+def floor_divide(input, other):
+    """``input // other``: ``floor(a / b)`` with broadcasting (Python's and PyTorch's rounding, not
+    truncation); either may be a number. int64 stays int64; no gradient (PyTorch has none).
+
+    Raises:
+        NotImplementedError: bool operands.  RuntimeError: integer division by zero on cpu.
+    """
+    dtype = _divisor_checked("floor_divide", input, other)
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        return FloorDivide.apply(_cast(input, dtype), _cast(other, dtype))
+    if isinstance(input, Tensor):
+        return FloorDivide.apply(_cast(input, dtype), other, False)
+    return FloorDivide.apply(_cast(other, dtype), input, True)
+
+
+def _as_bool(name, x, what):
+    _check_tensor(name, x, what)
+    return x if x.dtype.name == "bool" else Cast.apply(x, _bool)
+
+
+def _logical(op, input, other):
+    a, b = _as_bool(op, input, "input"), _as_bool(op, other, "other")
+    check_same_device(op, a, b)
+    check_broadcast(op, a.shape, b.shape)
+    return Logical.apply(op, a, b)
+
+
+def logical_and(input, other):
+    """``(input != 0) and (other != 0)`` elementwise (NaN counts as true), broadcast; bool output."""
+    return _logical("logical_and", input, other)
+
+
+def logical_or(input, other):
+    """``(input != 0) or (other != 0)`` elementwise, broadcast; bool output."""
+    return _logical("logical_or", input, other)
+
+
+def logical_xor(input, other):
+    """Exactly one of ``input != 0`` and ``other != 0``, elementwise, broadcast; bool output."""
+    return _logical("logical_xor", input, other)
+
+
+def logical_not(input):
+    """``input == 0`` elementwise, as a bool tensor of input's shape."""
+    return Logical.apply("logical_not", _as_bool("logical_not", input, "input"))
+
+
+def _predicate(op, input, integer_answer):
+    _check_tensor(op, input)
+    if input.dtype.is_floating_point:
+        return Predicate.apply(input, op)
+    from ..creation import full
+    return full(input.shape, integer_answer, dtype=_bool, device=input.device)   # ints are never NaN or inf
+
+
+def isnan(input):
+    """True where ``input`` is NaN; a bool tensor of input's shape (all False for ints)."""
+    return _predicate("isnan", input, False)
+
+
+def isinf(input):
+    """True where ``input`` is +inf or -inf; bool (all False for ints)."""
+    return _predicate("isinf", input, False)
+
+
+def isfinite(input):
+    """True where ``input`` is neither NaN nor +-inf; bool (all True for ints)."""
+    return _predicate("isfinite", input, True)
+
+
+def _finfo(dtype):
+    import ml_dtypes                          # its finfo knows bfloat16 too (np.finfo does not)
+    return ml_dtypes.finfo(dtype.numpy)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """``input`` with NaN replaced by ``nan``, +inf by ``posinf`` (default: the dtype's largest
+    finite value) and -inf by ``neginf`` (default: its lowest). Same shape and dtype; integers and
+    bools are returned as a copy. Gradient 1 where input is finite, 0 elsewhere."""
+    _check_tensor("nan_to_num", input)
+    if not input.dtype.is_floating_point:
+        return input.clone()
+    info = _finfo(input.dtype)
+    posinf = float(info.max) if posinf is None else posinf
+    neginf = float(info.min) if neginf is None else neginf
+    return NanToNum.apply(input, nan, posinf, neginf)
+
+
+def clamp(input, min=None, max=None):
+    """Every element limited to ``[min, max]``: ``minimum(maximum(x, min), max)``; either bound may
+    be None, and both are numbers or both tensors (broadcast with input). NaN in input or in a
+    bound gives NaN; when min > max every element is max. The dtype promotes over input and the
+    bounds (an int tensor clamped at 0.5 is float32). Gradient: to input where min <= x <= max,
+    to a tensor bound where it was picked (PyTorch's rule).
+
+    Raises:
+        RuntimeError: both bounds None; devices differ; shapes do not broadcast.
+        TypeError: a number and a tensor as bounds (PyTorch has no such overload).
+    """
+    _check_tensor("clamp", input)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    bounds = [b for b in (min, max) if b is not None]
+    tensors = [b for b in bounds if isinstance(b, Tensor)]
+    if tensors and len(tensors) != len(bounds):
+        raise TypeError("clamp(): min and max must both be numbers or both be tensors, got "
+                        f"{type(min).__name__} and {type(max).__name__}")
+    if tensors:
+        check_same_device("clamp", input, *tensors)
+        check_broadcast("clamp", input.shape, *(t.shape for t in tensors))
+    dtype = result_type(input, *bounds)
+    return Clamp.apply(_cast(input, dtype), _cast(min, dtype), _cast(max, dtype))
+
+
+def clip(input, min=None, max=None):
+    """Alias of :func:`clamp`."""
+    return clamp(input, min, max)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True where ``|input - other| <= atol + rtol * |other|`` or the two are equal (so inf == inf);
+    NaNs are close to each other only with ``equal_nan``. Both tensors of one dtype, broadcast;
+    integers are compared in float32 (PyTorch's algorithm). Returns a bool tensor.
+
+    Raises:
+        TypeError: a non-tensor operand.  RuntimeError: different dtypes; negative rtol or atol.
+    """
+    _check_tensor("isclose", input)
+    _check_tensor("isclose", other, "other")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"isclose: {input.dtype.name} did not match {other.dtype.name} "
+                           "(both tensors must have the same dtype)")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    close = input == other
+    if equal_nan and input.dtype.is_floating_point:
+        close = logical_or(close, logical_and(isnan(input), isnan(other)))
+    if rtol == 0 and atol == 0:
+        return close
+    a, b = (input, other) if input.dtype.is_floating_point else (input.to(float32), other.to(float32))
+    allowed = (b * rtol).abs() + atol
+    actual = (a - b).abs()
+    return logical_or(close, logical_and(isfinite(actual), actual <= allowed))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element is close (:func:`isclose`): a Python bool. The answer goes to the host,
+    so on cuda this waits for the GPU (as PyTorch's allclose does)."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._host_array().all())
+
+
+def masked_fill(input, mask, value):
+    """A copy of ``input`` with ``value`` (a number or a 0-d tensor, converted to input's dtype)
+    where the bool ``mask`` (broadcasting to input's shape) is true. Gradient: to input where mask
+    is false, to a tensor ``value`` summed where it is true.
+
+    Raises:
+        RuntimeError: a mask that is not bool or does not broadcast to input's shape; a value tensor
+            with dimensions.
+    """
+    _check_tensor("masked_fill", input)
+    if not isinstance(mask, Tensor) or mask.dtype.name != "bool":
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype.name if isinstance(mask, Tensor) else type(mask).__name__}")
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    if check_broadcast("masked_fill", mask.shape, input.shape) != tuple(input.shape):
+        raise RuntimeError(f"masked_fill: the mask of shape {tuple(mask.shape)} must broadcast to the input's "
+                           f"shape {tuple(input.shape)}")
+    if isinstance(value, Tensor):
+        value = _cast(value.to(input.device), input.dtype)
+    else:
+        from ..creation import full
+        value = full((), value, dtype=input.dtype, device=input.device)
+    return where(mask.to(input.device), value, input)

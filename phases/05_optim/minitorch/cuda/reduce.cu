@@ -735,3 +735,237 @@ EXTREME_HALF(__half, f16)
 EXTREME_HALF(__nv_bfloat16, bf16)
 WELFORD_HALF(__half, f16)
 WELFORD_HALF(__nv_bfloat16, bf16)
+
+// =================================================================================================
+// Phase 04, more reductions: one generic FOLD for prod, amax/amin, all/any, count_nonzero, the
+// vector norms (p = 1, 2, inf) and logsumexp.
+//
+// A reduction is three things: a starting value (init), a way to take in one element (add), and a
+// way to merge two partial results (merge); a last step turns the merged result into the output
+// (finish). Each op below is a small struct with exactly those four functions, and ONE set of
+// kernels (fold_blocks / fold_combine / fold_threads) runs any of them with the machinery above:
+// the same [n_out, R] picture, 16-byte loads on contiguous rows (visit_contiguous), rows cut into
+// slices whose partial results a second launch merges in index order (deterministic: no atomics),
+// and one thread per output for short rows or reductions over outer dimensions.
+//
+//   op              Acc (partial result)   add(acc, x)                      finish
+//   prod            T                      acc * x                          acc
+//   amax / amin     T                      the larger / smaller, NaN wins   acc
+//   all / any       int                    acc & (x != 0) / acc | (x != 0)  bool
+//   count_nonzero   long long              acc + (x != 0)                   acc
+//   norm1           T                      acc + |x|                        acc
+//   norm2           T                      acc + x * x                      sqrt(acc)
+//   norminf         T                      max(acc, |x|), NaN wins          acc
+//   logsumexp       (m, s): running max m  online form, below               m + log(s)
+//                   and s = sum exp(x - m)
+//
+// logsumexp in one read (the "online" form of Milakov & Gimelshein, "Online normalizer calculation
+// for softmax", 2018): keep the largest element m seen so far and s = sum of exp(x - m). A new x
+// larger than m rescales s by exp(m - x) and becomes m; otherwise s += exp(x - m). Two partial
+// results merge by rescaling the one with the smaller m. log(sum exp) is then m + log(s), never
+// exp of a large number (no overflow). Infinities: x == m counts 1 (so -inf, -inf, ... gives
+// m + log(count) = -inf, and +inf stays +inf, where exp(inf - inf) would be NaN); a NaN element
+// makes s NaN, and NaN propagates, as in PyTorch.
+// =================================================================================================
+
+namespace fold {
+
+template <typename T> __device__ __forceinline__ T lowest();
+template <> __device__ __forceinline__ float lowest<float>() { return -__int_as_float(0x7f800000); }
+template <> __device__ __forceinline__ double lowest<double>() { return -__longlong_as_double(0x7ff0000000000000ll); }
+template <> __device__ __forceinline__ long long lowest<long long>() { return (long long)0x8000000000000000ull; }
+template <typename T> __device__ __forceinline__ T highest();
+template <> __device__ __forceinline__ float highest<float>() { return __int_as_float(0x7f800000); }
+template <> __device__ __forceinline__ double highest<double>() { return __longlong_as_double(0x7ff0000000000000ll); }
+template <> __device__ __forceinline__ long long highest<long long>() { return 0x7fffffffffffffffll; }
+
+template <typename T>
+__device__ __forceinline__ T absolute(T x) { return x < T(0) ? -x : x; }      // NaN stays NaN
+
+// the larger (smaller) of the running value and x; a NaN on either side wins and stays
+template <typename T>
+__device__ __forceinline__ T max_nan(T acc, T x) { return (is_nan(acc) || acc >= x) ? acc : x; }
+template <typename T>
+__device__ __forceinline__ T min_nan(T acc, T x) { return (is_nan(acc) || acc <= x) ? acc : x; }
+
+template <typename T> struct Prod {
+    using Acc = T; using Out = T;
+    __device__ static T init() { return T(1); }
+    __device__ static T add(T acc, T x) { return acc * x; }
+    __device__ static T merge(T a, T b) { return a * b; }
+    __device__ static T finish(T a) { return a; }
+};
+template <typename T> struct Amax {
+    using Acc = T; using Out = T;
+    __device__ static T init() { return lowest<T>(); }
+    __device__ static T add(T acc, T x) { return max_nan(acc, x); }
+    __device__ static T merge(T a, T b) { return max_nan(a, b); }
+    __device__ static T finish(T a) { return a; }
+};
+template <typename T> struct Amin {
+    using Acc = T; using Out = T;
+    __device__ static T init() { return highest<T>(); }
+    __device__ static T add(T acc, T x) { return min_nan(acc, x); }
+    __device__ static T merge(T a, T b) { return min_nan(a, b); }
+    __device__ static T finish(T a) { return a; }
+};
+template <typename T> struct All {
+    using Acc = int; using Out = bool;
+    __device__ static int init() { return 1; }
+    __device__ static int add(int acc, T x) { return acc & (int)(x != T(0)); }
+    __device__ static int merge(int a, int b) { return a & b; }
+    __device__ static bool finish(int a) { return a != 0; }
+};
+template <typename T> struct Any {
+    using Acc = int; using Out = bool;
+    __device__ static int init() { return 0; }
+    __device__ static int add(int acc, T x) { return acc | (int)(x != T(0)); }
+    __device__ static int merge(int a, int b) { return a | b; }
+    __device__ static bool finish(int a) { return a != 0; }
+};
+template <typename T> struct CountNonzero {
+    using Acc = long long; using Out = long long;
+    __device__ static long long init() { return 0; }
+    __device__ static long long add(long long acc, T x) { return acc + (long long)(x != T(0)); }
+    __device__ static long long merge(long long a, long long b) { return a + b; }
+    __device__ static long long finish(long long a) { return a; }
+};
+template <typename T> struct Norm1 {
+    using Acc = T; using Out = T;
+    __device__ static T init() { return T(0); }
+    __device__ static T add(T acc, T x) { return acc + absolute(x); }
+    __device__ static T merge(T a, T b) { return a + b; }
+    __device__ static T finish(T a) { return a; }
+};
+template <typename T> struct Norm2 {
+    using Acc = T; using Out = T;
+    __device__ static T init() { return T(0); }
+    __device__ static T add(T acc, T x) { return acc + x * x; }
+    __device__ static T merge(T a, T b) { return a + b; }
+    __device__ static T finish(T a) { return m_sqrt(a); }
+};
+template <typename T> struct NormInf {
+    using Acc = T; using Out = T;
+    __device__ static T init() { return T(0); }
+    __device__ static T add(T acc, T x) { return max_nan(acc, absolute(x)); }
+    __device__ static T merge(T a, T b) { return max_nan(a, b); }
+    __device__ static T finish(T a) { return a; }
+};
+
+template <typename T>
+struct MaxSum {
+    T m, s;                 // the largest element seen, sum of exp(x - m) over the elements seen
+};
+template <typename T>
+__device__ __forceinline__ MaxSum<T> shfl_down(MaxSum<T> p, int d) {
+    return {__shfl_down_sync(FULL_MASK, p.m, d), __shfl_down_sync(FULL_MASK, p.s, d)};
+}
+template <typename T> struct LogSumExp {
+    using Acc = MaxSum<T>; using Out = T;
+    __device__ static Acc init() { return {lowest<T>(), T(0)}; }
+    __device__ static Acc add(Acc a, T x) {
+        if (x > a.m) return {x, a.s * m_exp(a.m - x) + T(1)};     // a.m = -inf: exp(-inf) = 0
+        if (x == a.m) return {a.m, a.s + T(1)};                   // also -inf == -inf, inf == inf
+        return {a.m, a.s + m_exp(x - a.m)};                       // x NaN: s becomes NaN
+    }
+    __device__ static Acc merge(Acc a, Acc b) {
+        if (a.m == b.m) return {a.m, a.s + b.s};
+        if (a.m > b.m) return {a.m, a.s + b.s * m_exp(b.m - a.m)};
+        return {b.m, b.s + a.s * m_exp(a.m - b.m)};
+    }
+    __device__ static T finish(Acc a) { return a.m + m_log(a.s); }   // s = 0 (empty): -inf
+};
+
+// Block (o, s) of an (n_out, splits) grid folds slice s of row o; with one slice (final) it writes
+// out[o], otherwise its partial result goes to part[o * splits + s] for fold_combine.
+template <typename T, class Op>
+__device__ __forceinline__ void blocks(const T* __restrict__ a, typename Op::Out* __restrict__ out,
+                                       typename Op::Acc* __restrict__ part, long long R, const Layout& kept,
+                                       const Layout& red, bool final) {
+    using Acc = typename Op::Acc;
+    constexpr int N = 16 / sizeof(T);
+    const RowSlice<T> s = row_slice(a, kept);
+    Acc acc = Op::init();
+    auto one = [&](long long, T x) { acc = Op::add(acc, x); };
+    if (r4::row_is_contiguous(red)) {
+        r4::visit_contiguous(s.row, R, s.t, s.nt, one, [&](long long, const Vec<T, N>& v) {
+#pragma unroll
+            for (int j = 0; j < N; ++j) acc = Op::add(acc, v.v[j]);
+        });
+    } else {
+        r4::visit_strided(s.row, R, red, s.t, s.nt, one);
+    }
+    acc = block_reduce(acc, Op::init(), [](Acc x, Acc y) { return Op::merge(x, y); });
+    if (threadIdx.x == 0) {
+        const long long o = blockIdx.x;
+        if (final) out[o] = Op::finish(acc);
+        else part[o * gridDim.y + blockIdx.y] = acc;
+    }
+}
+
+// Block o merges the `splits` partial results of row o (in index order) into out[o].
+template <class Op>
+__device__ __forceinline__ void combine(const typename Op::Acc* __restrict__ part, typename Op::Out* __restrict__ out,
+                                        long long splits) {
+    using Acc = typename Op::Acc;
+    const long long o = blockIdx.x;
+    Acc acc = Op::init();
+    for (long long k = threadIdx.x; k < splits; k += blockDim.x) acc = Op::merge(acc, part[o * splits + k]);
+    acc = block_reduce(acc, Op::init(), [](Acc x, Acc y) { return Op::merge(x, y); });
+    if (threadIdx.x == 0) out[o] = Op::finish(acc);
+}
+
+// Thread o folds row o alone, in order.
+template <typename T, class Op>
+__device__ __forceinline__ void threads(const T* __restrict__ a, typename Op::Out* __restrict__ out, long long n_out,
+                                        long long R, const Layout& kept, const Layout& red) {
+    GRID_STRIDE_LOOP(o, n_out) {
+        long long base[1];
+        layout_offsets<1>(kept, o, base);
+        const T* row = a + base[0];
+        typename Op::Acc acc = Op::init();
+        for (long long r = 0; r < R; ++r) {
+            long long k[1];
+            layout_offsets<1>(red, r, k);
+            acc = Op::add(acc, row[k[0]]);
+        }
+        out[o] = Op::finish(acc);
+    }
+}
+
+}  // namespace fold
+
+// fold_blocks_<op>_<suf>, fold_combine_<op>_<suf>, fold_threads_<op>_<suf>: partial results travel
+// between launches as Op::Acc (at most 16 bytes: reduce.py allocates 16 bytes per partial).
+#define FOLD(NAME, OP, T, SUF)                                                                       \
+    static_assert(sizeof(fold::OP<T>::Acc) <= 16, "partials are 16-byte slots");                    \
+    extern "C" __global__ void fold_blocks_##NAME##_##SUF(const T* __restrict__ a,                  \
+                                                          fold::OP<T>::Out* __restrict__ out,       \
+                                                          fold::OP<T>::Acc* __restrict__ part, long long R, \
+                                                          const Layout kept, const Layout red, bool final) { \
+        fold::blocks<T, fold::OP<T>>(a, out, part, R, kept, red, final);                            \
+    }                                                                                               \
+    extern "C" __global__ void fold_combine_##NAME##_##SUF(const fold::OP<T>::Acc* __restrict__ part, \
+                                                           fold::OP<T>::Out* __restrict__ out, long long splits) { \
+        fold::combine<fold::OP<T>>(part, out, splits);                                              \
+    }                                                                                               \
+    extern "C" __global__ void fold_threads_##NAME##_##SUF(const T* __restrict__ a,                 \
+                                                           fold::OP<T>::Out* __restrict__ out, long long n_out, \
+                                                           long long R, const Layout kept, const Layout red) { \
+        fold::threads<T, fold::OP<T>>(a, out, n_out, R, kept, red);                                 \
+    }
+
+#define FOLD_NUMBERS(NAME, OP) FOLD(NAME, OP, float, f32) FOLD(NAME, OP, double, f64) FOLD(NAME, OP, long long, i64)
+#define FOLD_FLOATS(NAME, OP) FOLD(NAME, OP, float, f32) FOLD(NAME, OP, double, f64)
+#define FOLD_ALL_TYPES(NAME, OP) FOLD_NUMBERS(NAME, OP) FOLD(NAME, OP, bool, bool)
+
+FOLD_NUMBERS(prod, Prod)
+FOLD_NUMBERS(amax, Amax)
+FOLD_NUMBERS(amin, Amin)
+FOLD_ALL_TYPES(all, All)
+FOLD_ALL_TYPES(any, Any)
+FOLD_ALL_TYPES(count_nonzero, CountNonzero)
+FOLD_FLOATS(norm1, Norm1)
+FOLD_FLOATS(norm2, Norm2)
+FOLD_FLOATS(norminf, NormInf)
+FOLD_FLOATS(logsumexp, LogSumExp)

@@ -56,6 +56,8 @@ def randn(shape, dtype, generator, index=None):
         return generator.standard_normal(shape, dtype=np.float32).astype(dtype.numpy)
     return generator.standard_normal(shape, dtype=dtype.numpy)
 
+import math  # noqa: E402 - phase 02 adds it
+
 # ---- elementwise ops ------------------------------------------------------------------------
 # Inputs of binary ops already share one dtype (the Tensor layer promotes them first) and
 # broadcast against each other; any strides are allowed. Outputs are new contiguous arrays.
@@ -68,6 +70,19 @@ BINARY_OPS = {
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")     # these return bool
 
 
+def _remainder(a, b):
+    # PyTorch's formula: fmod (the sign of a), moved by one b when the sign is not b's
+    r = np.fmod(a, b)
+    return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+
+
+BINARY_OPS.update({
+    "remainder": _remainder, "floor_divide": np.floor_divide,   # NumPy's // is PyTorch's (x // 0 is 0 for ints)
+    "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
+})
+PREDICATES = ("isnan", "isinf", "isfinite")           # unary ops that return bool
+
+
 def _sigmoid(x):
     # written so that exp never overflows: for x < 0 use e^x / (1 + e^x)
     e = np.exp(-np.abs(x))
@@ -78,6 +93,19 @@ UNARY_OPS = {
     "neg": np.negative, "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "abs": np.abs,
     "tanh": np.tanh, "sigmoid": _sigmoid, "relu": lambda x: np.maximum(x, x.dtype.type(0)),
 }
+
+
+def _erf(x):
+    # NumPy has no erf: the standard library's, element by element in float64 (slow, but exact)
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(x), dtype=np.float64)
+
+
+UNARY_OPS.update({
+    "sin": np.sin, "cos": np.cos, "erf": _erf, "rsqrt": lambda x: 1 / np.sqrt(x), "log1p": np.log1p,
+    "expm1": np.expm1, "floor": np.floor, "ceil": np.ceil, "round": np.rint,    # rint: ties to even
+    "sign": lambda x: (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype),        # 0 for NaN, as PyTorch
+    "logical_not": np.logical_not, "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
+})
 
 
 def binary(op, a, b):
@@ -95,9 +123,15 @@ def binary_scalar(op, a, scalar, reflected=False):
 
 
 def unary(op, a):
-    """``op(a)`` elementwise; ``op`` is a key of UNARY_OPS. Keeps the dtype."""
+    """``op(a)`` elementwise; ``op`` is a key of UNARY_OPS. Keeps the dtype (bool for PREDICATES)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _c(UNARY_OPS[op](a)).astype(a.dtype, copy=False)
+        return _c(UNARY_OPS[op](a)).astype(bool if op in PREDICATES else a.dtype, copy=False)
+
+
+def nan_to_num(a, nan, posinf, neginf):
+    """``a`` (floating) with NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf``."""
+    with np.errstate(over="ignore"):            # a number beyond the dtype's range becomes inf
+        return _c(np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf))
 
 
 def where(cond, a, b):
@@ -342,6 +376,110 @@ def index_copy_(dst, dim, index, src):
     pre = (slice(None),) * dim
     dst[pre + (w.reshape(-1)[keep],)] = flat[pre + (keep,)]
     return dst
+# ---- more reductions, scans, sorting, counting (cuda: reduce.cu fold, scan.cu, sort.cu, histogram.cu) --
+def fold(op, a, dims, keepdim=False):
+    """Reduce ``a`` over ``dims`` with ``op``: "prod", "amax", "amin", "all", "any",
+    "count_nonzero", "norm1" (sum |x|), "norm2" (sqrt of sum x^2), "norminf" (max |x|, NaN
+    propagates) or "logsumexp" (max + log(sum(exp(x - max))): no overflow). all/any give bool,
+    count_nonzero int64, the rest ``a``'s dtype; an empty reduction gives the op's starting value."""
+    dims = tuple(sorted(set(dims)))
+    with np.errstate(all="ignore"):
+        if op == "logsumexp":
+            m = np.max(a, axis=dims, keepdims=True, initial=-np.inf)
+            m = np.where(np.isinf(m), 0, m)          # all -inf, or an inf: exp(x - m) must not be NaN
+            out = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
+            out = out if keepdim else out.reshape(_reduced_shape(a.shape, dims, False))
+            return _c(out, dtype=a.dtype)
+        if op == "count_nonzero":
+            return _c(np.sum(a != 0, axis=dims, keepdims=keepdim), dtype=np.int64)
+        compute = {
+            "prod": lambda: np.prod(a, axis=dims, keepdims=keepdim),
+            "amax": lambda: np.max(a, axis=dims, keepdims=keepdim),
+            "amin": lambda: np.min(a, axis=dims, keepdims=keepdim),
+            "all": lambda: np.all(a, axis=dims, keepdims=keepdim),
+            "any": lambda: np.any(a, axis=dims, keepdims=keepdim),
+            "norm1": lambda: np.sum(np.abs(a), axis=dims, keepdims=keepdim),
+            "norm2": lambda: np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim)),
+            "norminf": lambda: np.max(np.abs(a), axis=dims, keepdims=keepdim, initial=0),
+        }[op]()
+    return _c(compute, dtype=np.bool_ if op in ("all", "any") else a.dtype)
+
+
+def cumulative(op, a, dim):
+    """Inclusive scan along ``dim``: "cumsum" (running sums) or "cumprod", in ``a``'s dtype."""
+    return _c((np.cumsum if op == "cumsum" else np.cumprod)(a, axis=dim, dtype=a.dtype), dtype=a.dtype)
+
+
+def sort(a, dim, descending=False):
+    """``a`` sorted along ``dim`` and the int64 original positions: (values, indices). Stable
+    (equal values keep their order, also when descending); NaN sorts as the largest."""
+    if not descending:
+        ids = np.argsort(a, axis=dim, kind="stable")
+    else:   # a stable ascending sort of the reversed rows, reversed: equal keys stay in order
+        n = a.shape[dim]
+        ids = n - 1 - np.flip(np.argsort(np.flip(a, axis=dim), axis=dim, kind="stable"), axis=dim)
+    return _c(np.take_along_axis(a, ids, axis=dim), dtype=a.dtype), _c(ids, dtype=np.int64)
+
+
+def mode(a, dim, keepdim=False):
+    """The most frequent value along ``dim`` (the smallest on a tie) and its last position."""
+    rows, _ = _rows_last(a, (dim,))
+    flat = rows.reshape(-1, a.shape[dim])
+    vals, ids = sort(flat, 1)
+    out_v, out_i = np.empty(len(flat), a.dtype), np.empty(len(flat), np.int64)
+    for o in range(len(flat)):
+        ends = np.flatnonzero(np.append(vals[o, 1:] != vals[o, :-1], True))     # last of each run
+        runs = np.diff(np.append(-1, ends))
+        at = ends[np.argmax(runs)]                                               # first longest run
+        out_v[o], out_i[o] = vals[o, at], ids[o, at]
+    shape = _reduced_shape(a.shape, (dim,), keepdim)
+    return _c(out_v.reshape(shape), dtype=a.dtype), _c(out_i.reshape(shape), dtype=np.int64)
+
+
+def unique(a, return_inverse=False, return_counts=False):
+    """Distinct values of ``a`` ascending, and (None unless asked) each element's int64 position
+    among them (``a``'s shape) and each value's int64 count. Every NaN is distinct."""
+    vals, ids = sort(a.reshape(-1), 0)
+    new = np.append(True, vals[1:] != vals[:-1])[:a.size]       # starts a new value
+    starts, group = np.flatnonzero(new), np.cumsum(new) - 1
+    inverse = None
+    if return_inverse:
+        inverse = np.empty(a.size, np.int64)
+        inverse[ids] = group
+        inverse = inverse.reshape(a.shape)
+    counts = _c(np.diff(np.append(starts, a.size)), dtype=np.int64) if return_counts else None
+    return _c(vals[starts], dtype=a.dtype), inverse, counts
+
+
+def bincount(x, weights=None, minlength=0):
+    """Occurrences of 0..max(x) in the 1-d int64 ``x`` (at least ``minlength``), or their weights'
+    sums: int64, float32 for float32 weights, else float64.
+
+    Raises:
+        ValueError: a negative value.
+    """
+    if x.size and x.min() < 0:
+        raise ValueError(f"bincount: input must be non-negative, found {x.min()}")
+    out = np.bincount(x, weights, minlength)
+    if weights is None:
+        return _c(out, dtype=np.int64)
+    return _c(out, dtype=np.float32 if weights.dtype == np.float32 else np.float64)
+
+
+def histc(x, bins=100, min=0, max=0):
+    """Histogram of the float ``x`` in ``bins`` equal bins over [min, max] (0, 0: the data's range;
+    equal bounds widen by 1), computed in ``x``'s dtype as PyTorch; the last bin includes max."""
+    flat = x.reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi == 0 and flat.size:
+        lo, hi = float(flat.min()), float(flat.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    T = x.dtype.type
+    with np.errstate(invalid="ignore"):
+        inside = flat[(flat >= T(lo)) & (flat <= T(hi))]
+        b = ((inside - T(lo)) * T(bins) / (T(hi) - T(lo))).astype(np.int64)
+    return _c(np.bincount(np.clip(b, 0, bins - 1), minlength=bins), dtype=x.dtype)
 # ---- float16 and bfloat16: storage types, computed in float32 ------------------------------------
 # NumPy has float16 (and ml_dtypes adds bfloat16) but computes some ops in the half type itself
 # (a Python scalar is rounded to half before ``x * 0.1``; a float16 sum accumulates in float16). We
@@ -402,6 +540,7 @@ def _sgd_step_in_float32(step):
 
 
 sgd_step = _sgd_step_in_float32(sgd_step)
+nan_to_num = _in_float32(nan_to_num, 0)
 
 
 # ---- random numbers in place, and the factories of phase 02 -----------------------------------
@@ -468,3 +607,153 @@ def multinomial(probs, num_samples, replacement, generator):
     with np.errstate(divide="ignore"):
         keys = generator.exponential(size=(rows, n)) / p          # p = 0: inf, never picked first
     return _c(np.argsort(keys, axis=1, kind="stable")[:, :num_samples], dtype=np.int64)
+# ---- optimizers and gradient clipping on lists of parameters ---------------------------------------
+# The cuda backend updates a whole list of parameters in one kernel launch (multi_tensor.cu); here
+# each function loops over the list and updates one parameter at a time, in place, with the same
+# arithmetic in the same order as torch.optim's single-tensor ("for-loop") implementations
+# (torch/optim/adam.py, rmsprop.py, adagrad.py: _single_tensor_*). Half parameters (and their
+# state, of the parameter's dtype) are updated in float32 copies and rounded back once.
+def _lerp_(a, b, weight):
+    """a += weight * (b - a), in place: torch's lerp_ for weight < 0.5 (the betas of Adam and the
+    alpha of RMSprop are close to 1, so weight = 1 - beta is small)."""
+    a += weight * (b - a)
+
+
+def _adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1, beta2, eps,
+                 weight_decay, amsgrad, maximize, decoupled_weight_decay):
+    """One Adam (or AdamW, ``decoupled_weight_decay``) update of one parameter, in place on
+    ``param``, ``exp_avg``, ``exp_avg_sq`` (and ``max_exp_avg_sq`` when ``amsgrad``); ``step``
+    counts this update (1 on the first). Kingma & Ba, "Adam" (2014), Algorithm 1; AdamW: Loshchilov
+    & Hutter, "Decoupled Weight Decay Regularization" (2017)."""
+    # >>> exercise 05.9: the Adam update
+    # hint: follow torch.optim.Adam's pseudo-code: g (negated if maximize), weight decay (p *= 1 - lr*wd when decoupled, else g += wd*p)
+    # hint: exp_avg moves (1 - beta1) of the way to g (_lerp_), exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) * g * g
+    # hint: denom = sqrt(v) / sqrt(1 - beta2**step) + eps (v: the running max when amsgrad); param -= lr / (1 - beta1**step) * exp_avg / denom
+    g = -grad if maximize else grad
+    if weight_decay:
+        if decoupled_weight_decay:
+            param *= 1 - lr * weight_decay
+        else:
+            g = g + weight_decay * param
+    _lerp_(exp_avg, g, 1 - beta1)
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * g * g
+    v = exp_avg_sq
+    if amsgrad:
+        np.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
+        v = max_exp_avg_sq
+    step_size = lr / (1 - beta1 ** step)
+    denom = np.sqrt(v) / (1 - beta2 ** step) ** 0.5 + eps
+    param -= step_size * (exp_avg / denom)
+    # <<< exercise
+
+
+def _each_in_float32(update, lists):
+    """Run ``update`` on element k of every list in ``lists`` (None: an absent list), in place;
+    half arrays go through float32 copies written back (rounded once) afterwards."""
+    for arrays in zip(*(lst if lst is not None else [None] * len(lists[0]) for lst in lists)):
+        if arrays[0].dtype not in _HALF_SET:
+            update(*arrays)
+            continue
+        wide = [None if a is None else a.astype(np.float32) for a in arrays]
+        update(*wide)
+        for k, (a, w) in enumerate(zip(arrays, wide)):
+            if a is not None and k != 1:          # arrays[1], the gradient, is only read
+                a[...] = w
+
+
+def adam_step(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, step, lr, beta1, beta2, eps,
+              weight_decay, amsgrad, maximize, decoupled_weight_decay):
+    """Adam/AdamW on lists of same-shaped arrays (params[k], grads[k], exp_avgs[k]...), in place;
+    ``max_exp_avg_sqs`` is None unless ``amsgrad``; ``step`` is the update's number (>= 1), the
+    same for every parameter of the list. Returns None."""
+    _each_in_float32(lambda p, g, m, v, vmax: _adam_update(p, g, m, v, vmax, step, lr, beta1, beta2, eps,
+                                                           weight_decay, amsgrad, maximize, decoupled_weight_decay),
+                     (params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs))
+
+
+def _rmsprop_update(param, grad, square_avg, grad_avg, buf, lr, alpha, eps, weight_decay, momentum, centered,
+                    maximize):
+    """One RMSprop update (Hinton, Lecture 6e of "Neural Networks for Machine Learning", 2012;
+    centered: Graves, "Generating Sequences With Recurrent Neural Networks", 2013), in place."""
+    g = -grad if maximize else grad
+    if weight_decay:
+        g = g + weight_decay * param
+    square_avg *= alpha
+    square_avg += (1 - alpha) * g * g
+    if centered:
+        _lerp_(grad_avg, g, 1 - alpha)
+        avg = np.sqrt(square_avg - grad_avg * grad_avg)
+    else:
+        avg = np.sqrt(square_avg)
+    avg += eps
+    if momentum > 0:
+        buf *= momentum
+        buf += g / avg
+        param -= lr * buf
+    else:
+        param -= lr * (g / avg)
+
+
+def rmsprop_step(params, grads, square_avgs, grad_avgs, momentum_buffers, lr, alpha, eps, weight_decay, momentum,
+                 centered, maximize):
+    """RMSprop on lists of arrays, in place; ``grad_avgs`` is None unless ``centered``,
+    ``momentum_buffers`` None unless ``momentum > 0``. Returns None."""
+    _each_in_float32(lambda p, g, s, a, b: _rmsprop_update(p, g, s, a, b, lr, alpha, eps, weight_decay, momentum,
+                                                           centered, maximize),
+                     (params, grads, square_avgs, grad_avgs, momentum_buffers))
+
+
+def _adagrad_update(param, grad, state_sum, clr, eps, weight_decay, maximize):
+    """One Adagrad update (Duchi, Hazan & Singer, JMLR 2011) with learning rate ``clr``, in place."""
+    g = -grad if maximize else grad
+    if weight_decay:
+        g = g + weight_decay * param
+    state_sum += g * g
+    std = np.sqrt(state_sum) + eps
+    param -= clr * (g / std)
+
+
+def adagrad_step(params, grads, state_sums, step, lr, lr_decay, eps, weight_decay, maximize):
+    """Adagrad on lists of arrays, in place; the learning rate of update ``step`` (>= 1) is
+    lr / (1 + (step - 1) * lr_decay). Returns None."""
+    clr = lr / (1 + (step - 1) * lr_decay)
+    _each_in_float32(lambda p, g, s: _adagrad_update(p, g, s, clr, eps, weight_decay, maximize),
+                     (params, grads, state_sums))
+
+
+def sgd_step_list(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov, maximize,
+                  first_step):
+    """sgd_step on each parameter of the lists (``momentum_buffers`` None when momentum is 0), in place."""
+    for k, (param, grad) in enumerate(zip(params, grads)):
+        sgd_step(param, grad, None if momentum_buffers is None else momentum_buffers[k], lr, momentum, dampening,
+                 weight_decay, nesterov, maximize, first_step)
+
+
+def grads_norm(grads, norm_type, max_norm):
+    """(total, coef) for clip_grad_norm_: ``total`` the norm of all ``grads`` together as a 0-d array
+    of grads[0]'s dtype (norm_type a float > 0 or inf), ``coef`` = min(1, max_norm / (total +
+    1e-6)) as a 0-d float64 array. As torch.nn.utils.clip_grad_norm_: each array's norm, then the
+    norm of those norms (empty arrays skipped: torch's inf norm raises for them)."""
+    norms = np.array([np.linalg.norm(g.astype(np.float64).ravel(), norm_type) for g in grads if g.size])
+    total = np.linalg.norm(norms, norm_type) if len(norms) else 0.0
+    with np.errstate(over="ignore"):
+        total = np.asarray(total, dtype=grads[0].dtype if grads else np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        coef = np.float64(max_norm) / (np.float64(total) + 1e-6)
+    return total, np.asarray(1.0 if coef > 1.0 else coef)      # NaN stays NaN, as torch.clamp
+
+
+def grads_scale_(grads, coef):
+    """grads[k] *= coef (a 0-d float64 array), in place; coef rounded to the grad's dtype first
+    (float32 for half grads, which are scaled in float32 and rounded once)."""
+    for g in grads:
+        wide = np.float32 if g.dtype in _HALF_SET else g.dtype.type
+        with np.errstate(invalid="ignore", over="ignore"):      # inf * 0 is NaN, as on the GPU
+            g[...] = g.astype(wide) * wide(coef)
+
+
+def grads_clamp_(grads, clip_value):
+    """Clamp every gradient to [-clip_value, clip_value], in place (NaN stays NaN)."""
+    for g in grads:
+        np.clip(g, -clip_value, clip_value, out=g)

@@ -8,5 +8,6 @@ from .loss import MSELoss
 from .module import Module
 from .parameter import Parameter
 from .loss import L1Loss
+from . import utils
 from .container import ModuleDict, ModuleList, Sequential
 from .linear import Identity

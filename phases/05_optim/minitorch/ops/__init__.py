@@ -3,6 +3,9 @@
 """The ops: each a :class:`~minitorch.autograd.Function` plus a public function with checks."""
 from .elementwise import (abs, add, broadcast_shapes, compare, div, exp, log, maximum, minimum, mul, neg, pow,
                           relu, sigmoid, sqrt, sub, tanh, where)
+from .elementwise import (allclose, ceil, clamp, clip, cos, erf, expm1, floor, floor_divide, isclose, isfinite,
+                          isinf, isnan, log1p, logical_and, logical_not, logical_or, logical_xor, masked_fill,
+                          nan_to_num, remainder, round, rsqrt, sign, sin)
 from .matmul import matmul
 from .shape import clone, contiguous, expand, flatten, permute, reshape, squeeze, transpose, unsqueeze, view
 from .reduce import mean, sum
@@ -12,5 +15,8 @@ from .rearrange import (chunk, diagonal, flip, movedim, moveaxis, narrow, repeat
                         unbind)
 from .scatter import gather, index_put, scatter, scatter_add, take_along_dim
 from .einsum import einsum
+from .reduce import all, amax, amin, any, count_nonzero, logsumexp, norm, prod
+from .sorting import (argsort, bincount, cumprod, cumsum, histc, kthvalue, median, mode, sort, topk,
+                      unique)
 from .linear import linear
 from .matmul import bmm

@@ -263,3 +263,187 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation, ``sqrt(var)``: see :func:`var`."""
     return _var("std", input, dim, unbiased, keepdim, correction, True)
+
+
+# ---- all/any, prod, amax/amin, logsumexp, norm, count_nonzero --------------------------------------
+# One backend function, fold(op, data, dims, keepdim), computes them all (reduce.cu: one generic
+# kernel set, the op a small struct). float16/bfloat16 are computed on a float32 copy and rounded
+# back (these kernels have no half variants).
+import math as _math  # noqa: E402 - phase 04 adds these
+
+from ..dtypes import float32 as _float32  # noqa: E402
+
+
+def _wide(a):
+    """float16/bfloat16 as float32 (the fold kernels compute float32, float64, int64, bool)."""
+    return a.to(_float32) if a.dtype.itemsize == 2 and a.dtype.is_floating_point else a
+
+
+def _keepdim_shape(shape, dims):
+    return tuple(1 if d in dims else n for d, n in enumerate(shape))
+
+
+def _tensor_input(name, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): expected a Tensor, got {type(input).__name__}")
+
+
+def _fold(op, a, dims, keepdim):
+    """The backend's fold of the Tensor ``a`` (half computed in float32 and rounded back)."""
+    wide = _wide(a)
+    out = Tensor(a._backend.fold(op, wide._data, dims, keepdim), a.device)
+    return out.to(a.dtype) if wide is not a and out.dtype is _float32 else out
+
+
+class Fold(Function):
+    """A fold over ``dims`` with its gradient (prod, amax/amin, logsumexp, norms): backward
+    receives the input, the result, and the gradient reshaped to keep the reduced dims."""
+
+    @staticmethod
+    def forward(ctx, a, op, dims, keepdim):
+        out = _fold(op, a, dims, keepdim)
+        ctx.save_for_backward(a, out)
+        ctx.op, ctx.dims, ctx.keepdim = op, dims, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        shape = _keepdim_shape(a.shape, ctx.dims)
+        grad, out = grad.reshape(shape), out.reshape(shape)
+        return _FOLD_GRADS[ctx.op](a, out, ctx.dims) * grad, None, None, None
+
+
+def _sign(a):
+    return (a > 0).to(a.dtype) - (a < 0).to(a.dtype)
+
+
+def _prod_grad(a, out, dims):
+    """d out / d x_i = product of the others: out / x_i without zeros; with one zero in the slice
+    only the zero gets the product of the rest; with two or more, every derivative is 0 (PyTorch)."""
+    from .elementwise import where
+    zero = a == 0
+    zeros = sum(zero, dims, keepdim=True)
+    rest = Fold.apply(where(zero, 1.0, a), "prod", dims, True)      # product of the non-zeros
+    return where(zero, where(zeros == 1, rest, 0.0), out / where(zero, 1.0, a))
+
+
+def _extreme_grad(a, out, dims):
+    """amax/amin (and the inf-norm's |x|): shared evenly by the elements equal to the result."""
+    hit = (a == out).to(a.dtype)
+    return hit / sum(hit, dims, keepdim=True)
+
+
+def _norm_inf_grad(a, out, dims):
+    return _sign(a) * _extreme_grad(a.abs(), out, dims)
+
+
+def _norm2_grad(a, out, dims):
+    from .elementwise import where
+    return where(out == 0, 0.0, a / out)             # subgradient 0 at 0, as PyTorch
+
+
+_FOLD_GRADS = {
+    "prod": _prod_grad, "amax": _extreme_grad, "amin": _extreme_grad,
+    "logsumexp": lambda a, out, dims: (a - out).exp(),
+    "norm1": lambda a, out, dims: _sign(a), "norm2": _norm2_grad, "norminf": _norm_inf_grad,
+}
+
+
+def _logical(name, input, dim, keepdim):
+    _tensor_input(name, input)
+    return _fold(name, input, _reduce_dims(input, dim), bool(keepdim))
+
+
+def all(input, dim=None, keepdim=False):
+    """True where every element over ``dim`` (an int, a tuple, or None for all) is non-zero (NaN
+    counts as non-zero); bool, as ``torch.all``. An empty reduction is True."""
+    return _logical("all", input, dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False):
+    """True where some element over ``dim`` is non-zero; bool. An empty reduction is False."""
+    return _logical("any", input, dim, keepdim)
+
+
+def count_nonzero(input, dim=None):
+    """int64 count of the non-zero elements over ``dim`` (an int, a tuple, or None for all)."""
+    _tensor_input("count_nonzero", input)
+    return _fold("count_nonzero", input, _reduce_dims(input, dim), False)
+
+
+def prod(input, dim=None, keepdim=False):
+    """Product over ``dim`` (an int, or None for all elements: a 0-d result; ``keepdim`` then keeps
+    every dim as size 1). bool and integer inputs multiply in int64, as PyTorch. Differentiable,
+    also where elements are 0 (see _prod_grad)."""
+    _tensor_input("prod", input)
+    if isinstance(dim, (tuple, list)):
+        raise TypeError("prod(): dim must be an int or None (PyTorch reduces one dim at a time)")
+    a = input if input.dtype.is_floating_point or input.dtype is int64 else input.to(int64)
+    return Fold.apply(a, "prod", _reduce_dims(a, dim), bool(keepdim))
+
+
+def _amax_amin(name, input, dim, keepdim):
+    _tensor_input(name, input)
+    every = dim is None or dim in ((), [])
+    dims = tuple(range(input.ndim)) if every else _reduce_dims(input, dim)
+    if every and input.numel() == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+    for d in dims:
+        if input.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if input.dtype is _bool:                         # max of bools is any; min is all
+        return _fold("any" if name == "amax" else "all", input, dims, bool(keepdim))
+    return Fold.apply(input, name, dims, bool(keepdim))
+
+
+def amax(input, dim=(), keepdim=False):
+    """The maximum over ``dim`` (an int or a tuple; all dims when empty), values only. NaN
+    propagates. Its gradient is shared evenly by the elements equal to the maximum (PyTorch).
+
+    Raises:
+        IndexError: a reduced dim of size 0.  RuntimeError: every dim reduced of an empty tensor.
+    """
+    return _amax_amin("amax", input, dim, keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    """The minimum over ``dim``: see :func:`amax`."""
+    return _amax_amin("amin", input, dim, keepdim)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(x)))`` over ``dim`` (an int or a tuple), without overflow: computed as
+    m + log(sum(exp(x - m))) with m the maximum, in one read on cuda (online form, reduce.cu).
+    Integer inputs are computed in float32. Gradient: ``exp(x - result)`` (a softmax).
+    """
+    _tensor_input("logsumexp", input)
+    a = input if input.dtype.is_floating_point else input.to(_float32)
+    return Fold.apply(a, "logsumexp", _reduce_dims(a, dim), bool(keepdim))
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """Vector norm over ``dim`` (an int, a tuple, or None for all): ``p`` = 1 (sum |x|), 2 or "fro"
+    (sqrt of sum x^2), inf (max |x|), -inf (min |x|), 0 (count of non-zeros), or any other number
+    (``sum(|x|^p)^(1/p)``, composed of elementwise ops). ``dtype`` converts the input first.
+    Differentiable (at 0 the 2-norm's subgradient is 0, as PyTorch's; the composed p's give NaN there).
+
+    Raises:
+        RuntimeError: an integer or bool input.  NotImplementedError: p="nuc" (a matrix norm).
+    """
+    _tensor_input("norm", input)
+    a = input if dtype is None else input.to(dtype)
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(f"norm(): input dtype should be floating point, got {a.dtype}")
+    if isinstance(p, str) and p != "fro":
+        raise NotImplementedError(f"norm(): p={p!r} is a matrix norm; only vector norms (numbers and 'fro')")
+    dims, keepdim = _reduce_dims(a, dim), bool(keepdim)
+    fused = {"fro": "norm2", 2: "norm2", 1: "norm1", _math.inf: "norminf"}.get(p)
+    if fused is not None:
+        return Fold.apply(a, fused, dims, keepdim)
+    if p == -_math.inf:
+        return amin(a.abs(), dims, keepdim) if dims else amin(a.abs())
+    if p == 0:
+        return sum((a != 0).to(a.dtype), dims, keepdim)
+    return sum(a.abs() ** p, dims, keepdim) ** (1.0 / p)
+

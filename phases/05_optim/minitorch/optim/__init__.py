@@ -4,3 +4,6 @@
 from .optimizer import Optimizer
 from .sgd import SGD
 from . import lr_scheduler
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
+from .rmsprop import RMSprop

@@ -88,10 +88,21 @@ extern "C" __global__ void uniform_bf16(const float* __restrict__ u, __nv_bfloat
 // rounding errors are mirrored). step = (end - start) / (steps - 1), given by the caller.
 // logspace (power != 0): base ** that value. In double, rounded once to T (an integer type
 // truncates toward zero, as PyTorch's cast does).
+// An integral exponent is raised by repeated squaring, exact whenever the power fits a double:
+// CUDA's pow() may be off by an ulp or two, and 3^1 = 2.9999999999999996 would truncate to 2 in
+// an integer logspace where the host's pow (and PyTorch's) gives exactly 3.
+__device__ __forceinline__ double integral_power(double base, double v) {
+    double result = 1.0, square = base;
+    for (unsigned long long e = (unsigned long long)fabs(v); e; e >>= 1, square *= square)
+        if (e & 1) result *= square;
+    return v < 0 ? 1.0 / result : result;
+}
+
 __device__ __forceinline__ double linspace_value(long long i, double start, double end, double step,
                                                  long long steps, double base, int power) {
     const double v = i < steps / 2 ? start + step * (double)i : end - step * (double)(steps - 1 - i);
-    return power ? pow(base, v) : v;
+    if (!power) return v;
+    return (v == rint(v) && fabs(v) < 1024.0) ? integral_power(base, v) : pow(base, v);
 }
 
 template <typename T>

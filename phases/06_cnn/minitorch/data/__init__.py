@@ -9,4 +9,5 @@ synthetic one. See :mod:`minitorch.data.sales`.
 from .sales import generate_sales, load_sales
 from .dataloader import DataLoader, default_collate
 from .dataset import Dataset, Subset, TensorDataset, random_split, split_first_fraction
+from .fashion_mnist import FashionMNIST
 from .mnist import MNIST

@@ -8,9 +8,13 @@ from .loss import MSELoss
 from .module import Module
 from .parameter import Parameter
 from .loss import L1Loss
+from . import utils
 from .activation import LogSoftmax, Softmax
 from .flatten import Flatten
 from .loss import CrossEntropyLoss, NLLLoss
 from .conv import Conv2d
 from .container import ModuleDict, ModuleList, Sequential
 from .linear import Identity
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .dropout import Dropout, Dropout2d
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d

@@ -104,3 +104,37 @@ def linear(input, weight, bias=None):  # noqa: F811 - replaces phase 03's compos
         RuntimeError: if input's last dimension is not weight's in_features (naming both shapes).
     """
     return ops.linear(input, weight, bias)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Max over windows of [N, C, H, W] (or [C, H, W]); with ``return_indices`` also the int64
+    argmax positions ``h * W + w`` (see :func:`minitorch.ops.pooling.max_pool2d`)."""
+    return ops.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """Mean over windows of [N, C, H, W] (or [C, H, W]) (see :func:`minitorch.ops.pooling.avg_pool2d`)."""
+    return ops.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Mean over windows that tile each plane into ``output_size``
+    (see :func:`minitorch.ops.pooling.adaptive_avg_pool2d`)."""
+    return ops.adaptive_avg_pool2d(input, output_size)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Normalize each channel (dimension 1) by the batch's statistics (training) or the running
+    ones (see :func:`minitorch.ops.batchnorm.batch_norm`)."""
+    return ops.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero elements with probability ``p``, scale the rest by 1 / (1 - p); identity when not training."""
+    return ops.dropout(input, p, training, inplace)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels [n, c] with probability ``p``, scale the rest by 1 / (1 - p)."""
+    return ops.dropout2d(input, p, training, inplace)

@@ -9,6 +9,8 @@ g = g + momentum * b if nesterov else b; p -= lr * g. On cuda all of it is one f
 """
 from ..creation import empty_like
 from .optimizer import Optimizer
+from .. import native  # noqa: E402
+from .optimizer import _closure_loss  # noqa: E402
 
 
 class SGD(Optimizer):
@@ -41,3 +43,30 @@ class SGD(Optimizer):
                 p._backend.sgd_step(p._data, p.grad._data, None if buf is None else buf._data,
                                     group["lr"], group["momentum"], group["dampening"],
                                     group["weight_decay"], group["nesterov"], group["maximize"], first)
+
+    def step(self, closure=None):  # noqa: F811 - replaces phase 03's step: one backend call per group
+        """Update every parameter that has a gradient, in place: the parameters of a group (of one
+        device and dtype) in one ``sgd_step_list`` call, on cuda ONE kernel launch for all of them
+        (native/cuda/multi_tensor.py), the same arithmetic as the per-parameter sgd_step. Returns
+        the closure's loss (or None)."""
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            momentum = group["momentum"]
+            lists = {}        # (device, dtype, first step) -> (params, grads, buffers)
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state.setdefault(p, {})
+                first = "momentum_buffer" not in state
+                if momentum and first:
+                    state["momentum_buffer"] = empty_like(p)      # the kernel writes buf = g on the first step
+                p._version += 1
+                params, grads, bufs = lists.setdefault((p.device, p.dtype, first), ([], [], []))
+                params.append(p._data)
+                grads.append(p.grad._data)
+                bufs.append(state["momentum_buffer"]._data if momentum else None)
+            for (device, _, first), (params, grads, bufs) in lists.items():
+                native.get(device).sgd_step_list(params, grads, bufs if momentum else None, float(group["lr"]), momentum,
+                                                 group["dampening"], group["weight_decay"], group["nesterov"],
+                                                 group["maximize"], first)
+        return loss

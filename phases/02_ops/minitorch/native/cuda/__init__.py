@@ -9,5 +9,6 @@ from .creation import arange, empty, fill_, from_numpy, full, rand, randn, to_nu
 from ...cuda.array import as_strided
 from .elementwise import BINARY_OPS, COMPARISONS, UNARY_OPS
 from .elementwise import binary, binary_scalar, cast, contiguous, unary, where
+from .elementwise import PREDICATES, nan_to_num
 from .matrix import matmul, transpose2d, transpose2d_naive
 from .random import empty_strided, eye, linspace, normal_, randint, uniform_

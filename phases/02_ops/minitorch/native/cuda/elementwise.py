@@ -30,10 +30,16 @@ BINARY_OPS = {
     "div": _FLOATS,
     **{op: _FLOATS + ("i64",) for op in ("lt", "le", "gt", "ge")},
     "eq": _FLOATS + ("i64", "bool"), "ne": _FLOATS + ("i64", "bool"),
+    "remainder": _FLOATS + ("i64",), "floor_divide": _FLOATS + ("i64",),
+    **{op: ("bool",) for op in ("logical_and", "logical_or", "logical_xor")},
 }
+PREDICATES = ("isnan", "isinf", "isfinite")             # unary ops that return bool
 UNARY_OPS = {
     **{op: _FLOATS + ("i64",) for op in ("neg", "abs", "relu")},
     **{op: _FLOATS for op in ("exp", "log", "sqrt", "tanh", "sigmoid")},
+    **{op: _FLOATS for op in ("sin", "cos", "erf", "rsqrt", "log1p", "expm1", "floor", "ceil", "round")},
+    "sign": _FLOATS + ("i64",), "logical_not": ("bool",),
+    **{op: _FLOATS for op in PREDICATES},
 }
 
 
@@ -52,7 +58,7 @@ def _table(ops, variants, out_dtype):
 
 _BINARY = _table(BINARY_OPS, ("", "_strided", "_scalar", "_scalar_strided"),
                  lambda op, dt: _BOOL if op in COMPARISONS else dt)
-_UNARY = _table(UNARY_OPS, ("", "_strided"), lambda op, dt: dt)
+_UNARY = _table(UNARY_OPS, ("", "_strided"), lambda op, dt: _BOOL if op in PREDICATES else dt)
 _WHERE = {dt: (f"where_{suf}", f"where_strided_{suf}") for dt, suf in SUFFIX.items()}
 _CAST = {(src, dst): (f"cast_{s}_{d}", f"cast_strided_{s}_{d}")
          for src, s in SUFFIX.items() for dst, d in SUFFIX.items()}
@@ -133,10 +139,11 @@ def binary_scalar(op, a, scalar, reflected=False):
 
 
 def unary(op, a):
-    """``op(a)`` elementwise; ``op`` is a key of UNARY_OPS (neg, abs, relu also for int64).
+    """``op(a)`` elementwise; ``op`` is a key of UNARY_OPS (neg, abs, relu, sign also for int64;
+    logical_not for bool only).
 
-    Any strides. Returns a new contiguous array of ``a``'s shape and dtype. ``sigmoid`` never
-    overflows (e^-|x| <= 1); log/sqrt of negatives give NaN, as in NumPy.
+    Any strides. Returns a new contiguous array of ``a``'s shape and dtype (bool for PREDICATES).
+    ``sigmoid`` never overflows (e^-|x| <= 1); log/sqrt of negatives give NaN, as in NumPy.
 
     Raises:
         KeyError: unknown op.  TypeError: dtype without a kernel for this op.
@@ -153,6 +160,33 @@ def unary(op, a):
     else:
         _, _, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),))
         launch_stride(kernel(FILE, names[1], idx), n, 1, idx, (a, out, n, layout))
+    return out
+
+
+_NAN_TO_NUM = {dt: (f"nan_to_num_{suf}", f"nan_to_num_strided_{suf}")
+               for dt, suf in SUFFIX.items() if suf in _FLOATS}
+
+
+def nan_to_num(a, nan, posinf, neginf):
+    """``a`` (float32 or float64, any strides) with NaN, +inf and -inf replaced by the numbers
+    ``nan``, ``posinf`` and ``neginf`` (converted to ``a``'s dtype). Returns a new contiguous array.
+
+    Raises:
+        TypeError: a dtype other than the floating ones.
+    """
+    names = _NAN_TO_NUM.get(a.dtype)
+    if names is None:
+        raise TypeError(f"cuda nan_to_num has no kernel for {a.dtype}; floating dtypes only")
+    t = a.dtype.type
+    values = (t(nan), t(posinf), t(neginf))
+    idx = a.device_id
+    n = a.size
+    out = empty(a.shape, a.dtype, idx)
+    if a.c_contiguous:
+        launch_stride(kernel(FILE, names[0], idx), n, 16 // a.itemsize, idx, (a, *values, out, n))
+    else:
+        _, _, layout = broadcast_layout(((a.shape, a.strides, a.itemsize),))
+        launch_stride(kernel(FILE, names[1], idx), n, 1, idx, (a, *values, out, n, layout))
     return out
 
 

@@ -9,6 +9,7 @@ from .creation import arange, empty, fill_, from_numpy, full, rand, randn, to_nu
 from ...cuda.array import as_strided
 from .elementwise import BINARY_OPS, COMPARISONS, UNARY_OPS
 from .elementwise import binary, binary_scalar, cast, contiguous, unary, where
+from .elementwise import PREDICATES, nan_to_num
 from .matrix import matmul, transpose2d, transpose2d_naive
 from .random import empty_strided, eye, linspace, normal_, randint, uniform_
 from .elementwise import unary_backward
@@ -18,3 +19,7 @@ from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
 from .indexing import gather, index_copy_, scatter_
 from .random import multinomial, randperm
+from .histogram import bincount, histc
+from .reduce import fold
+from .scan import cumulative
+from .sort import mode, sort, unique

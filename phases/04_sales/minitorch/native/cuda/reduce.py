@@ -281,3 +281,57 @@ def var_mean(a, dims, correction=1, keepdim=False, take_sqrt=False):
     launch_2d(kernel("reduce.cu", f"welford_combine_{suf}", idx), (n_out,), (_block_for(splits),),
               (part, out, mean, splits, dof, root), idx)
     return out, mean
+
+
+# ---- phase 04: one generic fold for prod, amax/amin, all/any, count_nonzero, norms, logsumexp ------
+# reduce.cu's fold_* kernels: the op is a struct (init, add, merge, finish), so one planner serves
+# them all. Partial results between the two launches are Op::Acc, at most 16 bytes each.
+_NUMBERS, _FLOATS_ONLY = ("f32", "f64", "i64"), ("f32", "f64")
+FOLD_OPS = {   # op -> (kernel suffixes it has, output dtype or None for the input's)
+    "prod": (_NUMBERS, None), "amax": (_NUMBERS, None), "amin": (_NUMBERS, None),
+    "all": (_NUMBERS + ("bool",), np.dtype(np.bool_)), "any": (_NUMBERS + ("bool",), np.dtype(np.bool_)),
+    "count_nonzero": (_NUMBERS + ("bool",), _I64),
+    "norm1": (_FLOATS_ONLY, None), "norm2": (_FLOATS_ONLY, None), "norminf": (_FLOATS_ONLY, None),
+    "logsumexp": (_FLOATS_ONLY, None),
+}
+_PARTIAL_BYTES = 16
+
+
+def fold(op, a, dims, keepdim=False):
+    """Reduce ``a`` over ``dims`` with ``op`` (a key of FOLD_OPS; see the table in reduce.cu).
+
+    ``a``: any strides; ``dims``: non-negative axes (all of them for a full reduction). An empty
+    reduction gives the op's starting value (prod 1, all True, any False, count 0, norms 0,
+    logsumexp -inf; amax/amin give -inf/+inf: the Tensor layer raises before). Returns a new
+    contiguous array of the reduced shape: bool for all/any, int64 for count_nonzero, else ``a``'s
+    dtype.
+
+    Raises:
+        TypeError: a dtype ``op`` has no kernel for.  ValueError: an axis out of range.
+    """
+    sufs, out_dtype = FOLD_OPS[op]
+    suf = SUFFIX.get(a.dtype)
+    if suf not in sufs:
+        raise TypeError(f"cuda {op} has no kernel for {a.dtype}; {', '.join(sufs)} only")
+    dims = tuple(sorted(set(dims)))
+    _check_dims(op, a, dims)
+    idx = a.device_id
+    out_shape, n_out, r, kept, red, strategy, block, splits = _plan(
+        a.shape, a.strides, a.itemsize, dims, bool(keepdim), sm_count(idx))
+    out = empty(out_shape, out_dtype or a.dtype, idx)
+    if n_out == 0:
+        return out
+    if strategy == "threads":        # also R == 0: each output is the op's starting value
+        launch_stride(kernel("reduce.cu", f"fold_threads_{op}_{suf}", idx), n_out, 1, idx,
+                      (a, out, n_out, r, kept, red))
+        return out
+    fn = kernel("reduce.cu", f"fold_blocks_{op}_{suf}", idx)
+    splits = _splits(fn, block, n_out, r, 16 // a.itemsize * UNROLL, idx)
+    if splits == 1:          # `part` is unused when final: any pointer will do
+        launch_2d(fn, (n_out,), (block,), (a, out, out, r, kept, red, np.bool_(True)), idx)
+        return out
+    part = empty((n_out * splits * _PARTIAL_BYTES,), _BYTES, idx)
+    launch_2d(fn, (n_out, splits), (block,), (a, out, part, r, kept, red, np.bool_(False)), idx)
+    launch_2d(kernel("reduce.cu", f"fold_combine_{op}_{suf}", idx), (n_out,), (_block_for(splits),),
+              (part, out, splits), idx)
+    return out
