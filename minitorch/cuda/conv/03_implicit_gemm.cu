@@ -11,8 +11,9 @@
 //
 // per group (blockIdx.z % G); "pixel" runs over every image (n, p, q), so small images still make
 // wide tiles. wgrad's reduction (N*P*Q) is long and its C small: blockIdx.z / G also splits the k
-// range into chunks, each block writing its own partial sum [split, K, C/G*R*S] (Python adds the
-// splits with our reduction: deterministic, no atomics).
+// range into chunks, each block writing its own partial sums, split innermost: [K, C/G*R*S, splits]
+// (Python adds each run of `splits` contiguous partials with our reduction, one block per weight:
+// deterministic, no atomics, and cheap even for hundreds of splits).
 //
 // Threads: 256 per block compute a BM x BN tile of C, each TM x TN values in registers, rows
 // ty + i*(BM/TM) and columns tx + j*(BN/TN) (interleaved: a warp's 32 consecutive tx store 32
@@ -36,8 +37,8 @@
 // a_src/b_src: fwd weight/x, dgrad weight/dy, wgrad dy/x; bias and relu: fwd only (may be null/0);
 // chunk: k values per split (wgrad; the others pass their whole reduction length); mask: the saved
 // output y of a fused ReLU (dgrad, wgrad; null: no mask); dbias: wgrad's bias gradient (null: none).
-// wgrad's split s writes dw at out + s*stride and db at dbias + s*stride, stride = K*C/G*R*S + K
-// when dbias is given (Python allocates one [splits, stride] buffer, db after dw), else K*C/G*R*S.
+// wgrad's split s writes dw[e] at out[e * splits + s] and db[k] at dbias[k * splits + s], splits =
+// gridDim.z / G (Python allocates one [K*C/G*R*S + K, splits] buffer, db's rows after dw's).
 // Every index along a GEMM dimension (M, Ncols, the reduction) fits in an int (Python sends larger
 // problems to another rung): the divisions that decode them are 32-bit, several times cheaper than
 // 64-bit ones; offsets into the tensors stay long long. Shapes: conv.cuh.
@@ -213,12 +214,12 @@ __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ b
                 const long long n = c / hw;
                 out[(n * g.C + (long long)gi * cg + m) * hw + (c - n * hw)] = narrow<T>(acc[i][j]);
             } else {
-                const long long stride = g.K * wcols + (dbias ? g.K : 0);     // elements per split
+                const long long splits = gridDim.z / g.G;                  // partials of one weight: adjacent
                 const long long ch = (long long)gi * kg + m;
                 if (c < wcols)
-                    out[split * stride + ch * wcols + c] = narrow<T>(acc[i][j]);
+                    out[(ch * wcols + c) * splits + split] = narrow<T>(acc[i][j]);
                 else
-                    dbias[split * stride + ch] = narrow<T>(acc[i][j]);
+                    dbias[ch * splits + split] = narrow<T>(acc[i][j]);
             }
         }
     }

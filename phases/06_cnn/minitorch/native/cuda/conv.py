@@ -186,17 +186,17 @@ def _igemm_weight_grad(grad, x, geom, out_shape, mask=None, bias_grad=False):
     g = x.shape[1] // cg
     m, ncols, kred = k // g, cg * r * s + bool(bias_grad), n * p * q
     bm, bn = _tile(m, ncols)                 # the splits below fill the GPU
-    # enough blocks to fill the GPU twice, each with at least 4 k-tiles of the N*P*Q reduction
+    # about 4 k-tiles of the N*P*Q reduction per block, as many blocks as the GPU holds at once
+    # (~8 per SM): the blocks of this small GEMM wait on memory, more of them hide it better
     tiles = cdiv(m, bm) * cdiv(ncols, bn) * g
-    splits = max(1, min(cdiv(kred, 4 * IG_BK), cdiv(2 * sm_count(x.device_id), tiles), 65535 // g))
+    splits = max(1, min(cdiv(kred, 4 * IG_BK), cdiv(8 * sm_count(x.device_id), tiles), 65535 // g))
     chunk = cdiv(cdiv(kred, splits), IG_BK) * IG_BK                  # whole k-tiles per split
     splits = cdiv(kred, chunk)                                        # so that no split is empty
-    size = k * cg * r * s                                     # dw's elements; db follows them
-    stride = size + (k if bias_grad else 0)                   # elements per split (the kernel's)
-    buf = empty((splits, stride), x.dtype, x.device_id)
+    size = k * cg * r * s                                     # dw's elements; db's K follow them
+    buf = empty((size + (k if bias_grad else 0), splits), x.dtype, x.device_id)   # split innermost
     _igemm("wgrad", grad, x, None, buf, geom, False, m, ncols, kred, g, splits, chunk,
-           mask, buf[0, size:] if bias_grad else None, (bm, bn))
-    total = buf.reshape(stride) if splits == 1 else _sum(buf, (0,))
+           mask, buf[size:] if bias_grad else None, (bm, bn))
+    total = buf.reshape(buf.shape[0]) if splits == 1 else _sum(buf, (1,))
     dw = total[:size].reshape(out_shape)
     return (dw, total[size:]) if bias_grad else dw
 
