@@ -28,20 +28,22 @@ class Conv2d(Function):
         be = x._backend
         y = be.conv2d(x._data, weight._data, None if bias is None else bias._data,
                       stride, padding, dilation, groups, activation)
-        out = Tensor(y, x.device)
-        ctx.save_for_backward(x, weight, out if activation == "relu" else None)
+        ctx.save_for_backward(x, weight)
+        # a fused ReLU's output, as the raw array (saving the output Tensor itself would make a
+        # reference cycle output -> node -> ctx -> output, freed only by the garbage collector)
+        ctx.relu_out = y if activation == "relu" else None
         ctx.geometry = (stride, padding, dilation, groups)
         ctx.has_bias = bias is not None
-        return out
+        return Tensor(y, x.device)
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight, y = ctx.saved_tensors
+        x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         need_b = need_b and ctx.has_bias
         be = grad._backend
         g = grad.contiguous()._data
-        mask = None if y is None else y._data    # fused ReLU: dy counts where the output is > 0
+        mask = ctx.relu_out                      # fused ReLU: dy counts where the output is > 0
         gx = gw = gb = None
         if need_x:
             gx = Tensor(be.conv2d_input_grad(g, weight._data, x.shape, *ctx.geometry, relu_out=mask), x.device)
