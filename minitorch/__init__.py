@@ -45,6 +45,7 @@ from .serialization import load, save
 # <<< phase 05
 # >>> phase 06
 from .ops import log_softmax, softmax
+from .ops import conv2d
 # <<< phase 06
 
 __version__ = "0.1.0"

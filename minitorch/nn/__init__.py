@@ -16,6 +16,7 @@ from . import utils
 from .activation import LogSoftmax, Softmax
 from .flatten import Flatten
 from .loss import CrossEntropyLoss, NLLLoss
+from .conv import Conv2d
 # <<< phase 06
 # >>> phase 05
 from .container import ModuleDict, ModuleList, Sequential

@@ -73,6 +73,13 @@ def nll_loss(input, target, reduction="mean"):
     """Negative log-likelihood of log-probabilities ``input`` [N, C] and int64 class indices
     ``target`` [N] (see :func:`minitorch.ops.softmax.nll_loss`)."""
     return ops.nll_loss(input, target, reduction)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution: input [N, C, H, W] (or [C, H, W]), weight [K, C/groups, R, S], bias [K]
+    -> [N, K, P, Q]; ``padding`` an int, a pair, 'valid' or 'same' (see
+    :func:`minitorch.ops.conv.conv2d` for the formula and errors)."""
+    return ops.conv2d(input, weight, bias, stride, padding, dilation, groups)
 # <<< phase 06
 # >>> phase 04
 

@@ -89,6 +89,52 @@ def test_softmax_kernel_rows_up_to_1024():
               atol=1e-4)
 
 
+# ---- convolution (06.6 - 06.7) -------------------------------------------------------------------
+def _conv_case(rng, dtype=np.float64):
+    x = rng.standard_normal((2, 3, 7, 6)).astype(dtype)
+    w = rng.standard_normal((4, 3, 3, 2)).astype(dtype)
+    return x, w
+
+
+@exercise("06.6")
+def test_im2col_with_stride_tricks():
+    from minitorch.native import cpu
+    rng = np.random.default_rng(66)
+    x, _ = _conv_case(rng)
+    for stride, pad, dil in (((1, 1), (0, 0), (1, 1)), ((2, 1), (1, 2), (1, 1)), ((1, 2), (1, 1), (2, 1))):
+        cols = cpu.im2col(x, (3, 2), stride, ((pad[0], pad[0]), (pad[1], pad[1])), dil)
+        want = torch.nn.functional.unfold(torch.tensor(x), (3, 2), dilation=dil, padding=pad, stride=stride).numpy()
+        assert cols.shape == want.shape, \
+            f"im2col with stride {stride}, padding {pad}, dilation {dil} should give shape {want.shape}, got {cols.shape}"
+        close(cols, want, f"im2col with stride {stride}, padding {pad}, dilation {dil} (torch's unfold)")
+    cols = cpu.im2col(x, (3, 3), (1, 1), ((1, 0), (0, 2)), (1, 1))
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 0), (0, 2)))
+    want = torch.nn.functional.unfold(torch.tensor(padded), (3, 3)).numpy()
+    close(cols, want, "im2col with uneven padding ((1, 0), (0, 2)): pad top 1, bottom 0, left 0, right 2")
+
+
+@exercise("06.7", cuda=True)
+def test_direct_conv_kernel():
+    from minitorch.cuda import array
+    from minitorch.native import cuda as backend
+    from minitorch.native.cuda import conv
+    rng = np.random.default_rng(67)
+    cases = [((2, 3, 7, 6), (4, 3, 3, 2), (1, 1), ((1, 1), (0, 0)), (1, 1), 1),
+             ((1, 4, 13, 9), (6, 2, 3, 3), (2, 1), ((1, 1), (2, 2)), (2, 1), 2),
+             ((3, 1, 28, 28), (8, 1, 3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 1)]
+    for x_shape, w_shape, stride, pad, dil, groups in cases:
+        x = rng.standard_normal(x_shape).astype(np.float32)
+        w = rng.standard_normal(w_shape).astype(np.float32)
+        b = rng.standard_normal(w_shape[0]).astype(np.float32)
+        want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b), stride,
+                                          (pad[0][0], pad[1][0]), dil, groups).numpy()
+        with conv.use_rung("01_direct"):
+            y = backend.conv2d(array.from_numpy(x, 0), array.from_numpy(w, 0), array.from_numpy(b, 0),
+                               stride, pad, dil, groups)
+        close(array.to_numpy(y), want, f"the direct conv kernel on x {x_shape}, weight {w_shape}, stride {stride}, "
+              f"padding {pad}, dilation {dil}, groups {groups}", rtol=1e-4, atol=1e-4)
+
+
 @exercise("06.8")
 def test_max_pool_backward_through_the_saved_indices():
     from minitorch.native import cpu

@@ -37,5 +37,6 @@ from .ops import bmm
 from .random import get_rng_state, set_rng_state
 from .serialization import load, save
 from .ops import log_softmax, softmax
+from .ops import conv2d
 
 __version__ = "0.1.0"

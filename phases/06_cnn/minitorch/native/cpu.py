@@ -719,6 +719,99 @@ def multinomial(probs, num_samples, replacement, generator):
     with np.errstate(divide="ignore"):
         keys = generator.exponential(size=(rows, n)) / p          # p = 0: inf, never picked first
     return _c(np.argsort(keys, axis=1, kind="stable")[:, :num_samples], dtype=np.int64)
+# ---- 2-D convolution: im2col + matmul, col2im ---------------------------------------------------
+# Shapes are cuDNN's: x [N, C, H, W], weight [K, C/groups, R, S], y [N, K, P, Q]. ``stride`` and
+# ``dilation`` are (rows, cols) pairs, ``padding`` ((top, bottom), (left, right)): 'same' with an
+# even kernel pads one more at the bottom/right, as PyTorch does. Each group of C/groups input
+# channels makes K/groups output channels with its own slice of the weight.
+def conv_out_size(h, w, kernel_size, stride, padding, dilation):
+    """(P, Q): output rows and columns of a convolution (PyTorch's Conv2d formula)."""
+    (r, s), (sh, sw), ((pt, pb), (pl, pr)), (dh, dw) = kernel_size, stride, padding, dilation
+    return (h + pt + pb - dh * (r - 1) - 1) // sh + 1, (w + pl + pr - dw * (s - 1) - 1) // sw + 1
+
+
+def im2col(x, kernel_size, stride, padding, dilation):
+    """The patches of ``x`` [N, C, H, W] as columns: [N, C*R*S, P*Q], row (c, r, s) holding input
+    channel c at kernel offset (r, s) for every output position (p, q). Padding reads as zeros.
+    A convolution is then one matrix product per image: weight [K, C*R*S] @ columns.
+    (Chellapilla, Puri, Simard, "High Performance Convolutional Neural Networks for Document
+    Processing", 2006.)"""
+    # >>> exercise 06.6: im2col with stride tricks
+    # hint: np.pad the two spatial dims with `padding`; then np.lib.stride_tricks.as_strided gives the
+    # hint: 6-D view [N, C, R, S, P, Q] of the padded array: (r, s) step dilation rows/cols, (p, q) step
+    # hint: stride rows/cols (multiply the padded array's byte strides); reshape copies it to [N, C*R*S, P*Q]
+    (r, s), (sh, sw), ((pt, pb), (pl, pr)), (dh, dw) = kernel_size, stride, padding, dilation
+    n, c, h, w = x.shape
+    p, q = conv_out_size(h, w, kernel_size, stride, padding, dilation)
+    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    bn, bc, bh, bw = xp.strides
+    view = np.lib.stride_tricks.as_strided(xp, (n, c, r, s, p, q), (bn, bc, bh * dh, bw * dw, bh * sh, bw * sw))
+    return view.reshape(n, c * r * s, p * q)
+    # <<< exercise
+
+
+def col2im(cols, x_shape, kernel_size, stride, padding, dilation):
+    """The adjoint of :func:`im2col`: ``cols`` [N, C*R*S, P*Q] summed back into an [N, C, H, W]
+    array (every input element receives the column entries that read it)."""
+    (r, s), (sh, sw), ((pt, pb), (pl, pr)), (dh, dw) = kernel_size, stride, padding, dilation
+    n, c, h, w = x_shape
+    p, q = conv_out_size(h, w, kernel_size, stride, padding, dilation)
+    xp = np.zeros((n, c, h + pt + pb, w + pl + pr), cols.dtype)
+    cols = cols.reshape(n, c, r, s, p, q)
+    for i in range(r):            # one strided slice per kernel offset: R*S adds of a whole array
+        for j in range(s):
+            xp[:, :, i * dh:i * dh + sh * (p - 1) + 1:sh, j * dw:j * dw + sw * (q - 1) + 1:sw] += cols[:, :, i, j]
+    return xp[:, :, pt:pt + h, pl:pl + w]
+
+
+def conv2d(x, weight, bias, stride, padding, dilation, groups, activation=None):
+    """``y = weight * x (+ bias)``, then ``max(y, 0)`` when ``activation`` is 'relu' (the fused
+    epilogue; None: none): [N, K, P, Q] of x's dtype.
+    Per image and group, [K/G, C/G*R*S] @ im2col [C/G*R*S, P*Q] (one batched np.matmul)."""
+    if activation not in (None, "relu"):
+        raise ValueError(f"conv2d: activation must be None or 'relu', got {activation!r}")
+    n, kout, crs = x.shape[0], weight.shape[0], weight[0].size               # crs = C/G*R*S
+    cols = im2col(x, weight.shape[2:], stride, padding, dilation)          # [N, C*R*S, P*Q]
+    p, q = conv_out_size(*x.shape[2:], weight.shape[2:], stride, padding, dilation)
+    cols = cols.reshape(n, groups, crs, p * q)                              # the groups' rows are consecutive
+    y = np.matmul(weight.reshape(groups, kout // groups, crs), cols).reshape(n, kout, p, q)
+    if bias is not None:
+        y += bias.reshape(kout, 1, 1)
+    if activation == "relu":
+        np.maximum(y, 0, out=y)
+    return _c(y, dtype=x.dtype)
+
+
+def _relu_masked(grad, relu_out):
+    """dL/dy of a fused conv + ReLU: ``grad`` where the saved output is > 0, else 0."""
+    return grad if relu_out is None else np.where(relu_out > 0, grad, grad.dtype.type(0))
+
+
+def conv2d_input_grad(grad, weight, x_shape, stride, padding, dilation, groups, relu_out=None):
+    """dL/dx [N, C, H, W] = col2im(weight^T @ grad), per group; ``relu_out``: a fused ReLU's output
+    (the gradient passes only where it is > 0) or None."""
+    grad = _relu_masked(grad, relu_out)
+    n, kout, p, q = grad.shape
+    wg = weight.reshape(groups, kout // groups, weight[0].size)            # [G, K/G, C/G*R*S]
+    cols = np.matmul(wg.transpose(0, 2, 1), grad.reshape(n, groups, kout // groups, p * q))
+    return _c(col2im(cols.reshape(n, groups * weight[0].size, p * q), x_shape, weight.shape[2:], stride, padding,
+                     dilation))
+
+
+def conv2d_weight_grad(grad, x, weight_shape, stride, padding, dilation, groups, relu_out=None, bias_grad=False):
+    """dL/dweight [K, C/G, R, S] = sum over images of grad @ im2col(x)^T, per group; with
+    ``bias_grad`` the tuple (dL/dweight, dL/dbias [K]). ``relu_out`` as for conv2d_input_grad."""
+    grad = _relu_masked(grad, relu_out)
+    n, kout, p, q = grad.shape
+    crs = int(np.prod(weight_shape[1:]))
+    cols = im2col(x, weight_shape[2:], stride, padding, dilation).reshape(n, groups, crs, p * q)
+    g = grad.reshape(n, groups, kout // groups, p * q)
+    dw = _c(np.einsum("ngkl,ngml->gkm", g, cols).reshape(weight_shape), dtype=x.dtype)
+    return (dw, sum(grad, (0, 2, 3))) if bias_grad else dw
+
+
+for _name in ("conv2d", "conv2d_input_grad", "conv2d_weight_grad"):     # half: computed in float32
+    globals()[_name] = _in_float32(globals()[_name], 0)
 # ---- optimizers and gradient clipping on lists of parameters ---------------------------------------
 # The cuda backend updates a whole list of parameters in one kernel launch (multi_tensor.cu); here
 # each function loops over the list and updates one parameter at a time, in place, with the same

@@ -12,6 +12,7 @@ from . import utils
 from .activation import LogSoftmax, Softmax
 from .flatten import Flatten
 from .loss import CrossEntropyLoss, NLLLoss
+from .conv import Conv2d
 from .container import ModuleDict, ModuleList, Sequential
 from .linear import Identity
 from .batchnorm import BatchNorm1d, BatchNorm2d

@@ -75,6 +75,13 @@ def nll_loss(input, target, reduction="mean"):
     return ops.nll_loss(input, target, reduction)
 
 
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution: input [N, C, H, W] (or [C, H, W]), weight [K, C/groups, R, S], bias [K]
+    -> [N, K, P, Q]; ``padding`` an int, a pair, 'valid' or 'same' (see
+    :func:`minitorch.ops.conv.conv2d` for the formula and errors)."""
+    return ops.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
 def l1_loss(input, target, reduction="mean"):
     """Absolute error ``|input - target|``, reduced ('mean', 'sum' or 'none'). Its gradient is
     ``sign(input - target)`` (0 where they are equal, as PyTorch), scaled by 1/N for 'mean'.

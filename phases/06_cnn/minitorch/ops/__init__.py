@@ -21,6 +21,7 @@ from .sorting import (argsort, bincount, cumprod, cumsum, histc, kthvalue, media
 from .linear import linear
 from .matmul import bmm
 from .softmax import cross_entropy, log_softmax, nll_loss, softmax
+from .conv import conv2d
 from .batchnorm import batch_norm
 from .dropout import dropout, dropout2d
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d
