@@ -284,7 +284,7 @@ def test_fuse_conv_relu_keeps_outputs_gradients_and_parameters(device):
 @pytest.mark.parametrize("tile", [(8, 256), (16, 128), (64, 64), (16, 16)])
 @pytest.mark.parametrize("x_shape,w_shape,kw", [
     ((3, 10, 13, 17), (70, 10, 3, 3), {"padding": 1}),                      # rows and columns past a tile
-    ((2, 6, 9, 11), (9, 3, 3, 2), {"stride": (2, 1), "dilation": (1, 2), "groups": 2, "padding": 1}),
+    ((2, 6, 9, 11), (10, 3, 3, 2), {"stride": (2, 1), "dilation": (1, 2), "groups": 2, "padding": 1}),
 ], ids=["k70", "groups2"])
 def test_every_implicit_gemm_tile(rng, monkeypatch, request, tile, x_shape, w_shape, kw):
     """03_implicit_gemm with each tile configuration forced (the dispatch picks them by shape), fused
