@@ -163,6 +163,19 @@ def test_scans_match_torch(device, rng, op, shape, dim, layout):
     check_op(lambda lib, x: getattr(lib, op)(x, dim), [shape], device, rng, layout=layout, low=0.5, high=1.5)
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_cumprod_gradient_with_zeros(device, rng, layout):
+    """Rows with no zero, one zero, two zeros (the second after the first), a zero first and last,
+    all zeros: the gradient at and after the first zero is PyTorch's, not out / x."""
+    rows = np.array([[1.5, 2.0, -0.5, 3.0, 0.7, 1.2], [1.5, 2.0, 0.0, 3.0, 0.7, 1.2],
+                     [1.5, 0.0, -0.5, 0.0, 0.7, 1.2], [0.0, 2.0, -0.5, 3.0, 0.7, 0.0],
+                     [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]])
+    check_op(lambda lib, x: lib.cumprod(x, 1), None, device, rng, arrays=[rows], layout=layout)
+    check_op(lambda lib, x: lib.cumprod(x, 0), None, device, rng, arrays=[rows.T.copy()], layout=layout)
+    ints = rng.integers(-1, 2, size=(4, 9)).astype(np.float64)      # many zeros at random places
+    check_op(lambda lib, x: lib.cumprod(x, -1), None, device, rng, arrays=[ints], layout=layout)
+
+
 @pytest.mark.parametrize("n", LENGTHS + [LONG])
 def test_scan_lengths(device, rng, n):
     _long_only_on_cuda(device, n)
