@@ -309,3 +309,14 @@ def test_kaiming_and_xavier_parameters_equal_torchs_formulas(monkeypatch, shape,
     want = [(-math.sqrt(3) * std, math.sqrt(3) * std), (0.0, std),
             (-math.sqrt(3) * xavier_std, math.sqrt(3) * xavier_std), (0.0, xavier_std)]
     np.testing.assert_allclose(np.array(calls, dtype=float), np.array(want), rtol=1e-14, atol=0)
+
+
+def test_to_dtype_converts_floating_buffers_only():
+    """PyTorch's Module.to(dtype): parameters and floating buffers change dtype, an integer buffer
+    (a step counter such as BatchNorm's num_batches_tracked) stays an integer."""
+    module = nn.Module()
+    module.register_buffer("mean", mt.zeros(3))
+    module.register_buffer("count", mt.tensor(5))
+    module.to(dtype=mt.float64)
+    assert module.mean.dtype is mt.float64, f"a float buffer should become float64, got {module.mean.dtype}"
+    assert module.count.dtype is mt.int64, f"an int64 buffer should stay int64, got {module.count.dtype}"

@@ -127,7 +127,9 @@ class Module:
         for m in self.modules():
             for name, b in m._buffers.items():
                 if b is not None:
-                    m._buffers[name] = b.to(device=device, dtype=dtype)
+                    # a dtype converts floating buffers only: a step counter stays an integer
+                    cast = dtype if b.dtype.is_floating_point else None
+                    m._buffers[name] = b.to(device=device, dtype=cast)
         return self
 
     def cuda(self, device=None):

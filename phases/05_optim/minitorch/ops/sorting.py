@@ -14,6 +14,7 @@ import collections
 from ..autograd.function import Function
 from ..dtypes import float32, int64
 from ..tensor import Tensor
+from .elementwise import logical_and, where
 from .reduce import ExtremeAll, Selected
 
 SortResult = collections.namedtuple("sort", ["values", "indices"])        # like torch.return_types
@@ -58,9 +59,28 @@ class Cumulative(Function):
         grad = grad.contiguous()
         if ctx.op == "cumsum":          # x_i feeds every out_j with j >= i
             return _reverse_cumsum(grad, ctx.dim), None, None
-        # cumprod: d out_j / d x_i = out_j / x_i for j >= i. Valid where x_i != 0; PyTorch also
-        # handles zeros (a slower formula); here a zero gives inf/NaN in its own gradient.
-        return _reverse_cumsum((grad * out).contiguous(), ctx.dim) / a, None, None
+        return _cumprod_backward(a, out, grad, ctx.dim), None, None
+
+
+def _cumprod_backward(a, out, grad, dim):
+    """The gradient of ``out = cumprod(a, dim)``, zeros included, in O(n) per row.
+
+    d out_j / d a_i = prod of a_k for k <= j, k != i (j >= i). Before a row's first zero that is
+    out_j / a_i; at the first zero z it is the running product with a_z taken as 1; after z every
+    such product holds a_z = 0. So three cases, computed for every element and picked with where
+    (no host sync to ask whether a zero exists):
+        i before z:  sum_{j>=i} grad_j out_j / a_i
+        i == z:      sum_{j>=z} grad_j cumprod(a with a_z := 1)_j
+        i after z:   0
+    """
+    zero = a == 0
+    zeros_so_far = cumsum(zero, dim)                   # zeros at or before each position
+    before = zeros_so_far == 0
+    first = logical_and(zero, zeros_so_far == 1)
+    g_before = _reverse_cumsum((grad * out).contiguous(), dim) / where(before, a, 1.0)
+    skip_first = cumprod(where(first, 1.0, a), dim)
+    g_first = _reverse_cumsum((grad * skip_first).contiguous(), dim)
+    return where(before, g_before, where(first, g_first, 0.0))
 
 
 def _cumulative(name, input, dim, dtype):
@@ -85,8 +105,8 @@ def cumsum(input, dim, *, dtype=None):
 
 
 def cumprod(input, dim, *, dtype=None):
-    """Running products along ``dim``: see :func:`cumsum`. The gradient uses out / x, so it is
-    wrong (inf/NaN) where an input element is 0 (PyTorch handles that case)."""
+    """Running products along ``dim``: see :func:`cumsum`. Differentiable, zeros included
+    (see :func:`_cumprod_backward`)."""
     return _cumulative("cumprod", input, dim, dtype)
 
 
