@@ -818,7 +818,7 @@ class Tensor:
             raise RuntimeError(f"{op}: an operand requires grad, and in-place ops are not recorded by autograd "
                                f"yet; use the out-of-place op")
         dst = self._data
-        if any(st == 0 and n > 1 for n, st in zip(dst.shape, dst.strides)):
+        if dst.size and any(st == 0 and n > 1 for n, st in zip(dst.shape, dst.strides)):
             raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                                "single memory location. Please clone() the tensor before performing the operation.")
         pad = self.ndim - value.ndim

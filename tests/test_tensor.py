@@ -197,3 +197,16 @@ def test_masked_fill_casts_the_value_like_pytorch(device):
     assert t.dtype is mt.int64 and t.tolist() == theirs.tolist()
     with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
         mt.zeros(3, device=device).masked_fill_(mt.tensor(mask, device=device), mt.ones(3, device=device))
+
+
+def test_in_place_ops_on_empty_tensors(device):
+    """An empty tensor takes in-place writes (nothing to write), whatever its strides."""
+    for shape in [(0,), (0, 3), (4, 0)]:
+        t = mt.zeros(shape, device=device)
+        t.fill_(1.0)
+        t.add_(mt.ones(shape, device=device))
+        t.uniform_()
+        assert tuple(t.shape) == shape, f"in-place ops changed the shape {shape} to {tuple(t.shape)}"
+    expanded = mt.zeros(1, 0, device=device).expand(3, 0)
+    expanded.zero_()
+    assert tuple(expanded.shape) == (3, 0)
