@@ -761,7 +761,7 @@ class Tensor:
         return ops.getitem(self, key)
 
     def __setitem__(self, key, value):
-        """``x[key] = value`` in place, for basic keys and bool masks of x's shape."""
+        """``x[key] = value`` in place: basic keys, index tensors, and bool masks of x's shape."""
         ops.setitem(self, key, value)
 
     def index_select(self, dim, index):

@@ -323,15 +323,35 @@ def _extent(data):
     return start, start + sum((n - 1) * s for n, s in zip(data.shape, data.strides)) + data.itemsize
 
 
+def _setitem_advanced(input, key, value):
+    """``input[i0, i1, ...] = value`` where every part of the key is an index tensor, a list of
+    ints or an int: index_put's semantics (one of repeated indices' values stays), written in place.
+
+    Raises:
+        NotImplementedError: index tensors mixed with slices, None or Ellipsis.
+    """
+    from ..autograd.grad_mode import no_grad
+    from ..creation import tensor
+    from .scatter import index_put
+    parts = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, (slice, type(None), type(Ellipsis))) for k in parts):
+        raise NotImplementedError("x[key] = value with index tensors mixed with slices, None or ... is not "
+                                  "supported; move the indexed dims first (movedim) and index them all")
+    indices = tuple(k.to(input.device) if isinstance(k, Tensor) else tensor(k, device=input.device) for k in parts)
+    with no_grad():
+        new = index_put(input, indices, value)
+    input._backend.copy_(input._data, new._data)
+
+
 def setitem(input, key, value):
-    """``input[key] = value`` in place, for basic keys (ints, slices, None, ...) and for a bool
+    """``input[key] = value`` in place, for basic keys (ints, slices, None, ...), index tensors and a bool
     mask of input's shape. ``value``: a number or a tensor broadcasting to ``input[key]``'s shape
     (converted to input's dtype and device). Not recorded by autograd.
 
     Raises:
         RuntimeError: input requires grad while grad mode is on (use ``minitorch.no_grad()``), the
             value does not broadcast, or the view repeats elements (an expanded tensor).
-        NotImplementedError: other advanced keys (``index_put_``).
+        NotImplementedError: index tensors mixed with slices (index tensors alone go through index_put).
     """
     from ..creation import full
     if input.requires_grad and is_grad_enabled():
@@ -348,8 +368,8 @@ def setitem(input, key, value):
         return
     basic, advanced = _parse(input, key)
     if advanced:
-        raise NotImplementedError("x[index] = value with index tensors (index_put_) is not supported; use a "
-                                  "bool mask of x's shape, where(), or index_add()")
+        _setitem_advanced(input, key, value)
+        return
     dst = input._data if basic is None else input._data[basic]
     if any(st == 0 and n > 1 for n, st in zip(dst.shape, dst.strides)):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
