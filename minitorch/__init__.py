@@ -47,5 +47,9 @@ from .serialization import load, save
 from .ops import log_softmax, softmax
 from .ops import conv2d
 # <<< phase 06
+# >>> phase 07
+from .deterministic import (are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled,
+                            use_deterministic_algorithms)
+# <<< phase 07
 
 __version__ = "0.1.0"

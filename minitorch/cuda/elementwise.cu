@@ -480,3 +480,55 @@ HALF_BACKWARD(sigmoid, SigmoidBackward, __nv_bfloat16, bf16)
 HALF_BACKWARD(tanh, TanhBackward, __half, f16)
 HALF_BACKWARD(tanh, TanhBackward, __nv_bfloat16, bf16)
 // <<< phase 05
+// >>> phase 07
+// ---- GELU (Hendrycks & Gimpel, "Gaussian Error Linear Units", arXiv:1606.08415) --------------------
+// gelu(x) = x * Phi(x), Phi the standard normal CDF: 0.5 x (1 + erf(x / sqrt 2)) (approximate='none'),
+// or 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (approximate='tanh'). Their gradients take the
+// input x, which forward saves:
+//   gelu'(x) = Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
+//   tanh form: with t = tanh(u), u = sqrt(2/pi) (x + 0.044715 x^3):
+//              0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2)
+#define GELU_SQRT1_2 0.70710678118654752440        // 1 / sqrt(2)
+#define GELU_SQRT_2_PI 0.79788456080286535588      // sqrt(2 / pi)
+#define GELU_INV_SQRT_2PI 0.39894228040143267794   // 1 / sqrt(2 pi)
+#define GELU_KAPPA 0.044715
+struct Gelu {
+    template <typename T> __device__ T operator()(T x) const { return T(0.5) * x * (T(1) + m_erf(x * T(GELU_SQRT1_2))); }
+};
+struct GeluTanh {
+    template <typename T> __device__ T operator()(T x) const {
+        return T(0.5) * x * (T(1) + m_tanh(T(GELU_SQRT_2_PI) * (x + T(GELU_KAPPA) * x * x * x)));
+    }
+};
+struct GeluBackward {
+    template <typename T> __device__ T operator()(T g, T x) const {
+        const T cdf = T(0.5) * (T(1) + m_erf(x * T(GELU_SQRT1_2)));
+        const T pdf = m_exp(T(-0.5) * x * x) * T(GELU_INV_SQRT_2PI);
+        return g * (cdf + x * pdf);
+    }
+};
+struct GeluTanhBackward {
+    template <typename T> __device__ T operator()(T g, T x) const {
+        const T t = m_tanh(T(GELU_SQRT_2_PI) * (x + T(GELU_KAPPA) * x * x * x));
+        const T du = T(GELU_SQRT_2_PI) * (T(1) + T(3 * GELU_KAPPA) * x * x);
+        return g * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * du);
+    }
+};
+
+UNARY(gelu, Gelu, float, f32)
+UNARY(gelu, Gelu, double, f64)
+UNARY(gelu_tanh, GeluTanh, float, f32)
+UNARY(gelu_tanh, GeluTanh, double, f64)
+HALF_UNARY(gelu, Gelu, __half, f16)
+HALF_UNARY(gelu, Gelu, __nv_bfloat16, bf16)
+HALF_UNARY(gelu_tanh, GeluTanh, __half, f16)
+HALF_UNARY(gelu_tanh, GeluTanh, __nv_bfloat16, bf16)
+BACKWARD(gelu, GeluBackward, float, f32)
+BACKWARD(gelu, GeluBackward, double, f64)
+BACKWARD(gelu_tanh, GeluTanhBackward, float, f32)
+BACKWARD(gelu_tanh, GeluTanhBackward, double, f64)
+HALF_BACKWARD(gelu, GeluBackward, __half, f16)
+HALF_BACKWARD(gelu, GeluBackward, __nv_bfloat16, bf16)
+HALF_BACKWARD(gelu_tanh, GeluTanhBackward, __half, f16)
+HALF_BACKWARD(gelu_tanh, GeluTanhBackward, __nv_bfloat16, bf16)
+// <<< phase 07

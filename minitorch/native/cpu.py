@@ -1189,3 +1189,94 @@ for _name in ("max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_bac
               "adaptive_avg_pool2d_backward", "masked_scale"):
     globals()[_name] = _in_float32(globals()[_name], 0)     # halves computed in float32 (phase 05)
 # <<< phase 06
+# >>> phase 07
+
+
+# ---- the transformer's layers (phase 07) ----------------------------------------------------------
+def _gelu(x):
+    """x * Phi(x), Phi the standard normal CDF (Hendrycks & Gimpel, arXiv:1606.08415)."""
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+
+
+def _gelu_tanh(x):
+    """GELU's tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+UNARY_OPS.update({"gelu": _gelu, "gelu_tanh": _gelu_tanh})
+_unary_backward_before_gelu = unary_backward
+
+
+def _gelu_grad(op, grad, x):
+    """grad * gelu'(x): Phi(x) + x phi(x), or the derivative of the tanh form."""
+    if op == "gelu":
+        cdf = 0.5 * (1 + _erf(x / math.sqrt(2)))
+        return grad * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
+    k = math.sqrt(2 / math.pi)
+    t = np.tanh(k * (x + 0.044715 * x ** 3))
+    return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x))
+
+
+def unary_backward(op, grad, saved):  # noqa: F811 - adds gelu and gelu_tanh (their saved tensor is x)
+    """Gradient of a unary op from its saved tensor (see phase 03); gelu/gelu_tanh save their input."""
+    if op not in ("gelu", "gelu_tanh"):
+        return _unary_backward_before_gelu(op, grad, saved)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _c(_gelu_grad(op, grad, saved), dtype=grad.dtype)
+
+
+unary_backward = _in_float32(unary_backward, 1)     # halves in float32, rounded once (phase 05)
+
+
+def _acc(dtype):
+    """The dtype a row is computed in: float64 for float64, float32 for the rest (as layernorm.cu)."""
+    return np.float64 if dtype == np.float64 else np.float32
+
+
+def layer_norm(x, weight, bias, eps):
+    """(y, mean, rstd) of a contiguous [rows, n] array: ``y = (x - mean) * rstd * weight + bias``
+    per row, rstd = 1 / sqrt(biased var + eps); weight/bias [n] or None. mean and rstd [rows] are
+    float32 (float64 for float64 input); halves are computed in float32 and rounded once."""
+    acc = _acc(x.dtype)
+    rows, n = x.shape
+    if n == 0:
+        return np.empty((rows, 0), x.dtype), np.full(rows, np.nan, acc), np.full(rows, np.nan, acc)
+    xf = x.astype(acc)
+    mean = xf.mean(axis=1)
+    rstd = (1 / np.sqrt(xf.var(axis=1) + acc(eps))).astype(acc)
+    y = (xf - mean[:, None]) * rstd[:, None]
+    if weight is not None:
+        y = y * weight.astype(acc)
+    if bias is not None:
+        y = y + bias.astype(acc)
+    with np.errstate(over="ignore"):
+        return _c(y, dtype=x.dtype), mean, rstd
+
+
+def layer_norm_backward(grad, x, mean, rstd, weight, bias_grad=True):
+    """(dx, dweight or None, dbias or None) as layernorm.cu: with g = grad * weight and xhat =
+    (x - mean) * rstd, ``dx = rstd * (g - mean(g) - xhat * mean(g * xhat))`` per row;
+    dweight = sum over rows of grad * xhat, dbias = sum of grad (only when weight is given)."""
+    acc = _acc(x.dtype)
+    gf, xhat = grad.astype(acc), (x.astype(acc) - mean[:, None]) * rstd[:, None]
+    g = gf * weight.astype(acc) if weight is not None else gf
+    n = max(x.shape[1], 1)
+    dx = rstd[:, None] * (g - g.sum(axis=1, keepdims=True) / n - xhat * ((g * xhat).sum(axis=1, keepdims=True) / n))
+    if weight is None:
+        return _c(dx, dtype=x.dtype), None, None
+    dweight = _c((gf * xhat).sum(axis=0, dtype=np.float64), dtype=x.dtype)     # float64: many rows
+    return _c(dx, dtype=x.dtype), dweight, _c(gf.sum(axis=0, dtype=np.float64), dtype=x.dtype) if bias_grad else None
+
+
+def embedding_backward(grad, index, num_weights, padding_idx=None, deterministic=False):
+    """dweight [num_weights, D]: row v is the sum of grad[i] over the positions where index[i] == v
+    (np.add.at adds in order: the same bits every run, so ``deterministic`` changes nothing here);
+    row ``padding_idx`` stays 0. grad [count, D] float, index [count] int64 in range."""
+    acc = _acc(grad.dtype)
+    dweight = np.zeros((num_weights, grad.shape[1]), acc)
+    np.add.at(dweight, index, grad.astype(acc))
+    if padding_idx is not None:
+        dweight[padding_idx] = 0
+    with np.errstate(over="ignore"):
+        return _c(dweight, dtype=grad.dtype)
+# <<< phase 07

@@ -53,3 +53,19 @@ class LogSoftmax(Module):
     def extra_repr(self):
         return f"dim={self.dim}"
 # <<< phase 06
+# >>> phase 07
+
+
+class GELU(Module):
+    """x * Phi(x) elementwise (``approximate='tanh'``: the tanh form); any shape."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+# <<< phase 07

@@ -145,3 +145,26 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels [n, c] with probability ``p``, scale the rest by 1 / (1 - p)."""
     return ops.dropout2d(input, p, training, inplace)
 # <<< phase 06
+# >>> phase 07
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` [V, D] at int64 ``input`` -> input.shape + [D]; row ``padding_idx`` gets no
+    gradient (see :func:`minitorch.ops.transformer.embedding`)."""
+    return ops.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize over the trailing ``normalized_shape`` (see :func:`minitorch.ops.transformer.layer_norm`)."""
+    return ops.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def gelu(input, approximate="none"):
+    """``x * Phi(x)``, or its tanh approximation with ``approximate='tanh'``."""
+    return ops.gelu(input, approximate)
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 [*tensor.shape, num_classes] with a 1 at each value (see :func:`minitorch.ops.transformer.one_hot`)."""
+    return ops.one_hot(tensor, num_classes)
+# <<< phase 07

@@ -34,3 +34,6 @@ from .batchnorm import batch_norm
 from .dropout import dropout, dropout2d
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 # <<< phase 06
+# >>> phase 07
+from .transformer import embedding, gelu, layer_norm, one_hot
+# <<< phase 07

@@ -44,3 +44,7 @@ from .dropout import dropout_mask, masked_scale
 from .pooling import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, avg_pool2d, avg_pool2d_backward, max_pool2d,
                       max_pool2d_backward)
 # <<< phase 06
+# >>> phase 07
+from .embedding import embedding_backward
+from .layernorm import layer_norm, layer_norm_backward
+# <<< phase 07

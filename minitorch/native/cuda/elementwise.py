@@ -295,3 +295,12 @@ _NAN_TO_NUM.update({dt: (f"nan_to_num_{SUFFIX[dt]}", f"nan_to_num_strided_{SUFFI
 _BACKWARD.update({(op, dt): f"{op}_backward_{SUFFIX[dt]}" for op in ("relu", "sigmoid", "tanh")
                   for dt in _HALF_DTYPES})
 # <<< phase 05
+# >>> phase 07
+# GELU (elementwise.cu's phase-07 functors): gelu (exact, with erf) and gelu_tanh (the tanh form),
+# every float dtype; their backward kernels take the input x as the saved array.
+_GELU = ("gelu", "gelu_tanh")
+UNARY_OPS.update({op: _FLOATS + _HALVES for op in _GELU})
+_UNARY.update(_table({op: UNARY_OPS[op] for op in _GELU}, ("", "_strided"), lambda op, dt: dt))
+_BACKWARD.update({(op, dt): f"{op}_backward_{suf}" for op in _GELU for dt, suf in SUFFIX.items()
+                  if suf in _FLOATS + _HALVES})
+# <<< phase 07
