@@ -54,7 +54,8 @@ def copy_gbps(nbytes, repeats):
 
 
 def _np(t):
-    return t.float().cpu().numpy() if isinstance(t, minitorch.Tensor) else t.float().cpu().numpy()
+    """A minitorch or torch tensor's values as float32 NumPy (both spell it the same way)."""
+    return t.float().cpu().numpy()
 
 
 def cases(rows, n, dtype, rng):

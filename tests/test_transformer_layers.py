@@ -15,7 +15,7 @@ from minitorch.autograd import gradcheck
 from helpers import tensor, to_np
 from oracle import check_op
 
-ROW_LENGTHS = [1, 7, 33, 768, 1000, 1024, 1025, 4097]
+ROW_LENGTHS = [1, 7, 33, 768, 1000, 1024, 1025, 2048, 4097]
 HALF_TOL = {"float16": dict(rtol=1e-2, atol=1e-2), "bfloat16": dict(rtol=4e-2, atol=4e-2)}
 
 
@@ -34,6 +34,24 @@ def test_layer_norm_matches_torch(device, rng, dtype, n):
 def test_layer_norm_non_contiguous_input(device, rng, n):
     check_op(lambda lib, x, w, b: lib.nn.functional.layer_norm(x.transpose(0, 1), (n,), w, b),
              [(n, 6), (n,), (n,)], device, rng, dtype="float32")
+
+
+@pytest.mark.parametrize("n", [768, 2048])
+def test_layer_norm_unaligned_contiguous_rows(device, rng, n):
+    """A contiguous view starting 4 bytes into its buffer: rows not 16-byte aligned, so the
+    kernels must take their one-element path although n is a multiple of the vector width."""
+    flat = rng.standard_normal(3 * n + 1).astype(np.float32)
+    w = rng.standard_normal(n).astype(np.float32)
+    x = tensor(flat, device)[1:].reshape(3, n).detach().requires_grad_(True)
+    tx = torch.tensor(flat)[1:].reshape(3, n).detach().requires_grad_(True)
+    ours, theirs = tensor(w, device, requires_grad=True), torch.tensor(w, requires_grad=True)
+    y, ty = F.layer_norm(x, (n,), ours), torch.nn.functional.layer_norm(tx, (n,), theirs)
+    np.testing.assert_allclose(to_np(y), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
+    dy = rng.standard_normal((3, n)).astype(np.float32)
+    y.backward(tensor(dy, device))
+    ty.backward(torch.tensor(dy))
+    np.testing.assert_allclose(to_np(x.grad), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(to_np(ours.grad), theirs.grad.numpy(), rtol=1e-4, atol=1e-5)
 
 
 def test_layer_norm_over_two_dims_without_affine_and_eps(device, rng):

@@ -72,7 +72,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         RuntimeError: input not int64, weight not 2-D or not floating, devices differ.
         ValueError: padding_idx outside [-V, V).
         IndexError: on cpu, an index outside [0, V). On cuda indices are not checked (that would
-            wait for the GPU): such a row comes out NaN.
+            wait for the GPU): keep them in [0, V).
         NotImplementedError: max_norm, scale_grad_by_freq or sparse set.
     """
     if max_norm is not None or scale_grad_by_freq or sparse:
