@@ -194,6 +194,12 @@ def test_embedding_matches_torch_with_repeats(device, rng, dtype, padding_idx):
         assert not to_np(w.grad)[padding_idx].any()
 
 
+def test_embedding_gradcheck(rng):
+    w = tensor(rng.standard_normal((6, 4)), "cpu", requires_grad=True)
+    idx = mt.tensor([[0, 5, 5], [2, 0, 1]])
+    assert gradcheck(lambda w: F.embedding(idx, w), (w,))
+
+
 @pytest.fixture
 def deterministic():
     mt.use_deterministic_algorithms(True)
