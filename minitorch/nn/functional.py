@@ -145,3 +145,11 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels [n, c] with probability ``p``, scale the rest by 1 / (1 - p)."""
     return ops.dropout2d(input, p, training, inplace)
 # <<< phase 06
+# >>> phase 07
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+    """``softmax(query @ key^T * scale + mask) @ value``: FlashAttention kernels on cuda where they apply,
+    else matmul, softmax, matmul (see :func:`minitorch.ops.attention.scaled_dot_product_attention`)."""
+    return ops.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
+# <<< phase 07

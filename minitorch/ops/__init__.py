@@ -34,3 +34,6 @@ from .batchnorm import batch_norm
 from .dropout import dropout, dropout2d
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 # <<< phase 06
+# >>> phase 07
+from .attention import scaled_dot_product_attention
+# <<< phase 07

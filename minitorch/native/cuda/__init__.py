@@ -44,3 +44,6 @@ from .dropout import dropout_mask, masked_scale
 from .pooling import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, avg_pool2d, avg_pool2d_backward, max_pool2d,
                       max_pool2d_backward)
 # <<< phase 06
+# >>> phase 07
+from .attention import flash_attention, flash_attention_backward
+# <<< phase 07
