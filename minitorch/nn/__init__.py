@@ -27,3 +27,6 @@ from .batchnorm import BatchNorm1d, BatchNorm2d
 from .dropout import Dropout, Dropout2d
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 # <<< phase 06
+# >>> phase 07
+from .attention import MultiheadAttention
+# <<< phase 07
