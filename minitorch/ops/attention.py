@@ -30,11 +30,12 @@ class FlashAttention(Function):
 
     @staticmethod
     def forward(ctx, q, k, v, scale, causal):
-        b = q._backend
-        out, lse = b.flash_attention(q._data, k._data, v._data, scale, causal)
-        ctx.saved = (q._data, k._data, v._data, out, lse)
+        b, device = q._backend, q.device
+        q, k, v = (x._data if x._data.flags.c_contiguous else b.contiguous(x._data) for x in (q, k, v))
+        out, lse = b.flash_attention(q, k, v, scale, causal)
+        ctx.saved = (q, k, v, out, lse)
         ctx.scale, ctx.causal = scale, causal
-        return Tensor(out, q.device)
+        return Tensor(out, device)
 
     @staticmethod
     def backward(ctx, grad):
@@ -79,7 +80,7 @@ def _flash_applies(query, key, value, attn_mask, dropout_p):
             and attn_mask is None and dropout_p == 0
             and query.shape[-1] in FLASH_HEAD_DIMS and value.shape[-1] == query.shape[-1]
             and query.shape[:-2] == key.shape[:-2] == value.shape[:-2]
-            and query.shape[-2] > 0 and key.shape[-2] > 0)
+            and query.numel() > 0 and key.shape[-2] > 0)
 
 
 def _check(query, key, value, attn_mask, dropout_p, is_causal):

@@ -12,7 +12,7 @@ past 48 KB a kernel must opt in once (cudaFuncSetAttribute(MaxDynamicSharedMemor
 import numpy as np
 
 from ...cuda.array import empty
-from .launch import cdiv, kernel, launch
+from .launch import cdiv, cp, kernel, launch
 
 FILE = "attention/01_flash_fp32.cu"
 HEAD_DIMS = (32, 64, 128)
@@ -39,7 +39,8 @@ def _kernel(name, d, idx, kind):
     fn = kernel(FILE, f"{name}_f32_d{d}", idx)
     smem = 4 * _smem_floats(kind, d)
     if smem > STATIC_SMEM and id(fn) not in _raised:
-        fn.max_dynamic_shared_size_bytes = smem          # opt in once per kernel (see module doc)
+        with cp.cuda.Device(idx):
+            fn.max_dynamic_shared_size_bytes = smem      # opt in once per kernel (see module doc)
         _raised[id(fn)] = fn
     return fn, smem
 
