@@ -31,4 +31,5 @@ from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .activation import GELU
 from .normalization import LayerNorm
 from .sparse import Embedding
+from .attention import MultiheadAttention
 # <<< phase 07

@@ -36,4 +36,5 @@ from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 # <<< phase 06
 # >>> phase 07
 from .transformer import embedding, gelu, layer_norm, one_hot
+from .attention import scaled_dot_product_attention
 # <<< phase 07

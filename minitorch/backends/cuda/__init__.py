@@ -25,3 +25,28 @@ class _MatmulFlags:
 
 
 matmul = _MatmulFlags()
+# >>> phase 07
+
+
+_flash_sdp = True
+
+
+def enable_flash_sdp(enabled):
+    """Allow (True, the default) or forbid ``F.scaled_dot_product_attention`` to take the
+    FlashAttention kernels (``minitorch/cuda/attention/``) where they apply; forbidden, it always
+    runs the decomposition (matmul, softmax, matmul). PyTorch's ``torch.backends.cuda.enable_flash_sdp``.
+
+    Raises:
+        TypeError: ``enabled`` is not a bool.
+    """
+    global _flash_sdp
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enable_flash_sdp: expected a bool, got {type(enabled).__name__}")
+    _flash_sdp = enabled
+
+
+def flash_sdp_enabled():
+    """Whether ``scaled_dot_product_attention`` may use the FlashAttention kernels (see
+    :func:`enable_flash_sdp`)."""
+    return _flash_sdp
+# <<< phase 07

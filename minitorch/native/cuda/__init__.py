@@ -47,4 +47,5 @@ from .pooling import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, avg_poo
 # >>> phase 07
 from .embedding import embedding_backward
 from .layernorm import layer_norm, layer_norm_backward
+from .attention import flash_attention, flash_attention_backward
 # <<< phase 07
