@@ -27,6 +27,7 @@ from ..creation import arange, from_numpy, multinomial
 from ..nn import functional as F
 from ..ops import cat
 from ..optim import AdamW
+from ..optim.lr_scheduler import CosineAnnealingLR, LinearLR, SequentialLR
 
 
 @dataclass
@@ -213,3 +214,15 @@ class GPT(nn.Module):
             probs = F.softmax(logits, dim=-1)
             idx = cat((idx, multinomial(probs, 1, generator=generator)), dim=1)
         return idx
+
+
+def warmup_cosine(optimizer, warmup_iters, max_iters, min_lr):
+    """nanoGPT's learning-rate schedule as a scheduler (call ``step()`` after each optimizer step):
+    linear warmup from lr / (warmup_iters + 1) to lr over ``warmup_iters`` steps, then half a
+    cosine down to ``min_lr`` at ``max_iters``. Every group must have the same base lr."""
+    lr = optimizer.param_groups[0]["lr"]
+    if not 0 < min_lr <= lr:
+        raise ValueError(f"min_lr must be in (0, lr = {lr}], got {min_lr}")
+    warmup = LinearLR(optimizer, start_factor=1.0 / (warmup_iters + 1), end_factor=1.0, total_iters=warmup_iters)
+    decay = CosineAnnealingLR(optimizer, T_max=max_iters - warmup_iters, eta_min=min_lr)
+    return SequentialLR(optimizer, [warmup, decay], milestones=[warmup_iters])
