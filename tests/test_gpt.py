@@ -85,6 +85,16 @@ def test_get_batch_is_reproducible_and_covers_the_split():
     assert len({v for row in first for v in row}) > 5           # starts vary
 
 
+def test_get_batch_on_the_device_equals_the_cpu_batch(device):
+    data = TinyShakespeare(TEXT)
+    x, y = data.get_batch("train", 6, 9, generator=minitorch.Generator().manual_seed(5), device=device)
+    cx, cy = data.get_batch("train", 6, 9, generator=minitorch.Generator().manual_seed(5))
+    assert x.device == minitorch.device(device) and y.device == minitorch.device(device)
+    assert x.is_contiguous() and y.is_contiguous()
+    np.testing.assert_array_equal(x.cpu().numpy(), cx.numpy())
+    np.testing.assert_array_equal(y.cpu().numpy(), cy.numpy())
+
+
 def test_get_batch_rejects_a_block_longer_than_the_split():
     data = TinyShakespeare(TEXT)
     with pytest.raises(ValueError, match="too few"):

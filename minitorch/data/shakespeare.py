@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..creation import from_numpy, randint
+from ..creation import arange, from_numpy, randint
+from ..device import as_device
 from .mnist import find_files, search_dirs
 
 TRAIN_FRACTION = 0.9
@@ -68,6 +69,7 @@ class TinyShakespeare:
         ids = np.asarray(self.tokenizer.encode(text), dtype=np.int64)
         cut = int(train_fraction * len(ids))
         self.train, self.val = ids[:cut], ids[cut:]
+        self._device_copies = {}
 
     def split(self, name):
         """The ids of split ``"train"`` or ``"val"``."""
@@ -76,21 +78,30 @@ class TinyShakespeare:
         return self.train if name == "train" else self.val
 
     def get_batch(self, split, batch_size, block_size, generator=None, device=None):
-        """``(x, y)``, each ``[batch_size, block_size]`` int64 on ``device``: random windows of the
-        split, ``y[b, t] = x[b, t + 1]`` (the next character). The window starts come from
-        ``minitorch.randint`` on the cpu ``generator`` (the same seed gives the same batches on
-        every device); the windows are gathered on the host and copied once to ``device``.
+        """``(x, y)``, each ``[batch_size, block_size]`` int64 on ``device`` (default cpu): random
+        windows of the split, ``y[b, t] = x[b, t + 1]`` (the next character).
+
+        The window starts come from ``minitorch.randint`` on the cpu ``generator`` (the same seed
+        gives the same batches on every device); only they cross to the device (``batch_size``
+        int64s): the split is copied to ``device`` once, and the windows are gathered there with
+        one ``index_select``.
 
         Raises ``ValueError`` if the split is not longer than ``block_size``."""
-        data = self.split(split)
+        data = self._on(split, device)
         if len(data) <= block_size:
             raise ValueError(f"the {split} split has {len(data)} tokens: too few for windows of "
                              f"block_size + 1 = {block_size + 1}")
-        starts = randint(len(data) - block_size, (batch_size,), generator=generator).numpy()
-        windows = starts[:, None] + np.arange(block_size + 1)           # [B, T + 1] positions
-        chunk = data[windows]
-        x, y = from_numpy(np.ascontiguousarray(chunk[:, :-1])), from_numpy(np.ascontiguousarray(chunk[:, 1:]))
-        return (x, y) if device is None else (x.to(device), y.to(device))
+        starts = randint(len(data) - block_size, (batch_size, 1), generator=generator).to(data.device)
+        positions = starts + arange(block_size + 1, device=data.device)         # [B, T + 1]
+        chunk = data.index_select(0, positions.reshape(-1)).reshape(batch_size, block_size + 1)
+        return chunk[:, :-1].contiguous(), chunk[:, 1:].contiguous()
+
+    def _on(self, split, device):
+        """The split as an int64 tensor on ``device``, copied there on first use."""
+        ids, key = self.split(split), (split, str(as_device(device)))
+        if key not in self._device_copies:
+            self._device_copies[key] = from_numpy(ids).to(key[1])
+        return self._device_copies[key]
 
 
 _DEFAULT = None
