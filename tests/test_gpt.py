@@ -4,6 +4,7 @@ The GPT is checked against a PyTorch twin written here with torch.nn layers and 
 same weights (copied by name), same logits, loss and gradients. The GPT tests skip while
 nn.Embedding / nn.LayerNorm / nn.GELU / F.scaled_dot_product_attention are not in minitorch.
 """
+import hashlib
 import math
 
 import numpy as np
@@ -30,6 +31,8 @@ TEXT = "First Citizen:\nBefore we proceed any further, hear me speak.\n\nAll:\nS
 def test_corpus_is_the_documented_cut():
     text = load_text()
     assert len(text) == 1_115_382 and len(set(text)) == 71
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    assert digest == "71f7ad4a13a30d1bfdfb60f67acbdefab6d1c3d727852047db4a2226456ffa1e"   # data/shakespeare/README.md
     assert text.startswith("First Citizen:\nBefore we proceed any further, hear me speak.\n\nAll:\n")
 
 
