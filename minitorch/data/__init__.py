@@ -14,3 +14,6 @@ from .dataset import Dataset, Subset, TensorDataset, random_split, split_first_f
 from .fashion_mnist import FashionMNIST
 from .mnist import MNIST
 # <<< phase 06
+# >>> phase 07
+from .shakespeare import CharTokenizer, TinyShakespeare
+# <<< phase 07

@@ -1,0 +1,2 @@
+# phase: 07
+"""Models built from ``minitorch.nn``: ``minitorch.models.gpt`` (a GPT as Karpathy's nanoGPT)."""

@@ -1,0 +1,603 @@
+"""Generate phase 07's notebook skeleton: python /work/brief/nb07_tfm3.py [OUT.ipynb]
+
+Default OUT: /work/brief/07_transformer.ipynb. For the repo: phases/07_transformer/07_transformer.ipynb,
+but only once phase 07 has its 4-10 exercises, tests/exercises/test_phase_07.py and checkpoint
+cells (tests/test_exercises.py fails a phase folder without them). Written by the s4-tfm-gpt helper.
+"""
+import sys
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+cells = []
+
+
+def md(text):
+    cells.append(new_markdown_cell(text.strip("\n")))
+
+
+def code(text, tags=None):
+    cell = new_code_cell(text.strip("\n"))
+    cell.metadata["tags"] = tags or []
+    cells.append(cell)
+
+
+md(r"""
+# Phase 07 — The transformer: a character-level GPT on Tiny Shakespeare
+
+Phase 06 classified images. Now the network **writes**: given the characters so far, it predicts
+the next one, and sampling that prediction again and again produces text. The model is a **GPT**
+(Radford et al. 2019), the decoder-only transformer of Vaswani et al. (2017), laid out exactly as
+Karpathy's nanoGPT so that a PyTorch state_dict maps onto ours name for name. In this phase you
+will build
+
+* **7a — the data:** Tiny Shakespeare (1.1M characters), a character tokenizer, random windows;
+* **7b — embeddings:** a lookup table that is secretly a one-hot matrix product;
+* **7c — LayerNorm** and **7d — GELU**, the normalization and the nonlinearity of every block;
+* **7e — attention:** causal self-attention, the mask, and the *online softmax* that makes
+* **7f — FlashAttention** possible: attention without ever writing the T×T matrix to memory;
+* **7g — the GPT**, **7h — training** the seed config, **7i — sampling**, **7j — a trained head's
+  attention map**, **7k — where the time goes**, and **the race** against PyTorch.
+""")
+
+code(r'''
+# "auto" (cuda if a GPU is usable), "cuda" or "cpu"
+DEVICE = "auto"
+# None: read MINITORCH_QUICK from the environment (CI sets it); True: small sizes
+QUICK = None
+# minitorch.manual_seed for the initial weights, and the seed of the batches
+SEED = 1337
+# the seed config: layers, heads, embedding width, context length (characters)
+N_LAYER, N_HEAD, N_EMBD, BLOCK_SIZE = 2, 4, 64, 64
+# dropout after embeddings, attention and MLP (0: the race compares identical losses)
+DROPOUT = 0.0
+# windows per training step
+BATCH_SIZE = 32
+# optimizer steps; evaluate every EVAL_INTERVAL steps on EVAL_ITERS batches per split
+MAX_ITERS, EVAL_INTERVAL, EVAL_ITERS = 1000, 100, 20
+# AdamW and nanoGPT's schedule: warmup to LR, cosine down to MIN_LR at MAX_ITERS
+LR, MIN_LR, WARMUP_ITERS, BETAS, WEIGHT_DECAY, GRAD_CLIP = 1e-3, 1e-4, 100, (0.9, 0.99), 0.1, 1.0
+# characters to generate after training
+SAMPLE_CHARS = 200
+# training steps per timed run of the race, and timed runs per side
+RACE_STEPS, RACE_REPEATS = 50, 3
+# None: race.py decides: saved in the git-ignored out/results, not in quick/CI runs
+SAVE_RESULTS = None
+''', tags=["parameters"])
+
+code(r'''
+import json
+import math
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path.cwd()))   # this phase's own snapshot of minitorch comes first
+import time
+
+import numpy as np
+import matplotlib.pyplot as plt
+
+import minitorch
+from minitorch import nn
+from minitorch.nn import functional as F
+from minitorch.data.shakespeare import TinyShakespeare
+from minitorch.models.gpt import GPT, GPTConfig, warmup_cosine
+from minitorch.utils.notebook import md_table, show_markdown, start
+from minitorch.utils.notebook import progress as tqdm
+
+session = start(DEVICE, QUICK)
+DEVICE, QUICK = session.device, session.quick
+if QUICK:
+    N_EMBD, BLOCK_SIZE, BATCH_SIZE = 32, 32, 8
+    MAX_ITERS, EVAL_INTERVAL, EVAL_ITERS, WARMUP_ITERS = 20, 10, 2, 2
+    SAMPLE_CHARS, RACE_STEPS, RACE_REPEATS = 50, 2, 1
+
+import torch                                   # the reference in 7b-7e and the opponent in the race
+torch.backends.cuda.matmul.allow_tf32 = False  # fp32 on both sides
+torch.backends.cudnn.allow_tf32 = False
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# 7a — The data
+
+**Tiny Shakespeare**: 1.1 million characters of speeches from ten plays (Coriolanus first), in the
+layout of Karpathy's char-rnn corpus: a `Speaker:` line, the speech, a blank line. It is cut from
+Project Gutenberg's public-domain texts by `tools/make_tiny_shakespeare.py`; `data/shakespeare/README.md`
+says how, and why it is close to but not byte-identical with char-rnn's file.
+
+A **character tokenizer** numbers the distinct characters in sorted order: the vocabulary is tiny
+(71 tokens), every string of those characters can be encoded, and the model must learn spelling
+itself. The first 90% of the text trains, the last 10% validates.
+""")
+
+code(r'''
+data = TinyShakespeare()
+tok = data.tokenizer
+text = tok.decode(np.concatenate([data.train, data.val]))
+print(f"{len(text):,} characters, {text.count(chr(10)):,} lines, vocabulary of {tok.vocab_size}:")
+print(repr("".join(tok.itos)))
+print(f"train {len(data.train):,} tokens, val {len(data.val):,} tokens\n")
+print(text[:300])
+''')
+
+code(r'''
+ids = tok.encode("To be, or not to be")
+print(ids, "->", repr(tok.decode(ids)))
+try:
+    tok.encode("Ça ira")
+except ValueError as e:
+    print("ValueError:", e)
+''')
+
+md(r"""
+**Batches.** A training example is a window of `BLOCK_SIZE + 1` characters at a random place:
+the model reads the first `BLOCK_SIZE` (`x`) and must predict, at every position, the next
+character (`y`, the same window shifted by one). One window therefore holds `BLOCK_SIZE` examples,
+each with a different amount of context — which is why the attention must be **causal**: position
+`t` may not look at `t + 1`, the answer.
+""")
+
+code(r'''
+gen = minitorch.Generator().manual_seed(SEED)
+x, y = data.get_batch("train", 4, 24, generator=gen, device=DEVICE)
+print(f"x {tuple(x.shape)} {x.dtype} on {x.device}, y {tuple(y.shape)}")
+for row_x, row_y in zip(x.cpu().numpy(), y.cpu().numpy()):
+    print(f"x {tok.decode(row_x)!r:30}  y {tok.decode(row_y)!r}")
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# 7b — Embeddings
+
+A token id is a category, not a quantity: id 40 is not "twice" id 20. `nn.Embedding(V, C)` holds a
+learned vector of `C` numbers per token, a `[V, C]` table, and looks rows up: `wte(idx)[b, t] =
+W[idx[b, t]]`. That lookup is the product of a **one-hot** matrix with the table,
+`one_hot(idx, V) @ W`, without multiplying by all those zeros; its gradient adds each upstream row
+into the row of its token (a token seen twice gets two contributions).
+
+The GPT adds a second table indexed by **position** (`wpe`, `[BLOCK_SIZE, C]`): attention by
+itself does not know order, so each position gets its own learned vector. (`GPTConfig(position=
+"sinusoidal")` uses Vaswani et al.'s fixed sines instead.)
+""")
+
+code(r'''
+V, C = tok.vocab_size, 8
+emb = nn.Embedding(V, C).to(DEVICE)
+idx = minitorch.tensor([[5, 9, 5]], device=DEVICE)
+looked_up = emb(idx)
+as_matmul = F.one_hot(idx, V).float() @ emb.weight
+print("lookup == one_hot @ W:", np.allclose(looked_up.detach().cpu().numpy(), as_matmul.detach().cpu().numpy()))
+looked_up.sum().backward()
+grad_rows = emb.weight.grad.cpu().numpy().sum(axis=1) / C
+print("gradient rows (token: times seen):", {i: float(g) for i, g in enumerate(grad_rows) if g})
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# 7c — LayerNorm
+
+Each token's vector is normalized on its own (Ba, Kiros and Hinton 2016): subtract its mean over the
+`C` features, divide by its standard deviation, then scale and shift by learned `weight` and `bias`:
+
+$$\mathrm{LN}(x) = \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} \odot \gamma + \beta,
+\qquad \mu = \tfrac1C\textstyle\sum_c x_c,\quad \sigma^2 = \tfrac1C\textstyle\sum_c (x_c - \mu)^2$$
+
+Unlike BatchNorm (phase 06) nothing depends on the other examples of the batch: training and
+inference compute the same thing, and there are no running statistics. GPT-2 puts it **before**
+each sublayer (pre-LN): `x + attn(ln_1(x))`, so the residual stream itself is never normalized.
+""")
+
+code(r'''
+xs = np.random.default_rng(SEED).normal(3.0, 5.0, (2, 5, 64)).astype(np.float32)
+ln, ln_t = nn.LayerNorm(64).to(DEVICE), torch.nn.LayerNorm(64)
+ours = ln(minitorch.tensor(xs, device=DEVICE)).detach().cpu().numpy()
+theirs = ln_t(torch.from_numpy(xs)).detach().numpy()
+print(f"per-token mean after LN: {np.abs(ours.mean(-1)).max():.1e}, variance: {ours.var(-1).mean():.4f}")
+print(f"max |ours - torch| = {np.abs(ours - theirs).max():.1e}")
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# 7d — GELU
+
+The MLP of each block uses the **Gaussian Error Linear Unit** (Hendrycks and Gimpel 2016),
+$\mathrm{GELU}(x) = x\,\Phi(x) = \tfrac{x}{2}\left(1 + \operatorname{erf}(x/\sqrt2)\right)$: like ReLU
+for large |x|, but smooth at 0 and slightly negative just below it. GPT-2 used a tanh approximation
+of it; `nn.GELU()` is the exact erf form (`approximate="tanh"` gives the approximation).
+""")
+
+code(r'''
+grid = np.linspace(-4, 4, 401, dtype=np.float32)
+gelu = nn.GELU()(minitorch.tensor(grid, device=DEVICE)).cpu().numpy()
+print(f"max |ours - torch| = {np.abs(gelu - torch.nn.functional.gelu(torch.from_numpy(grid)).numpy()).max():.1e}")
+fig, ax = plt.subplots(figsize=(5, 3), layout="constrained")
+ax.plot(grid, np.maximum(grid, 0), label="ReLU", color="grey", ls="--")
+ax.plot(grid, gelu, label="GELU (erf)")
+ax.set(xlabel="x", title="GELU against ReLU"); ax.legend(); ax.grid(alpha=0.3);
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# 7e — Attention
+
+Each position emits a **query** $q$, a **key** $k$ and a **value** $v$ (one `Linear`, `c_attn`, makes
+all three). Position $t$ scores every position $s$ by $q_t\cdot k_s/\sqrt{d}$, turns the scores into
+weights with a softmax, and outputs the weighted mean of the values:
+
+$$\mathrm{Attention}(Q, K, V) = \operatorname{softmax}\!\Big(\frac{QK^\top}{\sqrt d} + M\Big)\,V,
+\qquad M_{ts} = \begin{cases}0 & s \le t\\ -\infty & s > t\end{cases}$$
+
+The **causal mask** $M$ sets the future's scores to $-\infty$, so their weights are exactly 0.
+`F.scaled_dot_product_attention(q, k, v, is_causal=True)` does all of it on `[B, heads, T, d]`;
+below, the decomposition — matmul, mask, softmax, matmul — against PyTorch's.
+""")
+
+code(r'''
+rng = np.random.default_rng(SEED)
+T, d = 12, 16
+q, k, v = (rng.standard_normal((1, 1, T, d)).astype(np.float32) for _ in range(3))
+scores = q[0, 0] @ k[0, 0].T / math.sqrt(d)
+mask = np.tril(np.ones((T, T), dtype=bool))
+weights = np.exp(np.where(mask, scores, -np.inf) - np.where(mask, scores, -np.inf).max(-1, keepdims=True))
+weights /= weights.sum(-1, keepdims=True)
+ours = F.scaled_dot_product_attention(*(minitorch.tensor(a, device=DEVICE) for a in (q, k, v)), is_causal=True)
+theirs = torch.nn.functional.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)), is_causal=True)
+print(f"max |ours - torch| = {np.abs(ours.cpu().numpy() - theirs.numpy()).max():.1e}; "
+      f"decomposition vs torch: {np.abs(weights @ v[0, 0] - theirs.numpy()[0, 0]).max():.1e}")
+fig, axes = plt.subplots(1, 2, figsize=(8, 3.5), layout="constrained")
+axes[0].imshow(mask, cmap="Greys"); axes[0].set_title("causal mask: row t sees columns s <= t")
+im = axes[1].imshow(weights, cmap="viridis"); axes[1].set_title("softmax weights (each row sums to 1)")
+for ax in axes:
+    ax.set(xlabel="key position s", ylabel="query position t")
+fig.colorbar(im, ax=axes[1]);
+''')
+
+md(r"""
+## The online softmax
+
+Written as above, attention stores the whole `T×T` weight matrix: for nanoGPT's T = 256 and 6
+heads × 64 windows that is 25M floats per layer, written and read back from GPU memory. The way
+out (Milakov and Gimelshein 2018; used by FlashAttention) is to compute the softmax of a row **in
+pieces**, keeping only a running maximum $m$ and a running sum $\ell$ of $e^{x - m}$: when a new
+block raises the maximum to $m'$, the old sum is rescaled by $e^{m - m'}$. The same rescaling
+applies to the running weighted sum of values, so the output comes out in one pass over K and V.
+""")
+
+code(r'''
+row = rng.normal(0, 3, 32).astype(np.float64)
+block = 8
+m, l, trace = -np.inf, 0.0, []
+for start_ in range(0, len(row), block):
+    piece = row[start_:start_ + block]
+    m_new = max(m, piece.max())
+    l = l * math.exp(m - m_new) + np.exp(piece - m_new).sum()     # rescale the old sum, add the new block
+    m = m_new
+    trace.append((start_ + len(piece), m, l))
+online = np.exp(row - m) / l
+print(f"online softmax == softmax: max difference {np.abs(online - np.exp(row - row.max()) / np.exp(row - row.max()).sum()).max():.1e}")
+fig, ax = plt.subplots(figsize=(6, 3), layout="constrained")
+ax.plot(row, ".", color="grey", label="scores x")
+ends, ms, ls = zip(*trace)
+ax.step(ends, ms, where="pre", label="running max m")
+ax2 = ax.twinx(); ax2.step(ends, ls, where="pre", color="C1", label="running sum l"); ax2.set_ylabel("l")
+for e in ends[:-1]:
+    ax.axvline(e - 0.5, color="k", lw=0.5, alpha=0.3)
+ax.set(xlabel="position in the row (blocks of 8)", title="one pass, one block at a time"); ax.legend(loc="upper left");
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# 7f — FlashAttention
+
+*(Placeholder: the kernels and their text come with the attention branch.)* The ladder, each rung a
+small step from the last, every rung checked against the decomposition and timed by
+`benchmarks/bench_attention.py`:
+
+1. **the decomposition**: `Q Kᵀ` (our GEMM), mask + softmax (phase 06's kernel), `P V` (GEMM): the
+   T×T matrix goes through global memory;
+2. **one block per (batch, head, query tile)**, the online softmax in registers: no T×T matrix;
+3. **K and V tiles staged in shared memory**, reused by every query of the tile;
+4. **causal tiles skipped**: tiles entirely above the diagonal are never loaded (half the work);
+5. **the backward pass** recomputing P from the saved log-sum-exp per row (Dao et al. 2022).
+""")
+
+code(r'''
+from minitorch.utils.race import reference_dir
+
+found = sorted(reference_dir().glob("bench_attention*.json"))
+if not found:
+    print("no benchmarks/results/bench_attention*.json yet: run python benchmarks/bench_attention.py on a GPU")
+for path in found:
+    result = json.loads(path.read_text())
+    rows = result.get("rows") or result.get("results") or []
+    print(f"{path.name}: {result.get('gpu') or result.get('device', '')}")
+    if rows and isinstance(rows, list) and isinstance(rows[0], dict):
+        show_markdown(md_table([list(r.values()) for r in rows], list(rows[0])))
+    else:
+        print(json.dumps(result, indent=1)[:2000])
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# 7g — The GPT
+
+`minitorch/models/gpt.py`: token and position embeddings, `n_layer` pre-LN blocks
+(`x + attn(ln_1(x))`, `x + mlp(ln_2(x))`), a final LayerNorm and `lm_head`, a Linear back to the
+vocabulary whose weight **is** the token table (weight tying, Press and Wolf 2017). Init as
+nanoGPT: weights N(0, 0.02), biases 0, and the residual projections `c_proj` N(0, 0.02/√(2·n_layer))
+so the 2·n_layer branches do not inflate the residual stream. Untrained, every character is about
+equally likely: the loss should start near ln(V).
+""")
+
+code(r'''
+config = GPTConfig(vocab_size=tok.vocab_size, block_size=BLOCK_SIZE, n_layer=N_LAYER, n_head=N_HEAD,
+                   n_embd=N_EMBD, dropout=DROPOUT, bias=False)
+minitorch.manual_seed(SEED)
+model = GPT(config).to(DEVICE)
+initial_state = {name: t.cpu().numpy().copy() for name, t in model.state_dict().items()}
+print(config)
+print(f"{sum(p.numel() for p in model.parameters()):,} parameters; tied: {model.lm_head.weight is model.transformer.wte.weight}")
+for name, p in list(model.named_parameters())[:8]:
+    print(f"  {name:40s} {tuple(p.shape)}")
+x, y = data.get_batch("train", BATCH_SIZE, BLOCK_SIZE, generator=minitorch.Generator().manual_seed(SEED), device=DEVICE)
+logits, loss = model(x, y)
+print(f"logits {tuple(logits.shape)}; loss at init {loss.item():.4f} (ln V = {math.log(tok.vocab_size):.4f})")
+''')
+
+code(r'''
+optimizer = model.configure_optimizers(WEIGHT_DECAY, LR, BETAS)
+scheduler = warmup_cosine(optimizer, WARMUP_ITERS, MAX_ITERS, MIN_LR)
+for group in optimizer.param_groups:
+    print(f"{len(group['params'])} tensors, {sum(p.numel() for p in group['params']):,} numbers, weight_decay {group['weight_decay']}")
+probe = GPT(config).configure_optimizers(WEIGHT_DECAY, LR, BETAS)     # a throwaway, to draw the schedule
+probe_schedule = warmup_cosine(probe, WARMUP_ITERS, MAX_ITERS, MIN_LR)
+lrs = []
+for _ in range(MAX_ITERS):
+    lrs.append(probe.param_groups[0]["lr"]); probe_schedule.step()
+fig, ax = plt.subplots(figsize=(5, 2.5), layout="constrained")
+ax.plot(lrs); ax.set(xlabel="step", ylabel="lr", title="linear warmup, cosine decay");
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# 7h — Training the seed config
+
+AdamW, the schedule above, gradients clipped to norm 1.0. Every `EVAL_INTERVAL` steps the mean loss
+over `EVAL_ITERS` fresh batches of each split, dropout off.
+""")
+
+code(r'''
+def estimate_loss(model, seed):
+    model.eval()
+    out = {}
+    with minitorch.no_grad():
+        for split in ("train", "val"):
+            g = minitorch.Generator().manual_seed(seed)
+            out[split] = float(np.mean([model(*data.get_batch(split, BATCH_SIZE, BLOCK_SIZE, generator=g, device=DEVICE))[1].item()
+                                        for _ in range(EVAL_ITERS)]))
+    model.train()
+    return out
+
+history, batches = [], minitorch.Generator().manual_seed(SEED)
+start_time = time.perf_counter()
+for it in tqdm(range(MAX_ITERS + 1), desc="training"):
+    if it % EVAL_INTERVAL == 0 or it == MAX_ITERS:
+        history.append({"step": it, **estimate_loss(model, SEED + 1)})
+    if it == MAX_ITERS:
+        break
+    x, y = data.get_batch("train", BATCH_SIZE, BLOCK_SIZE, generator=batches, device=DEVICE)
+    _, loss = model(x, y)
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), GRAD_CLIP)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    scheduler.step()
+seconds = time.perf_counter() - start_time
+print(f"{MAX_ITERS} steps in {seconds:.1f} s (evaluations included); final train {history[-1]['train']:.4f}, val {history[-1]['val']:.4f}")
+fig, ax = plt.subplots(figsize=(5, 3), layout="constrained")
+for split in ("train", "val"):
+    ax.plot([h["step"] for h in history], [h[split] for h in history], "o-", label=split)
+ax.set(xlabel="step", ylabel="cross-entropy (nats/char)", title="the seed GPT on Tiny Shakespeare"); ax.legend(); ax.grid(alpha=0.3);
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# 7i — Sampling
+
+`model.generate` feeds the last `BLOCK_SIZE` characters, divides the last logits by a
+**temperature** (below 1: more conservative), keeps the `top_k` most likely, and draws the next
+character with `multinomial`. Starting from a newline:
+""")
+
+code(r'''
+model.eval()
+start_ids = minitorch.tensor([tok.encode("\n")], device=DEVICE)
+out = model.generate(start_ids, SAMPLE_CHARS, temperature=0.8, top_k=20, generator=minitorch.Generator(DEVICE).manual_seed(SEED))
+print(tok.decode(out[0].cpu()))
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# 7j — What a trained head looks at
+
+The attention weights of layer 0, each head, on a piece of the validation text: row t is where
+position t looks. Heads often specialize: one looks at the previous character, one back to the
+start of the word or line.
+""")
+
+code(r'''
+def attention_weights(model, ids, layer=0):
+    """[heads, T, T] softmax weights of one layer, recomputed from its inputs (no hooks needed)."""
+    with minitorch.no_grad():
+        idx = minitorch.tensor([ids], device=DEVICE)
+        T = len(ids)
+        h = model.transformer.wte(idx) + model.transformer.wpe(minitorch.arange(T, device=DEVICE))
+        for block in model.transformer.h[:layer]:
+            h = block(h)
+        blk = model.transformer.h[layer]
+        q, k, _ = blk.attn.c_attn(blk.ln_1(h)).split(config.n_embd, dim=2)
+        hs = config.n_embd // config.n_head
+        q, k = (t.reshape(1, T, config.n_head, hs).transpose(1, 2) for t in (q, k))
+        scores = (q @ k.transpose(-2, -1)).cpu().numpy()[0] / math.sqrt(hs)
+    scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
+    w = np.exp(scores - scores.max(-1, keepdims=True))
+    return w / w.sum(-1, keepdims=True)
+
+snippet = tok.decode(data.val[:min(32, BLOCK_SIZE)])
+maps = attention_weights(model, tok.encode(snippet))
+fig, axes = plt.subplots(1, config.n_head, figsize=(3.2 * config.n_head, 3.4), layout="constrained")
+labels = [repr(c)[1:-1] for c in snippet]
+for head, ax in enumerate(np.atleast_1d(axes)):
+    ax.imshow(maps[head], cmap="magma")
+    ax.set_xticks(range(len(labels)), labels, fontsize=6); ax.set_yticks(range(len(labels)), labels, fontsize=6)
+    ax.set_title(f"layer 0, head {head}")
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# 7k — Where the time goes
+
+One training step split into its parts, the host waiting for the device after each (so the parts
+add up to a step, slower than the unsynchronized loop above).
+""")
+
+code(r'''
+def sync():
+    if DEVICE == "cuda":
+        minitorch.cuda.synchronize()
+
+def breakdown(steps=10):
+    model.train()
+    parts = {"batch": [], "forward": [], "backward": [], "clip + AdamW": []}
+    g = minitorch.Generator().manual_seed(SEED + 2)
+    for _ in range(steps):
+        sync(); t0 = time.perf_counter()
+        x, y = data.get_batch("train", BATCH_SIZE, BLOCK_SIZE, generator=g, device=DEVICE); sync(); t1 = time.perf_counter()
+        _, loss = model(x, y); sync(); t2 = time.perf_counter()
+        loss.backward(); sync(); t3 = time.perf_counter()
+        nn.utils.clip_grad_norm_(model.parameters(), GRAD_CLIP); optimizer.step(); optimizer.zero_grad(); sync(); t4 = time.perf_counter()
+        for key, ms in zip(parts, np.diff([t0, t1, t2, t3, t4]) * 1e3):
+            parts[key].append(ms)
+    return {key: float(np.median(v)) for key, v in parts.items()}
+
+parts = breakdown(3 if QUICK else 20)
+show_markdown(md_table([[k, f"{v:.2f}", f"{100 * v / sum(parts.values()):.0f}%"] for k, v in parts.items()], ["part", "ms", "share"]))
+if session.needs_gpu("the device memory of a training step"):
+    minitorch.cuda.reset_peak_memory_stats()
+    breakdown(1)
+    weights = sum(p.numel() for p in model.parameters()) * 4
+    print(f"peak device memory over one step: {minitorch.cuda.max_memory_allocated() / 2**20:.1f} MiB "
+          f"(weights {weights / 2**20:.2f} MiB, + gradients and AdamW's two moments: 4x that; the rest is activations)")
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# The race
+
+`RACE_STEPS` training steps of the seed GPT per timed run, ours against the same model in PyTorch
+(`torch.nn` layers with nanoGPT's names, initialized with **our** initial weights; AdamW, the same
+schedule, clipping; fp32, TF32 off), on the same batches. `benchmarks/train_gpt.py --torch` runs
+the full-length version of this race (and `--config nanogpt`, the 6-layer, 384-wide model).
+""")
+
+code(r'''
+def torch_gpt(c):
+    """nanoGPT's model.py in torch.nn layers; forward(idx, targets) -> loss."""
+    tnn, tF = torch.nn, torch.nn.functional
+
+    class Block(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1, self.ln_2 = tnn.LayerNorm(c.n_embd, bias=c.bias), tnn.LayerNorm(c.n_embd, bias=c.bias)
+            self.attn = tnn.Module()
+            self.attn.c_attn = tnn.Linear(c.n_embd, 3 * c.n_embd, bias=c.bias)
+            self.attn.c_proj = tnn.Linear(c.n_embd, c.n_embd, bias=c.bias)
+            self.mlp = tnn.Sequential()
+            self.mlp.c_fc, self.mlp.gelu = tnn.Linear(c.n_embd, 4 * c.n_embd, bias=c.bias), tnn.GELU()
+            self.mlp.c_proj, self.mlp.dropout = tnn.Linear(4 * c.n_embd, c.n_embd, bias=c.bias), tnn.Dropout(c.dropout)
+            self.resid_dropout = tnn.Dropout(c.dropout)
+
+        def forward(self, x):
+            B, T, C = x.shape
+            q, k, v = self.attn.c_attn(self.ln_1(x)).split(C, dim=2)
+            q, k, v = (t.view(B, T, c.n_head, C // c.n_head).transpose(1, 2) for t in (q, k, v))
+            y = tF.scaled_dot_product_attention(q, k, v, dropout_p=c.dropout if self.training else 0.0, is_causal=True)
+            x = x + self.resid_dropout(self.attn.c_proj(y.transpose(1, 2).reshape(B, T, C)))
+            return x + self.mlp(self.ln_2(x))
+
+    class TorchGPT(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.transformer = tnn.ModuleDict(dict(
+                wte=tnn.Embedding(c.vocab_size, c.n_embd), wpe=tnn.Embedding(c.block_size, c.n_embd),
+                drop=tnn.Dropout(c.dropout), h=tnn.ModuleList([Block() for _ in range(c.n_layer)]),
+                ln_f=tnn.LayerNorm(c.n_embd, bias=c.bias)))
+            self.lm_head = tnn.Linear(c.n_embd, c.vocab_size, bias=False)
+            self.transformer.wte.weight = self.lm_head.weight
+
+        def forward(self, idx, targets):
+            x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(torch.arange(idx.shape[1], device=idx.device)))
+            for block in self.transformer.h:
+                x = block(x)
+            logits = self.lm_head(self.transformer.ln_f(x))
+            return tF.cross_entropy(logits.flatten(0, 1), targets.flatten())
+
+    return TorchGPT()
+
+race_ours = GPT(config).to(DEVICE)
+race_ours.load_state_dict({k: minitorch.tensor(v) for k, v in initial_state.items()})
+race_theirs = torch_gpt(config).to(DEVICE)
+race_theirs.load_state_dict({k: torch.from_numpy(v) for k, v in initial_state.items()}, strict=False)  # lm_head is tied
+opt_ours = race_ours.configure_optimizers(WEIGHT_DECAY, LR, BETAS)
+opt_theirs = torch.optim.AdamW([{"params": [p for p in race_theirs.parameters() if p.dim() >= 2], "weight_decay": WEIGHT_DECAY},
+                                {"params": [p for p in race_theirs.parameters() if p.dim() < 2], "weight_decay": 0.0}], lr=LR, betas=BETAS)
+race_batches = [data.get_batch("train", BATCH_SIZE, BLOCK_SIZE, generator=minitorch.Generator().manual_seed(SEED + 3)) for _ in range(RACE_STEPS)]
+ours_batches = [(x.to(DEVICE), y.to(DEVICE)) for x, y in race_batches]
+theirs_batches = [(torch.from_numpy(x.numpy()).to(DEVICE), torch.from_numpy(y.numpy()).to(DEVICE)) for x, y in race_batches]
+
+def ours_steps():
+    for x, y in ours_batches:
+        loss = race_ours(x, y)[1]
+        loss.backward()
+        nn.utils.clip_grad_norm_(race_ours.parameters(), GRAD_CLIP)
+        opt_ours.step(); opt_ours.zero_grad(set_to_none=True)
+    return loss
+
+def theirs_steps():
+    for x, y in theirs_batches:
+        loss = race_theirs(x, y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(race_theirs.parameters(), GRAD_CLIP)
+        opt_theirs.step(); opt_theirs.zero_grad(set_to_none=True)
+    return loss
+
+first_ours, first_theirs = ours_steps().item(), theirs_steps().item()    # the same steps from the same weights
+print(f"loss after {RACE_STEPS} steps from the same weights: ours {first_ours:.5f}, torch {first_theirs:.5f}")
+''')
+
+code(r'''
+from minitorch.utils.race import race
+
+result = race(ours_steps, theirs_steps, phase="07_transformer",
+              workload=f"GPT {N_LAYER}x{N_EMBD} T{BLOCK_SIZE} B{BATCH_SIZE} AdamW, {RACE_STEPS} steps",
+              device=DEVICE, warmup=1, repeats=RACE_REPEATS,
+              sizes={"n_layer": N_LAYER, "n_head": N_HEAD, "n_embd": N_EMBD, "block": BLOCK_SIZE, "batch": BATCH_SIZE, "steps": RACE_STEPS},
+              metrics={"ours": {"val loss (trained above)": history[-1]["val"]}}, save=SAVE_RESULTS)
+print(f"ms per training step: minitorch {result.times['ours']['median_ms'] / RACE_STEPS:.2f}, "
+      f"PyTorch {result.times['theirs']['median_ms'] / RACE_STEPS:.2f}")
+''')
+
+code(r'''
+from minitorch.utils.notebook import show_races
+
+show_races("07_transformer", result)
+''')
+
+code("session.report()")
+
+nb = new_notebook(cells=cells, metadata={"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                                         "language_info": {"name": "python"}})
+out = sys.argv[1] if len(sys.argv) > 1 else "/work/brief/07_transformer.ipynb"
+nbformat.write(nb, out)
+print(f"wrote {out}: {len(cells)} cells")
