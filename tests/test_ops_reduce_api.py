@@ -184,14 +184,15 @@ def test_scan_tiles_exact(device, rng, n, dtype):
     EXACTLY: cumsum of small integers and cumprod of +-1 are exact in every dtype and any order of
     additions, so one tile prefix too many or too few shows. Also an unaligned view (no 128-bit
     loads), a strided output (dim 0 of (n, 2)), two launches in a row (statuses reset) and 3 rows of
-    several tiles each (one block per row)."""
+    ~2n/3: one block per row, tile after tile, up to 4 tiles (16385: 10922, tiles of 4096 aligned
+    in rows 0 and 2 only), else the look-back over 3 rows (windows reaching into the row before)."""
     _long_only_on_cuda(device, n)
     x = rng.integers(-8, 9, size=(n + 1, 2)).astype(dtype)
     signs = np.where(rng.random(n) < 0.5, -1, 1).astype(dtype)
     t = mt.tensor(x, device=device)
     row = t[1:, 0]                                   # unaligned start, element stride 2
     contiguous = mt.tensor(x[1:, 0].copy(), device=device)
-    rows = x[:3 * (n // 3)].reshape(3, -1)           # 3 rows of 2n/3: one block per row, tile after tile
+    rows = x[:3 * (n // 3)].reshape(3, -1)           # 3 rows of ~2n/3 (see the docstring)
     for ours, want in [(mt.cumsum(contiguous, 0), np.cumsum(x[1:, 0])),
                        (mt.cumsum(contiguous, 0), np.cumsum(x[1:, 0])),        # second launch
                        (mt.cumsum(row, 0), np.cumsum(x[1:, 0])),

@@ -209,8 +209,9 @@ __device__ __forceinline__ void scan_rows(const T* __restrict__ a, T* __restrict
 constexpr unsigned EMPTY = 0, AGGREGATE = 1, INCLUSIVE = 2;    // flags; EMPTY: nothing published yet
 constexpr long long MAX_POLLS = 1ll << 24;                      // seconds of waiting: a bug, not a slow tile
 
-// Tile t's status. A 4-byte T (float, the only one here): state[t] = flag << 32 | the value's bits, one 64-bit word. An 8-byte
-// T: state[t] = flag, values[2 t + flag - 1] = the value (aggregate, then inclusive prefix).
+// Tile t's status. A 4-byte T (float, the only one here): state[t] = flag << 32 | the value's bits,
+// one 64-bit word. An 8-byte T: state[t] = flag, values[2 t + flag - 1] = the value (aggregate,
+// then inclusive prefix).
 template <typename T>
 __device__ __forceinline__ void publish(unsigned long long* state, T* values, long long t, unsigned flag, T v) {
     if constexpr (sizeof(T) == 4) {
@@ -268,8 +269,8 @@ __device__ __forceinline__ T look_back(const unsigned long long* state, const T*
 // state[0] is the ticket counter, state[1 + t] tile t's status (all 0 before the launch); values
 // holds 2 slots per tile for an 8-byte T (unused for a 4-byte T).
 template <typename T, class Op>
-__device__ __forceinline__ void scan_lookback(const T* __restrict__ a, T* __restrict__ out, long long L, long long tiles,
-                                              const Layout& kept, long long in_stride, long long out_stride,
+__device__ __forceinline__ void scan_lookback(const T* __restrict__ a, T* __restrict__ out, long long L,
+                                              long long tiles, const Layout& kept, long long in_stride, long long out_stride,
                                               unsigned long long* state, T* values) {
     __shared__ long long ticket_s;
     __shared__ T warp_totals[WARPS];
