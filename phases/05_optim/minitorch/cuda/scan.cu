@@ -270,8 +270,8 @@ __device__ __forceinline__ T look_back(const unsigned long long* state, const T*
 // holds 2 slots per tile for an 8-byte T (unused for a 4-byte T).
 template <typename T, class Op>
 __device__ __forceinline__ void scan_lookback(const T* __restrict__ a, T* __restrict__ out, long long L,
-                                              long long tiles, const Layout& kept, long long in_stride, long long out_stride,
-                                              unsigned long long* state, T* values) {
+                                              long long tiles, const Layout& kept, long long in_stride,
+                                              long long out_stride, unsigned long long* state, T* values) {
     __shared__ long long ticket_s;
     __shared__ T warp_totals[WARPS];
     __shared__ T prefix_s;
