@@ -74,7 +74,7 @@ struct Items {
     static constexpr int CHUNKS = ITEMS / VEC;
     struct alignas(16) Vec { T v[VEC]; };     // moved by one 128-bit load or store
     T x[CHUNKS][VEC];
-    // Element (k, j) of this thread is row element first + offset(k, j) of its tile.
+    // Element (k, j) of this thread is element offset(k, j) of its tile (the header's mapping).
     __device__ static long long offset(int k, int j) {
         return (threadIdx.x >> 5) * (32 * ITEMS) + k * (32 * VEC) + (threadIdx.x & 31) * VEC + j;
     }
@@ -108,6 +108,7 @@ __device__ __forceinline__ void load_tile(Items<T>& it, const T* __restrict__ sr
     }
 }
 
+// Stores the first n elements of the tile at `dst` (step out_stride), the mapping of load_tile.
 template <typename T>
 __device__ __forceinline__ void store_tile(const Items<T>& it, T* __restrict__ dst, long long n, long long out_stride,
                                            bool vec) {
