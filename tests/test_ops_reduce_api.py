@@ -187,6 +187,37 @@ def test_scan_lengths(device, rng, n):
     check_op(lambda lib, x: lib.cumsum(x, 0), [(n,)], device, rng, dtype="int64")     # exact: any order
 
 
+TILE = 4096              # cuda's scan tile; a row of more than 4 tiles takes the look-back scan
+
+
+@pytest.mark.parametrize("n", [4095, TILE, 4097, 4 * TILE + 1, 33 * TILE + 5, 2**24 + 3])
+@pytest.mark.parametrize("dtype", ["int64", "float64", "float32"])
+def test_scan_tiles_exact(device, rng, n, dtype):
+    """Rows around cuda's tiles of 4096, up to 4097 tiles (look-back windows of 32 tiles), checked
+    EXACTLY: cumsum of small integers and cumprod of +-1 are exact in every dtype and any order of
+    additions, so one tile prefix too many or too few shows. Also an unaligned view (no 128-bit
+    loads), a strided output (dim 0 of (n, 2)), two launches in a row (statuses reset) and 3 rows of
+    ~2n/3: one block per row, tile after tile, up to 4 tiles (16385: 10922, tiles of 4096 aligned
+    in rows 0 and 2 only), else the look-back over 3 rows (windows reaching into the row before)."""
+    _long_only_on_cuda(device, n)
+    x = rng.integers(-8, 9, size=(n + 1, 2)).astype(dtype)
+    signs = np.where(rng.random(n) < 0.5, -1, 1).astype(dtype)
+    t = mt.tensor(x, device=device)
+    row = t[1:, 0]                                   # unaligned start, element stride 2
+    contiguous = mt.tensor(x[1:, 0].copy(), device=device)
+    rows = x[:3 * (n // 3)].reshape(3, -1)           # 3 rows of ~2n/3 (see the docstring)
+    for ours, want in [(mt.cumsum(contiguous, 0), np.cumsum(x[1:, 0])),
+                       (mt.cumsum(contiguous, 0), np.cumsum(x[1:, 0])),        # second launch
+                       (mt.cumsum(row, 0), np.cumsum(x[1:, 0])),
+                       (mt.cumsum(t[1:], 0), np.cumsum(x[1:], 0)),
+                       (mt.cumsum(t.reshape(-1)[1:n + 1], 0), np.cumsum(x.reshape(-1)[1:n + 1])),
+                       (mt.cumsum(mt.tensor(rows, device=device), 1), np.cumsum(rows, 1)),
+                       (mt.cumprod(mt.tensor(signs, device=device), 0), np.cumprod(signs))]:
+        got = ours.numpy()
+        bad = np.flatnonzero((got != want).reshape(len(got), -1).any(axis=1))
+        assert bad.size == 0, f"{bad.size} wrong rows, first at {bad[:5]}: got {got[bad[:3]]}, want {want[bad[:3]]}"
+
+
 @pytest.mark.parametrize("dtype", ["int64", "bool", "float32"])
 def test_scan_dtypes(device, rng, dtype):
     for op in ("cumsum", "cumprod"):

@@ -13,8 +13,8 @@ from .launch import SUFFIX, blocks_per_gpu, cdiv, kernel, launch_2d, pack_layout
 
 _SUFFIXES = ("f32", "f64", "i64")
 _I64 = np.dtype(np.int64)
-_BLOCK = 256                 # threads per block: 4 items each, a chunk of 1024 per round
-TILE = 4096                  # elements per block when few long rows are cut into tiles
+_BLOCK = 256                 # threads per block: scan.cu's THREADS
+TILE = 4096                  # elements scanned at once, 16 per thread in registers: scan.cu's TILE
 _occupancy = {}
 
 
@@ -64,8 +64,11 @@ def cumulative(op, a, dim):
         launch_2d(rows, (n_rows,), (_BLOCK,), (a, out, length, kept, in_stride, out_stride), idx)
         return out
     tiles = cdiv(length, TILE)
-    state = fill_(empty((1 + n_rows * tiles,), _I64, idx), 0)      # ticket counter, then a flag per tile
-    values = empty((2 * n_rows * tiles,), a.dtype, idx)            # aggregate, inclusive prefix per tile
+    # ticket counter, then each tile's status word (a float32 value travels inside it), zeroed on
+    # the stream before the kernel: no host synchronization
+    state = fill_(empty((1 + n_rows * tiles,), _I64, idx), 0)
+    # 8-byte values: each tile's aggregate and inclusive prefix beside the status word
+    values = empty((2 * n_rows * tiles if a.itemsize == 8 else 1,), a.dtype, idx)
     launch_2d(kernel("scan.cu", f"scan_lookback_{op}_{suf}", idx), (n_rows * tiles,), (_BLOCK,),
-              (a, out, length, TILE, tiles, kept, in_stride, out_stride, state, values), idx)
+              (a, out, length, tiles, kept, in_stride, out_stride, state, values), idx)
     return out
