@@ -213,7 +213,7 @@ def test_scan_tiles_exact(device, rng, n, dtype):
                        (mt.cumsum(t.reshape(-1)[1:n + 1], 0), np.cumsum(x.reshape(-1)[1:n + 1])),
                        (mt.cumsum(mt.tensor(rows, device=device), 1), np.cumsum(rows, 1)),
                        (mt.cumprod(mt.tensor(signs, device=device), 0), np.cumprod(signs))]:
-        got = ours.numpy()
+        got = ours.cpu().numpy()
         bad = np.flatnonzero((got != want).reshape(len(got), -1).any(axis=1))
         assert bad.size == 0, f"{bad.size} wrong rows, first at {bad[:5]}: got {got[bad[:3]]}, want {want[bad[:3]]}"
 

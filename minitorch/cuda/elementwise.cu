@@ -486,32 +486,41 @@ HALF_BACKWARD(tanh, TanhBackward, __nv_bfloat16, bf16)
 // or 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (approximate='tanh'). Their gradients take the
 // input x, which forward saves:
 //   gelu'(x) = Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
-//   tanh form: with t = tanh(u), u = sqrt(2/pi) (x + 0.044715 x^3):
+//   tanh form: with u = sqrt(2/pi) (x + 0.044715 x^3) and t = tanh(u):
 //              0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2)
+// Written as above, 1 + erf and 1 + tanh cancel for negative x (gelu(-4) keeps only 2-3 correct
+// digits in float32). The kernels use forms without that subtraction:
+//   Phi(x) = 0.5 erfc(-x / sqrt 2),  0.5 (1 + t) = sigmoid(2u),  1 - t^2 = 4 sigmoid(2u) sigmoid(-2u).
 #define GELU_SQRT1_2 0.70710678118654752440        // 1 / sqrt(2)
 #define GELU_SQRT_2_PI 0.79788456080286535588      // sqrt(2 / pi)
 #define GELU_INV_SQRT_2PI 0.39894228040143267794   // 1 / sqrt(2 pi)
 #define GELU_KAPPA 0.044715
+__device__ __forceinline__ float  m_erfc(float x)  { return erfcf(x); }
+__device__ __forceinline__ double m_erfc(double x) { return erfc(x); }
+template <typename T> __device__ __forceinline__ T gelu_cdf(T x) { return T(0.5) * m_erfc(-x * T(GELU_SQRT1_2)); }
+template <typename T> __device__ __forceinline__ T gelu_tanh_u(T x) {
+    return T(GELU_SQRT_2_PI) * (x + T(GELU_KAPPA) * x * x * x);
+}
+template <typename T> __device__ __forceinline__ T sigmoid_of(T z) { return T(1) / (T(1) + m_exp(-z)); }
+
 struct Gelu {
-    template <typename T> __device__ T operator()(T x) const { return T(0.5) * x * (T(1) + m_erf(x * T(GELU_SQRT1_2))); }
+    template <typename T> __device__ T operator()(T x) const { return x * gelu_cdf(x); }
 };
 struct GeluTanh {
-    template <typename T> __device__ T operator()(T x) const {
-        return T(0.5) * x * (T(1) + m_tanh(T(GELU_SQRT_2_PI) * (x + T(GELU_KAPPA) * x * x * x)));
-    }
+    template <typename T> __device__ T operator()(T x) const { return x * sigmoid_of(T(2) * gelu_tanh_u(x)); }
 };
 struct GeluBackward {
     template <typename T> __device__ T operator()(T g, T x) const {
-        const T cdf = T(0.5) * (T(1) + m_erf(x * T(GELU_SQRT1_2)));
         const T pdf = m_exp(T(-0.5) * x * x) * T(GELU_INV_SQRT_2PI);
-        return g * (cdf + x * pdf);
+        return g * (gelu_cdf(x) + x * pdf);
     }
 };
 struct GeluTanhBackward {
     template <typename T> __device__ T operator()(T g, T x) const {
-        const T t = m_tanh(T(GELU_SQRT_2_PI) * (x + T(GELU_KAPPA) * x * x * x));
+        const T u = gelu_tanh_u(x);
+        const T s = sigmoid_of(T(2) * u), s_neg = sigmoid_of(T(-2) * u);   // 0.5 (1 + t), 0.5 (1 - t)
         const T du = T(GELU_SQRT_2_PI) * (T(1) + T(3 * GELU_KAPPA) * x * x);
-        return g * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * du);
+        return g * (s + T(2) * x * s * s_neg * du);
     }
 };
 

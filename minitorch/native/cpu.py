@@ -1193,14 +1193,24 @@ for _name in ("max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_bac
 
 
 # ---- the transformer's layers (phase 07) ----------------------------------------------------------
+def _phi_cdf(x):
+    """Phi(x) = 0.5 erfc(-x / sqrt 2): no cancellation for negative x, unlike 0.5 (1 + erf(x / sqrt 2))."""
+    return 0.5 * np.asarray(np.frompyfunc(math.erfc, 1, 1)(-x / math.sqrt(2)), dtype=np.float64)
+
+
+def _tanh_u(x):
+    return math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)
+
+
 def _gelu(x):
     """x * Phi(x), Phi the standard normal CDF (Hendrycks & Gimpel, arXiv:1606.08415)."""
-    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+    return x * _phi_cdf(x)
 
 
 def _gelu_tanh(x):
-    """GELU's tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    """GELU's tanh approximation 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), computed as
+    x sigmoid(2u) (the same number, without 1 + tanh's cancellation for negative x)."""
+    return x * _sigmoid(2 * _tanh_u(x))
 
 
 UNARY_OPS.update({"gelu": _gelu, "gelu_tanh": _gelu_tanh})
@@ -1210,11 +1220,10 @@ _unary_backward_before_gelu = unary_backward
 def _gelu_grad(op, grad, x):
     """grad * gelu'(x): Phi(x) + x phi(x), or the derivative of the tanh form."""
     if op == "gelu":
-        cdf = 0.5 * (1 + _erf(x / math.sqrt(2)))
-        return grad * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
-    k = math.sqrt(2 / math.pi)
-    t = np.tanh(k * (x + 0.044715 * x ** 3))
-    return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x))
+        return grad * (_phi_cdf(x) + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
+    u = _tanh_u(x)
+    s, s_neg = _sigmoid(2 * u), _sigmoid(-2 * u)     # 0.5 (1 + tanh u), 0.5 (1 - tanh u)
+    return grad * (s + 2 * x * s * s_neg * math.sqrt(2 / math.pi) * (1 + 3 * 0.044715 * x * x))
 
 
 def unary_backward(op, grad, saved):  # noqa: F811 - adds gelu and gelu_tanh (their saved tensor is x)

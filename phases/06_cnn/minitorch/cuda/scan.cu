@@ -53,9 +53,23 @@
 
 namespace sc {
 
-constexpr int THREADS = 256;                  // per block (8 warps); the launcher uses the same
+// Compile-time options (benchmarks/tune_scan.py times the alternatives; the launcher's TILE and
+// block size must match the values compiled in).
+#ifndef SCAN_THREADS
+#define SCAN_THREADS 256
+#endif
+#ifndef SCAN_ITEMS
+#define SCAN_ITEMS 16
+#endif
+#ifndef SCAN_MAX_SLEEP_NS
+#define SCAN_MAX_SLEEP_NS 256                 // the look-back's longest wait between two polls
+#endif
+#ifndef SCAN_MIN_BLOCKS
+#define SCAN_MIN_BLOCKS 2                     // blocks per SM that __launch_bounds__ keeps room for
+#endif
+constexpr int THREADS = SCAN_THREADS;         // per block (8 warps); the launcher uses the same
 constexpr int WARPS = THREADS / 32;
-constexpr int ITEMS = 16;                     // elements per thread in registers
+constexpr int ITEMS = SCAN_ITEMS;             // elements per thread in registers
 constexpr int TILE = THREADS * ITEMS;         // 4096 elements per tile; the launcher's TILE
 
 template <typename T> struct Sum {
@@ -250,7 +264,7 @@ __device__ __forceinline__ T look_back(const unsigned long long* state, const T*
         for (long long polls = 0; __any_sync(FULL_MASK, flag == EMPTY); ++polls) {
             if (polls > MAX_POLLS) __trap();     // a tile before us never published: a bug
             __nanosleep(sleep_ns);               // leave the memory system to the working tiles
-            sleep_ns = sleep_ns < 256 ? 2 * sleep_ns : sleep_ns;
+            sleep_ns = sleep_ns < SCAN_MAX_SLEEP_NS ? 2 * sleep_ns : sleep_ns;
             if (flag == EMPTY) flag = read_status(state, p, v);
         }
         if constexpr (sizeof(T) == 8) {
@@ -310,12 +324,12 @@ __device__ __forceinline__ void scan_lookback(const T* __restrict__ a, T* __rest
 }  // namespace sc
 
 #define SCAN(NAME, OP, T, SUF)                                                                       \
-    extern "C" __global__ void __launch_bounds__(sc::THREADS, 2) scan_rows_##NAME##_##SUF(                \
+    extern "C" __global__ void __launch_bounds__(sc::THREADS, SCAN_MIN_BLOCKS) scan_rows_##NAME##_##SUF(                \
         const T* __restrict__ a, T* __restrict__ out, long long L, const Layout kept, long long in_stride, \
         long long out_stride) {                                                                     \
         sc::scan_rows<T, sc::OP<T>>(a, out, L, kept, in_stride, out_stride);                        \
     }                                                                                               \
-    extern "C" __global__ void __launch_bounds__(sc::THREADS, 2) scan_lookback_##NAME##_##SUF(            \
+    extern "C" __global__ void __launch_bounds__(sc::THREADS, SCAN_MIN_BLOCKS) scan_lookback_##NAME##_##SUF(            \
         const T* __restrict__ a, T* __restrict__ out, long long L, long long tiles, const Layout kept,  \
         long long in_stride, long long out_stride, unsigned long long* state, T* values) {          \
         sc::scan_lookback<T, sc::OP<T>>(a, out, L, tiles, kept, in_stride, out_stride, state, values); \
