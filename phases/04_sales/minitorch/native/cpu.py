@@ -351,6 +351,21 @@ def scatter_(dst, dim, index, src):
     return dst
 
 
+_SCATTER_UFUNC = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+
+
+def scatter_reduce_(dst, dim, index, src, op):
+    """``dst[i0, .., index[i], .., ik] = op(that element, src[i])`` for every position i of
+    ``index``, in place (PyTorch's scatter_reduce_ with include_self=True); ``op``: "sum",
+    "prod", "amax", "amin" (NaN propagates); shapes as scatter_add_; returns dst."""
+    w, ok = _wrap(index, dst.shape[dim])
+    coords = list(np.indices(index.shape, sparse=False))
+    coords[dim] = w
+    with np.errstate(invalid="ignore", over="ignore"):        # NaN and inf propagate quietly
+        _SCATTER_UFUNC[op].at(dst, tuple(c[ok] for c in coords), src[ok])
+    return dst
+
+
 def index_copy_(dst, dim, index, src):
     """``dst[p, index[b], q] = src[p, b, q]`` in place (torch's index_copy_); shapes as index_add_."""
     w, ok = _wrap(index, dst.shape[dim])

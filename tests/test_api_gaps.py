@@ -1,0 +1,111 @@
+"""Issue 13, second pass: gaps in PyTorch's everyday API - unique(dim=), mode's index on ties,
+scatter(reduce=) and scatter_reduce, tensor indices mixed with slices/ints/None/Ellipsis,
+state_dict with tied parameters, view() of strided tensors. Values and gradients against PyTorch
+(tests/oracle.py) on cpu and (marked cuda) on the GPU; every fresh cuda allocation is filled with
+0xFF first, so an output element a kernel forgot to write fails."""
+import numpy as np
+import pytest
+import torch
+
+import minitorch as mt
+from oracle import check_op
+
+pytestmark = pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
+
+
+@pytest.fixture(autouse=True)
+def _poison_cuda(request):
+    if "device" in request.fixturenames and request.getfixturevalue("device") == "cuda":
+        request.getfixturevalue("poisoned_allocator")
+
+
+def _as(array, device):
+    return mt.tensor(array, device=device), torch.tensor(array)
+
+
+# ---- scatter(reduce=), scatter_reduce ------------------------------------------------------------------
+REDUCTIONS = ["sum", "prod", "mean", "amax", "amin"]
+
+
+def _scatter_case(rng, shape, dim, k, integer_values=False, low=-2.0, high=2.0):
+    """(input, index, src) with index of shape ``shape`` but ``k`` along dim, values in [0, size)."""
+    ishape = tuple(k if d == dim else n for d, n in enumerate(shape))
+    index = rng.integers(0, shape[dim], ishape)
+    if integer_values:          # small integers as floats: ties between input and src for amax/amin
+        return rng.integers(-2, 3, shape).astype(np.float64), index, rng.integers(-2, 3, ishape).astype(np.float64)
+    return rng.uniform(low, high, shape), index, rng.uniform(low, high, ishape)
+
+
+@pytest.mark.parametrize("reduce", REDUCTIONS)
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("shape,dim,k", [((5,), 0, 12), ((4, 6), 1, 9), ((4, 6), 0, 3), ((3, 4, 5), -1, 7),
+                                         ((1, 1), 0, 1), ((2, 1000), 1, 3000)], ids=str)
+def test_scatter_reduce_matches_pytorch(device, rng, reduce, include_self, shape, dim, k):
+    x, index, src = _scatter_case(rng, shape, dim, k, low=0.5, high=1.5)
+    idx_ours, idx_theirs = _as(index, device)
+
+    def fn(lib, t, s):
+        i = idx_ours if lib is mt else idx_theirs
+        return t.scatter_reduce(dim, i, s, reduce, include_self=include_self)
+    check_op(fn, None, device, rng, arrays=[x, src])
+    check_op(fn, None, device, rng, arrays=[x.astype(np.float32), src.astype(np.float32)], dtype="float32",
+             layout="transposed")
+    ints = [rng.integers(-3, 4, shape), rng.integers(-3, 4, index.shape)]
+    check_op(fn, None, device, rng, arrays=ints, dtype="int64")
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin", "prod"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_ties_zeros_and_nan(device, rng, reduce, include_self):
+    """amax/amin share the gradient among equal elements; prod's gradient with one and with
+    several zeros at a position; NaN propagates through amax/amin."""
+    x, index, src = _scatter_case(rng, (6, 5), 0, 14, integer_values=True)
+    idx_ours, idx_theirs = _as(index, device)
+    fn = lambda lib, t, s: t.scatter_reduce(0, idx_ours if lib is mt else idx_theirs, s, reduce,  # noqa: E731
+                                            include_self=include_self)
+    check_op(fn, None, device, rng, arrays=[x, src])
+    src_nan = src.copy()
+    src_nan[0, 0] = np.nan
+    check_op(fn, None, device, rng, arrays=[x, src_nan], grad=False)
+
+
+def test_scatter_reduce_zero_d_half_and_inplace(device, rng):
+    x, i, s = mt.tensor(2.0, device=device), mt.tensor(0, device=device), mt.tensor(5.0, device=device)
+    assert x.scatter_reduce(0, i, s, "prod").item() == 10.0, "a 0-d scatter_reduce multiplies the one element"
+    h = mt.tensor([1.0, 2.0, 3.0], device=device).to(mt.float16)
+    out = h.scatter_reduce(0, mt.tensor([2, 2], device=device), mt.tensor([4.0, 0.5], device=device).to(mt.float16),
+                           "prod")
+    assert out.dtype is mt.float16 and out.tolist() == [1.0, 2.0, 6.0], "float16 scatter_reduce (computed in float32)"
+    y = mt.tensor([1.0, 2.0, 3.0], device=device)
+    assert y.scatter_reduce_(0, mt.tensor([0, 0], device=device), mt.tensor([5.0, 4.0], device=device), "amax") is y
+    assert y.tolist() == [5.0, 2.0, 3.0], "scatter_reduce_ writes into self"
+
+
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+def test_scatter_with_reduce_argument(device, rng, reduce):
+    x, index, src = _scatter_case(rng, (4, 7), 1, 10)
+    idx_ours, idx_theirs = _as(index, device)
+    pick = lambda lib: idx_ours if lib is mt else idx_theirs  # noqa: E731
+    check_op(lambda lib, t, s: t.scatter(1, pick(lib), s, reduce=reduce), None, device, rng, arrays=[x, src],
+             grad=False)
+    check_op(lambda lib, t: t.scatter(1, pick(lib), 1.5, reduce=reduce), None, device, rng, arrays=[x], grad=False)
+    for dtype in ("int64", "float32"):
+        a, b = rng.integers(-3, 4, (4, 7)).astype(dtype), rng.integers(-3, 4, index.shape).astype(dtype)
+        ours, theirs = _as(a, device)
+        ours.scatter_(1, idx_ours, mt.tensor(b, device=device), reduce=reduce)
+        theirs.scatter_(1, idx_theirs, torch.tensor(b), reduce=reduce)
+        np.testing.assert_array_equal(ours.cpu().numpy(), theirs.numpy(), err_msg=f"scatter_(reduce={reduce!r})")
+
+
+def test_scatter_reduce_errors(device):
+    x = mt.zeros(3, device=device, requires_grad=True)
+    i = mt.tensor([0, 1], device=device)
+    with pytest.raises(RuntimeError, match="sum, prod, mean, amax or amin"):
+        x.scatter_reduce(0, i, mt.ones(2, device=device), "max")
+    with pytest.raises(RuntimeError, match="add or multiply"):
+        x.scatter(0, i, mt.ones(2, device=device), reduce="sum")
+    with pytest.raises(TypeError, match="src"):
+        x.scatter_reduce(0, i, 1.0, "sum")
+    y = x.scatter(0, i, mt.ones(2, device=device), reduce="multiply")
+    with pytest.raises(RuntimeError, match="not implemented"):
+        y.sum().backward()
