@@ -109,3 +109,68 @@ def test_scatter_reduce_errors(device):
     y = x.scatter(0, i, mt.ones(2, device=device), reduce="multiply")
     with pytest.raises(RuntimeError, match="not implemented"):
         y.sum().backward()
+
+
+# ---- view() of strided tensors ----------------------------------------------------------------------
+def _factorings(n, rng, count):
+    """``count`` random shapes with ``n`` elements (size-1 dims included)."""
+    primes, m, p = [], n, 2
+    while m > 1:
+        while m % p == 0:
+            primes.append(p)
+            m //= p
+        p += 1
+    out = []
+    for _ in range(count):
+        dims = [1] * rng.integers(1, 5)
+        for q in primes:
+            dims[rng.integers(len(dims))] *= q
+        out.append(tuple(dims))
+    return out
+
+
+def _strided_views(lib, base):
+    """Non-contiguous views of a [4, 6, 10] tensor: transposes, slices, size-1 dims, a step."""
+    return [base.transpose(0, 1), base.permute(2, 0, 1), base[:, 1:4], base[:, :, ::2], base[1:3, :, 2:7],
+            base[:, 2:3].transpose(1, 2), base.transpose(1, 2)[:, :, ::3], base[::2], base.unsqueeze(1)[..., 4:6]]
+
+
+def test_view_accepts_what_pytorch_accepts(device, rng):
+    """Every shape PyTorch can view a strided tensor as, with the same strides; the others raise."""
+    base = rng.standard_normal((4, 6, 10))
+    ours_base, theirs_base = _as(base, device)
+    accepted = 0
+    for ours, theirs in zip(_strided_views(mt, ours_base), _strided_views(torch, theirs_base)):
+        for shape in _factorings(theirs.numel(), rng, 25) + [(theirs.numel(),), tuple(theirs.shape)]:
+            try:
+                ref = theirs.view(shape)
+            except RuntimeError:
+                with pytest.raises(RuntimeError, match="view size is not compatible"):
+                    ours.view(shape)
+                continue
+            out = ours.view(*shape)
+            accepted += 1
+            assert out.stride() == ref.stride(), f"view{shape} of {tuple(theirs.shape)} strides {theirs.stride()}"
+            np.testing.assert_array_equal(out.cpu().numpy(), ref.numpy())
+    assert accepted > 50, "the test must exercise many accepted views"
+
+
+def test_view_shares_memory_and_backpropagates(device, rng):
+    check_op(lambda lib, x: x.transpose(0, 1).view(3, 2, 5) * 2, [(5, 6)], device, rng)
+    check_op(lambda lib, x: x[:, 1:3].view(-1, 1, 2), [(4, 5)], device, rng)
+    x = mt.zeros((4, 6), device=device)
+    x.t().view(3, 2, 4)[0, 1, 2] = 7.0
+    assert x[2, 1].item() == 7.0, "a view of a transpose writes into the same memory"
+    for shape in [(0, 3), (3, 0, 2)]:
+        check_op(lambda lib, x: x.transpose(0, -1).view(-1, 3), [shape], device, rng)
+    check_op(lambda lib, x: x.view(1, 1), [()], device, rng)
+
+
+def test_view_errors(device):
+    x = mt.zeros((4, 6), device=device).t()
+    with pytest.raises(RuntimeError, match="Use .reshape"):
+        x.view(24)
+    with pytest.raises(RuntimeError, match="invalid"):
+        x.view(5, -1)
+    with pytest.raises(RuntimeError, match="only one dimension"):
+        x.view(-1, -1)
