@@ -174,3 +174,57 @@ def test_view_errors(device):
         x.view(5, -1)
     with pytest.raises(RuntimeError, match="only one dimension"):
         x.view(-1, -1)
+
+
+# ---- state_dict with tied parameters; named_modules / named_parameters dedup ---------------------------
+def _tied_pair(lib):
+    """The same little model in either library: a shared submodule and a tied weight."""
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = lib.nn.Embedding(5, 3)
+            self.body = lib.nn.Linear(3, 3)
+            self.again = self.body                          # a module under two names
+            self.head = lib.nn.Linear(3, 5, bias=False)
+            self.head.weight = self.emb.weight              # a parameter under two names
+    return Net()
+
+
+def test_state_dict_keeps_tied_parameters_under_every_name():
+    ours, theirs = _tied_pair(mt), _tied_pair(torch)
+    assert list(ours.state_dict()) == list(theirs.state_dict()), "state_dict keys, in PyTorch's order"
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    assert [n for n, _ in ours.named_parameters(remove_duplicate=False)] == \
+        [n for n, _ in theirs.named_parameters(remove_duplicate=False)]
+    assert [n for n, _ in ours.named_modules()] == [n for n, _ in theirs.named_modules()]
+    assert [n for n, _ in ours.named_modules(remove_duplicate=False)] == \
+        [n for n, _ in theirs.named_modules(remove_duplicate=False)]
+    assert len(list(ours.parameters())) == len(list(theirs.parameters())) == 3
+    state = ours.state_dict()
+    assert np.shares_memory(state["emb.weight"].numpy(), state["head.weight"].numpy())
+    # PyTorch's state_dict loads with strict=True, and the tie survives
+    result = ours.load_state_dict({k: mt.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    assert not result.missing_keys and not result.unexpected_keys
+    assert ours.head.weight is ours.emb.weight
+    np.testing.assert_array_equal(ours.head.weight.numpy(), theirs.head.weight.detach().numpy())
+    with pytest.raises(RuntimeError, match="head.weight"):
+        ours.load_state_dict({k: v for k, v in state.items() if k != "head.weight"})
+
+
+def test_gpt_state_dict_round_trips_and_loads_a_torch_twin(tmp_path):
+    from minitorch.models.gpt import GPT, GPTConfig
+    from test_gpt import TorchGPT
+    config = GPTConfig(block_size=8, vocab_size=11, n_layer=2, n_head=2, n_embd=16, bias=True)
+    ours, theirs = GPT(config), TorchGPT(config)
+    assert list(ours.state_dict()) == list(theirs.state_dict()), "the GPT's state_dict keys are nanoGPT's"
+    result = ours.load_state_dict({k: mt.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()},
+                                  strict=True)
+    assert not result.missing_keys and not result.unexpected_keys
+    assert ours.lm_head.weight is ours.transformer.wte.weight, "loading keeps the tie"
+    for name, p in theirs.named_parameters():
+        np.testing.assert_array_equal(dict(ours.named_parameters())[name].numpy(), p.detach().numpy(), err_msg=name)
+    mt.save(ours.state_dict(), tmp_path / "gpt.safetensors")          # tied tensors save and load back
+    again = GPT(config)
+    again.load_state_dict(mt.load(tmp_path / "gpt.safetensors"), strict=True)
+    np.testing.assert_array_equal(again.lm_head.weight.numpy(), ours.lm_head.weight.numpy())
+    assert again.lm_head.weight is again.transformer.wte.weight
