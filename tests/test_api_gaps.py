@@ -228,3 +228,35 @@ def test_gpt_state_dict_round_trips_and_loads_a_torch_twin(tmp_path):
     again.load_state_dict(mt.load(tmp_path / "gpt.safetensors"), strict=True)
     np.testing.assert_array_equal(again.lm_head.weight.numpy(), ours.lm_head.weight.numpy())
     assert again.lm_head.weight is again.transformer.wte.weight
+
+
+# ---- unique(dim=) ----------------------------------------------------------------------------------------
+def _repeated_slices(rng, shape, dim, dtype):
+    """A tensor whose slices along ``dim`` repeat (drawn from a few distinct ones)."""
+    n = shape[dim]
+    pool = rng.integers(-2, 3, (3,) + tuple(s for k, s in enumerate(shape) if k != dim))
+    stacked = pool[rng.integers(0, 3, n)]
+    return np.moveaxis(stacked, 0, dim).astype(dtype)
+
+
+@pytest.mark.parametrize("shape,dim", [((7, 3), 0), ((7, 3), 1), ((3, 7), -1), ((4, 5, 6), 1), ((4, 5, 6), 0),
+                                       ((9,), 0), ((1, 4), 0), ((40, 2), 0), ((5, 0), 1), ((0, 3), 0)], ids=str)
+@pytest.mark.parametrize("dtype", ["float64", "int64", "bool", "float32"])
+def test_unique_dim_matches_pytorch(device, rng, shape, dim, dtype):
+    x = _repeated_slices(rng, shape, dim, dtype) if dtype != "bool" else rng.random(shape) < 0.5
+    for inverse in (False, True):
+        for counts in (False, True):
+            check_op(lambda lib, t: lib.unique(t, sorted=True, return_inverse=inverse, return_counts=counts, dim=dim),
+                     None, device, rng, arrays=[x], dtype=dtype, grad=False)
+    check_op(lambda lib, t: t.unique(dim=dim, return_counts=True), None, device, rng, arrays=[x], dtype=dtype,
+             grad=False, layout="transposed")
+
+
+def test_unique_dim_random_rows_and_errors(device, rng):
+    x = rng.integers(0, 2, (200, 3))                     # 8 possible rows, each many times
+    check_op(lambda lib, t: lib.unique(t, dim=0, return_inverse=True, return_counts=True), None, device, rng,
+             arrays=[x], dtype="int64", grad=False)
+    with pytest.raises(RuntimeError, match="0 sized dimensions"):
+        mt.unique(mt.zeros((0, 3), device=device), dim=1)
+    with pytest.raises(IndexError):
+        mt.unique(mt.tensor(5.0, device=device), dim=0)
