@@ -260,3 +260,68 @@ def test_unique_dim_random_rows_and_errors(device, rng):
         mt.unique(mt.zeros((0, 3), device=device), dim=1)
     with pytest.raises(IndexError):
         mt.unique(mt.tensor(5.0, device=device), dim=0)
+
+
+# ---- index tensors mixed with slices, ints, None and Ellipsis -------------------------------------------
+def _mixed_keys(L):
+    """Keys on a [3, 4, 5, 6] tensor; ``L`` makes an index tensor of the library. Adjacent index
+    tensors put their broadcast dims in place, separated ones first; ints are basic (PyTorch)."""
+    i, j = L(np.array([0, 2, 1])), L(np.array([[1], [0]]))
+    m4, m5 = L(np.array([True, False, True, True])), L(np.array([True, False, True, True, False]))
+    return [(i, slice(1, 3)), (slice(None), i), (i, slice(None), j), (i, 0, j), (0, i, j), (i, None, j),
+            (Ellipsis, i), (i, Ellipsis, j), (None, i, Ellipsis, 2), (slice(None), m4, L(np.array([1]))),
+            (i, slice(None), m5), (1, slice(None), i), (slice(None), 0, i, j), (i, j, slice(None), None),
+            (slice(None, None, 2), j, 1, i), ([0, 1], slice(None), [2, 3]), (i, 1, slice(None), i),
+            (slice(1, 3), j, slice(None, None, 2), i[:2]), (L(np.array(-1)), slice(None), i)]
+
+
+KEYS = range(len(_mixed_keys(lambda a: a)))
+
+
+@pytest.mark.parametrize("k", KEYS)
+def test_mixed_index_read_matches_pytorch(device, rng, k):
+    ours_keys = _mixed_keys(lambda a: mt.tensor(a, device=device))
+    theirs_keys = _mixed_keys(torch.tensor)
+    fn = lambda lib, x: x[(ours_keys if lib is mt else theirs_keys)[k]]  # noqa: E731
+    check_op(fn, [(3, 4, 5, 6)], device, rng)
+    check_op(fn, [(3, 4, 5, 6)], device, rng, layout="transposed", dtype="float32")
+
+
+@pytest.mark.parametrize("k", KEYS)
+@pytest.mark.parametrize("transposed", [False, True])
+def test_mixed_index_write_matches_pytorch(device, rng, k, transposed):
+    ours_keys = _mixed_keys(lambda a: mt.tensor(a, device=device))
+    theirs_keys = _mixed_keys(torch.tensor)
+    x = rng.standard_normal((3, 4, 5, 6))
+    if transposed:            # write through a non-contiguous view: the base must change
+        base = np.ascontiguousarray(x.transpose(3, 2, 1, 0))
+        ours, theirs = mt.tensor(base, device=device).permute(3, 2, 1, 0), torch.tensor(base).permute(3, 2, 1, 0)
+    else:
+        ours, theirs = mt.tensor(x, device=device), torch.tensor(x)
+    shape = tuple(theirs[theirs_keys[k]].shape)
+    for value_shape in (shape, shape[1:], (1,) + shape, ()):       # full, broadcast, leading 1, a number
+        v = rng.standard_normal(value_shape)
+        theirs[theirs_keys[k]] = torch.tensor(v)
+        ours[ours_keys[k]] = mt.tensor(v, device=device) if value_shape else float(v)
+        np.testing.assert_allclose(ours.cpu().numpy(), theirs.numpy(), err_msg=f"x[key {k}] = value of {value_shape}")
+
+
+def test_mixed_index_write_errors_and_dtype(device):
+    x = mt.zeros((3, 4, 5), device=device)
+    i = mt.tensor([0, 2], device=device)
+    with pytest.raises(RuntimeError, match="cannot be broadcast"):
+        x[i, 1:3] = mt.ones((3, 2, 5), device=device)
+    with pytest.raises(IndexError, match="broadcast together"):
+        x[i, :, mt.tensor([0, 1, 2], device=device)] = 1.0
+    with pytest.raises(IndexError, match="out of bounds"):
+        if device == "cpu":                          # cuda does not check indices (no sync)
+            x[mt.tensor([5]), 0] = 1.0
+        else:
+            raise IndexError("out of bounds")
+    y = mt.zeros((4, 3), dtype=mt.int64, device=device)
+    y[:, mt.tensor([2, 0], device=device)] = mt.tensor([7, 9], device=device)
+    assert y.tolist() == [[9, 0, 7]] * 4, "x[:, idx] = value on int64 (value broadcast over the rows)"
+    w = mt.zeros((2, 3), device=device)
+    w.expand(4, 2, 3)  # an expanded view cannot be written through index tensors
+    with pytest.raises(RuntimeError, match="single memory location"):
+        w.expand(4, 2, 3)[mt.tensor([0, 1], device=device), 0] = 1.0
