@@ -211,8 +211,9 @@ def _start(op, dtype):
         return 0
     if op == "prod":
         return 1
-    big = float("inf") if dtype.is_floating_point else int(np.iinfo(np.int64).max)
-    return -big if op == "amax" else big
+    if dtype.is_floating_point:
+        return float("-inf") if op == "amax" else float("inf")
+    return int(np.iinfo(np.int64).min if op == "amax" else np.iinfo(np.int64).max)
 
 
 class ScatterReduce(Function):
