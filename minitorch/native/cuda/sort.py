@@ -1,6 +1,6 @@
 # phase: 04
 """Sorting on ``DeviceArray``s with ``minitorch/cuda/sort.cu`` (a bitonic sort, stable by original
-position), and what sorted rows give: mode and unique. Cuda twins of cpu.py's ``sort``, ``mode``
+position), unique on sorted rows, and mode (sort.cu's own introsort, to match PyTorch's index). Cuda twins of cpu.py's ``sort``, ``mode``
 and ``unique``."""
 import numpy as np
 

@@ -4,8 +4,9 @@
 unique, bincount, histc.
 
 On cuda: ``scan.cu`` (block-wide scans; one pass with decoupled look-back for few long rows),
-``sort.cu`` (a stable bitonic sort: topk, kthvalue, median and mode sort the whole row and then
-select, where a selection algorithm would do less work) and ``histogram.cu`` (atomic counts).
+``sort.cu`` (a stable bitonic sort: topk, kthvalue and median sort the whole row and then
+select, where a selection algorithm would do less work; mode runs libstdc++'s introsort, one
+thread per row, to return PyTorch's index) and ``histogram.cu`` (atomic counts).
 unique, bincount and histc read a number back to the host, because the data decides their
 output's size or range.
 """
@@ -225,8 +226,12 @@ def median(input, dim=None, keepdim=False):
 
 
 def mode(input, dim=-1, keepdim=False):
-    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and its last
-    position, as PyTorch's cpu mode: ``(values, indices)``. Gradients flow to that position.
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and one of its
+    positions: ``(values, indices)``. The position is the one PyTorch's cpu mode returns, which
+    sorts (value, position) pairs with libstdc++'s unstable ``std::sort`` and takes the last of
+    the modal run: the last occurrence on rows of at most 16, another one on longer rows. Both
+    devices run that same sort to match it (cpu.py's ``_introsort``, sort.cu's ``mode_rows``).
+    Gradients flow to that position.
 
     Raises:
         IndexError: ``dim`` out of range or of size 0.

@@ -1,7 +1,7 @@
 # GENERATED from minitorch/native/cuda/sort.py by tools/sync_phases.py (phase 05 snapshot): edit the source and re-run, not this file.
 # phase: 04
 """Sorting on ``DeviceArray``s with ``minitorch/cuda/sort.cu`` (a bitonic sort, stable by original
-position), and what sorted rows give: mode and unique. Cuda twins of cpu.py's ``sort``, ``mode``
+position), unique on sorted rows, and mode (sort.cu's own introsort, to match PyTorch's index). Cuda twins of cpu.py's ``sort``, ``mode``
 and ``unique``."""
 import numpy as np
 
