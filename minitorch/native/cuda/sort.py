@@ -1,7 +1,7 @@
 # phase: 04
 """Sorting on ``DeviceArray``s with ``minitorch/cuda/sort.cu`` (a bitonic sort, stable by original
-position), unique on sorted rows, and mode (sort.cu's own introsort, to match PyTorch's index). Cuda twins of cpu.py's ``sort``, ``mode``
-and ``unique``."""
+position), unique on sorted rows, and mode (sort.cu's own introsort, to match PyTorch's index).
+Cuda twins of cpu.py's ``sort``, ``mode`` and ``unique``."""
 import numpy as np
 
 from ...cuda.array import empty

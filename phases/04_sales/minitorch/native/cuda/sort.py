@@ -1,8 +1,8 @@
 # GENERATED from minitorch/native/cuda/sort.py by tools/sync_phases.py (phase 04 snapshot): edit the source and re-run, not this file.
 # phase: 04
 """Sorting on ``DeviceArray``s with ``minitorch/cuda/sort.cu`` (a bitonic sort, stable by original
-position), unique on sorted rows, and mode (sort.cu's own introsort, to match PyTorch's index). Cuda twins of cpu.py's ``sort``, ``mode``
-and ``unique``."""
+position), unique on sorted rows, and mode (sort.cu's own introsort, to match PyTorch's index).
+Cuda twins of cpu.py's ``sort``, ``mode`` and ``unique``."""
 import numpy as np
 
 from ...cuda.array import empty
