@@ -184,6 +184,7 @@ def _tied_pair(lib):
             super().__init__()
             self.emb = lib.nn.Embedding(5, 3)
             self.body = lib.nn.Linear(3, 3)
+            self.norm = lib.nn.BatchNorm1d(3)                # buffers: keys per module, params first
             self.again = self.body                          # a module under two names
             self.head = lib.nn.Linear(3, 5, bias=False)
             self.head.weight = self.emb.weight              # a parameter under two names
@@ -199,7 +200,7 @@ def test_state_dict_keeps_tied_parameters_under_every_name():
     assert [n for n, _ in ours.named_modules()] == [n for n, _ in theirs.named_modules()]
     assert [n for n, _ in ours.named_modules(remove_duplicate=False)] == \
         [n for n, _ in theirs.named_modules(remove_duplicate=False)]
-    assert len(list(ours.parameters())) == len(list(theirs.parameters())) == 3
+    assert len(list(ours.parameters())) == len(list(theirs.parameters())) == 5
     state = ours.state_dict()
     assert np.shares_memory(state["emb.weight"].numpy(), state["head.weight"].numpy())
     # PyTorch's state_dict loads with strict=True, and the tie survives

@@ -150,8 +150,11 @@ class Module:
         """``OrderedDict`` of path -> tensor (detached, sharing memory) for parameters and buffers.
         Every path is a key: a tied parameter (GPT's ``lm_head.weight`` is
         ``transformer.wte.weight``) is listed under each of its names, as PyTorch does."""
-        state = OrderedDict((name, p.detach()) for name, p in self.named_parameters(remove_duplicate=False))
-        state.update((name, b.detach()) for name, b in self.named_buffers(remove_duplicate=False) if b is not None)
+        state = OrderedDict()
+        for path, module in self.named_modules(remove_duplicate=False):     # PyTorch's order: per module,
+            prefix = f"{path}." if path else ""                                # parameters then buffers
+            state.update((prefix + name, p.detach()) for name, p in module._parameters.items())
+            state.update((prefix + name, b.detach()) for name, b in module._buffers.items() if b is not None)
         return state
 
     def load_state_dict(self, state_dict, strict=True):
