@@ -968,6 +968,14 @@ class Tensor:
         in no fixed order, so float results may vary in the last bits)."""
         return self._write_("scatter_add_", lambda: ops.scatter_add(self, dim, index, src))
 
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        return ops.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+    def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+        """In place: :func:`minitorch.ops.scatter.scatter_reduce` written into self."""
+        return self._write_("scatter_reduce_",
+                            lambda: ops.scatter_reduce(self, dim, index, src, reduce, include_self=include_self))
+
     def index_put_(self, indices, values, accumulate=False):
         """In place: ``self[indices] = values`` (``+=`` with ``accumulate``; see
         :func:`minitorch.ops.scatter.index_put`)."""

@@ -136,7 +136,7 @@ class _WithBuffers(nn.Module):
 
 def test_register_buffer_state_dict_and_to(device):
     m = _WithBuffers()
-    assert list(m.state_dict()) == ["fc.weight", "fc.bias", "running"]           # mask is not persistent
+    assert list(m.state_dict()) == ["running", "fc.weight", "fc.bias"]    # PyTorch's order; mask is not persistent
     assert [n for n, _ in m.named_buffers()] == ["running", "mask", "empty"]
     m.running = mt.full((2,), 3.0)                      # assigning to a buffer's name updates the buffer
     assert "running" in m._buffers and m.state_dict()["running"].tolist() == [3.0, 3.0]

@@ -303,24 +303,37 @@ def test_kthvalue_median_mode(device, rng, keepdim):
         check_op(lambda lib, x: lib.median(x, dim=dim, keepdim=keepdim), [shape], device, rng,
                  layout="transposed")
         # mode: few distinct values, so there are real winners and ties between equally frequent ones.
-        # PyTorch's index among equal values depends on its algorithm (the last one for short rows):
-        # values against PyTorch, indices by our rule (test_mode_index_is_the_last_occurrence)
+        # indices are checked against PyTorch in test_mode_index_matches_pytorch_cpu
         check_op(lambda lib, x: lib.mode(x, dim=dim, keepdim=keepdim).values, None, device, rng,
                  arrays=[_ties(rng, shape)], grad=False)
         check_op(lambda lib, x: lib.mode(x, dim=dim, keepdim=keepdim).values, None, device, rng, dtype="int64",
                  arrays=[rng.integers(0, 3, shape)])
 
 
-@pytest.mark.parametrize("shape", [(4, 9), (3, 1025), (2, 5000)], ids=str)
-def test_mode_index_is_the_last_occurrence(device, rng, shape):
-    x = rng.integers(0, 4, shape)
-    values, indices = mt.mode(mt.tensor(x.astype(np.float64), device=device), dim=1)
-    for row, v, i in zip(x, values.cpu().numpy(), indices.cpu().numpy()):
-        counts = np.bincount(row, minlength=4)
-        assert v == np.argmax(counts), "mode: the smallest of the most frequent values"
-        assert i == np.flatnonzero(row == v)[-1], "mode: the index of its last occurrence"
-    if shape[1] < 50:      # short rows: PyTorch's cpu mode follows the same rule, gradient included
-        check_op(lambda lib, t: lib.mode(t, dim=1), None, device, rng, arrays=[x.astype(np.float64)])
+@pytest.mark.parametrize("shape", [(4, 9), (3, 17), (3, 1025), (2, 5000), (40, 300)], ids=str)
+@pytest.mark.parametrize("distinct", [2, 4, 60])
+def test_mode_index_matches_pytorch_cpu(device, rng, shape, distinct):
+    """PyTorch's cpu mode returns the position that libstdc++'s unstable std::sort leaves last in
+    the modal run: the last occurrence on rows of at most 16, another one on longer rows. Both
+    devices reproduce that sort, so indices (and the gradient, which follows them) must agree."""
+    x = rng.integers(0, distinct, shape)
+    check_op(lambda lib, t: lib.mode(t, dim=1), None, device, rng, arrays=[x.astype(np.float64)])
+    check_op(lambda lib, t: lib.mode(t, dim=0), None, device, rng, arrays=[x], dtype="int64")
+    check_op(lambda lib, t: lib.mode(t, dim=-1), None, device, rng, arrays=[x.astype(np.float32)], dtype="float32",
+             layout="transposed")
+
+
+def test_mode_index_on_sorted_and_patterned_rows(device, rng):
+    """Inputs that drive introsort's pivots to its worst cases (and its heap-sort fallback)."""
+    n = 2048
+    killer = np.zeros(n, np.int64)        # Musser's median-of-3 killer sequence
+    for i in range(1, n // 2 + 1):
+        if i % 2:
+            killer[i - 1], killer[i] = i, n // 2 + i
+        killer[n // 2 + i - 1] = 2 * i
+    rows = [np.arange(n) % 7, np.sort(rng.integers(0, 9, n)), np.sort(rng.integers(0, 9, n))[::-1],
+            np.zeros(n, np.int64), np.tile([1, 2, 3, 1, 2, 1], n // 6 + 1)[:n], killer, killer % 37]
+    check_op(lambda lib, t: lib.mode(t, dim=1), None, device, rng, arrays=[np.stack(rows)], dtype="int64")
 
 
 def test_median_of_all_and_zero_d(device, rng):

@@ -14,7 +14,7 @@
 // descending where it is set. After the rounds of k, every run of k elements is sorted (in
 // alternating directions: two neighbouring runs form a "bitonic" sequence that the next k merges).
 //
-// Mapping of threads to data:
+// Mapping of threads to data (mode: see its section below):
 //   sort_tile_*    one BLOCK per tile of TILE consecutive elements of one row (grid: rows x
 //                  tiles), held in shared memory (TILE = 4096 for keys of 1 or 4 bytes, 2048 for
 //                  8: 48 KB with the 8-byte positions); its threads run every round whose pairs
@@ -132,26 +132,137 @@ __device__ __forceinline__ void sort_step(T* __restrict__ keys, long long* __res
     }
 }
 
-// ---- on sorted rows: mode, and the pieces of unique ------------------------------------------------
-// mode: thread o walks sorted row o (ascending, stable) once; the longest run of equal values wins,
-// the first (smallest) one on a tie; its index is the run's last original position (the largest,
-// as PyTorch's cpu mode returns). One thread per row: a single very long row is slow (serial).
+// ---- mode, and the pieces of unique -------------------------------------------------------------
+// mode: PyTorch's cpu mode sorts each row's (value, position) pairs by value with std::sort, which
+// is NOT stable, and returns the position that lands last in the modal run. To return the same
+// index we run the same algorithm: libstdc++'s introsort (D. R. Musser, "Introspective sorting and
+// selection algorithms", 1997), reproduced swap for swap (cpu.py's _introsort is the same code).
+// One THREAD per row, sorting a scratch copy of the row in global memory: serial, O(L log L) per
+// row, so one very long row is slow; many rows fill the GPU.
+
+// libstdc++'s __adjust_heap on v[0, len): sift the hole down to a leaf, then push val up.
 template <typename T>
-__device__ __forceinline__ void mode_rows(const T* __restrict__ v, const long long* __restrict__ ids,
+__device__ void heap_adjust(T* v, long long* ids, long long hole, long long len, T val, long long vid) {
+    const long long top = hole;
+    long long child = hole;
+    while (child < (len - 1) / 2) {
+        child = 2 * (child + 1);
+        if (v[child] < v[child - 1]) --child;
+        v[hole] = v[child]; ids[hole] = ids[child];
+        hole = child;
+    }
+    if ((len & 1) == 0 && child == (len - 2) / 2) {
+        child = 2 * (child + 1);
+        v[hole] = v[child - 1]; ids[hole] = ids[child - 1];
+        hole = child - 1;
+    }
+    long long parent = (hole - 1) / 2;
+    while (hole > top && v[parent] < val) {
+        v[hole] = v[parent]; ids[hole] = ids[parent];
+        hole = parent;
+        parent = (hole - 1) / 2;
+    }
+    v[hole] = val; ids[hole] = vid;
+}
+
+// introsort's fallback past its depth limit: make_heap, then sort_heap, on v[0, len)
+template <typename T>
+__device__ void heap_sort(T* v, long long* ids, long long len) {
+    for (long long parent = (len - 2) / 2; parent >= 0; --parent) heap_adjust(v, ids, parent, len, v[parent], ids[parent]);
+    for (long long last = len - 1; last > 0; --last) {
+        const T val = v[last];
+        const long long vid = ids[last];
+        v[last] = v[0]; ids[last] = ids[0];
+        heap_adjust(v, ids, 0, last, val, vid);
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ void swap_pair(T* v, long long* ids, long long i, long long j) {
+    const T t = v[i]; v[i] = v[j]; v[j] = t;
+    const long long u = ids[i]; ids[i] = ids[j]; ids[j] = u;
+}
+
+// std::sort of v[0, n) by value, moving ids along. Ranges are disjoint, so the order they are
+// processed in does not matter: the larger part waits on a stack, the smaller is looped on, which
+// bounds the stack by log2(n) < 64 entries. The scans carry bounds checks libstdc++ omits (it relies
+// on the pivot as a sentinel, which NaN can defeat); they never fire otherwise.
+template <typename T>
+__device__ void introsort(T* v, long long* ids, long long n) {
+    long long stack_first[64], stack_last[64];
+    int stack_depth[64];
+    int top = 0;
+    int log2n = 0;
+    while ((2LL << log2n) <= n) ++log2n;
+    stack_first[0] = 0; stack_last[0] = n; stack_depth[0] = 2 * log2n;
+    top = 1;
+    while (top > 0) {
+        --top;
+        long long first = stack_first[top], last = stack_last[top];
+        int depth = stack_depth[top];
+        while (last - first > 16) {
+            if (depth == 0) {
+                heap_sort(v + first, ids + first, last - first);
+                break;
+            }
+            --depth;
+            const long long a = first + 1, b = first + (last - first) / 2, c = last - 1;
+            long long m;
+            if (v[a] < v[b]) m = v[b] < v[c] ? b : (v[a] < v[c] ? c : a);
+            else m = v[a] < v[c] ? a : (v[b] < v[c] ? c : b);
+            swap_pair(v, ids, first, m);                        // the median of three is the pivot
+            long long lo = first + 1, hi = last;
+            while (true) {                                       // Hoare partition around v[first]
+                while (lo < last - 1 && v[lo] < v[first]) ++lo;
+                --hi;
+                while (hi > first && v[first] < v[hi]) --hi;
+                if (!(lo < hi)) break;
+                swap_pair(v, ids, lo, hi);
+                ++lo;
+            }
+            if (lo - first < last - lo) {
+                stack_first[top] = lo; stack_last[top] = last; stack_depth[top] = depth; ++top;
+                last = lo;
+            } else {
+                stack_first[top] = first; stack_last[top] = lo; stack_depth[top] = depth; ++top;
+                first = lo;
+            }
+        }
+    }
+    for (long long i = 1; i < n; ++i) {                          // insertion sort: all within 16 of place
+        const T val = v[i];
+        const long long vid = ids[i];
+        long long j = i;
+        while (j > 0 && val < v[j - 1]) {
+            v[j] = v[j - 1]; ids[j] = ids[j - 1];
+            --j;
+        }
+        v[j] = val; ids[j] = vid;
+    }
+}
+
+// Row o of the contiguous rows [n_rows, L] is copied to scratch (keys, ids), introsorted, and
+// walked once: the longest run of equal values wins (the first, i.e. smallest, on a tie), and its
+// last sorted position gives the index.
+template <typename T>
+__device__ __forceinline__ void mode_rows(const T* __restrict__ rows, T* __restrict__ keys, long long* __restrict__ ids,
                                           T* __restrict__ out, long long* __restrict__ out_ids, long long n_rows,
                                           long long L) {
     GRID_STRIDE_LOOP(o, n_rows) {
-        const T* row = v + o * L;
+        T* v = keys + o * L;
+        long long* p = ids + o * L;
+        for (long long i = 0; i < L; ++i) { v[i] = rows[o * L + i]; p[i] = i; }
+        introsort(v, p, L);
         long long best = 0, run = 0, at = 0;
         for (long long i = 0; i < L; ++i) {
             run += 1;
-            if (i == L - 1 || row[i + 1] != row[i]) {     // i ends a run
+            if (i == L - 1 || v[i + 1] != v[i]) {     // i ends a run
                 if (run > best) { best = run; at = i; }
                 run = 0;
             }
         }
-        out[o] = row[at];
-        out_ids[o] = ids[o * L + at];
+        out[o] = v[at];
+        out_ids[o] = p[at];
     }
 }
 
@@ -196,10 +307,10 @@ extern "C" __global__ void unique_counts(const long long* __restrict__ starts, l
                                                long long L, long long P, long long k, long long j, bool descending) { \
         st::sort_step(keys, ids, n_rows, L, P, k, j, descending);                                   \
     }                                                                                               \
-    extern "C" __global__ void mode_rows_##SUF(const T* __restrict__ v, const long long* __restrict__ ids, \
-                                               T* __restrict__ out, long long* __restrict__ out_ids, \
-                                               long long n_rows, long long L) {                     \
-        st::mode_rows(v, ids, out, out_ids, n_rows, L);                                             \
+    extern "C" __global__ void mode_rows_##SUF(const T* __restrict__ rows, T* __restrict__ keys,      \
+                                               long long* __restrict__ ids, T* __restrict__ out,    \
+                                               long long* __restrict__ out_ids, long long n_rows, long long L) { \
+        st::mode_rows(rows, keys, ids, out, out_ids, n_rows, L);                                    \
     }                                                                                               \
     extern "C" __global__ void unique_flags_##SUF(const T* __restrict__ s, long long* __restrict__ flags, long long n) { \
         st::unique_flags(s, flags, n);                                                              \

@@ -22,6 +22,7 @@ from .reduce import sum
 from .indexing import copy_, index_add_, nonzero, scatter_add_, take
 from .reduce import extreme, var_mean
 from .indexing import gather, index_copy_, scatter_
+from .indexing import scatter_reduce_
 from .random import multinomial, randperm
 from .histogram import bincount, histc
 from .reduce import fold

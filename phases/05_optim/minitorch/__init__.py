@@ -27,6 +27,7 @@ from .ops import argmax, argmin, cat, index_add, index_select, max, min, nonzero
 from .ops import (chunk, diagonal, flip, gather, index_put, movedim, moveaxis, narrow, roll, scatter, scatter_add,
                   split, take_along_dim, tile, tril, triu, unbind)
 from .ops.scatter import where        # where(condition) joins the three-argument where of phase 02
+from .ops import scatter_reduce
 from .creation import bernoulli, multinomial, randperm
 from .ops import einsum
 from .ops import (all, amax, amin, any, argsort, bincount, count_nonzero, cumprod, cumsum, histc, kthvalue,

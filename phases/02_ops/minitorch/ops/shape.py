@@ -81,11 +81,11 @@ def transpose(a, dim0, dim1):
     return permute(a, *dims)
 
 
-def reshape(a, *shape):
-    """Same elements, new shape; one dimension may be -1 (inferred).
+def _resolved(a, shape):
+    """``shape`` (ints or one tuple) with its -1 inferred from ``a``'s element count.
 
     Raises:
-        RuntimeError: if the element counts differ, naming both shapes.
+        RuntimeError: two -1, or an element count that differs from ``a``'s.
     """
     shape = list(_unpack_ints(shape))
     if shape.count(-1) > 1:
@@ -98,20 +98,91 @@ def reshape(a, *shape):
     elif known != a.numel():
         raise RuntimeError(f"reshape: shape {tuple(shape)} is invalid for input of shape "
                            f"{tuple(a.shape)} ({a.numel()} elements)")
-    shape = tuple(shape)
+    return tuple(shape)
+
+
+def reshape(a, *shape):
+    """Same elements, new shape; one dimension may be -1 (inferred).
+
+    Raises:
+        RuntimeError: if the element counts differ, naming both shapes.
+    """
+    shape = _resolved(a, shape)
     return a if shape == a.shape else Reshape.apply(a, shape)
 
 
+def _view_strides(old_shape, old_strides, shape):
+    """Strides (in elements) that read a tensor of ``old_shape``/``old_strides`` as ``shape``
+    without moving data, or None when no such strides exist (PyTorch's ``computeStride``).
+
+    Row-major order is what a reshape keeps. Split the old dims into chunks, each a run of
+    dims that are contiguous among themselves (stride[d] == size[d+1] * stride[d+1]; size-1
+    dims never break a run). A chunk reads like one flat dim of its element count with its
+    last dim's stride, so the new dims can be laid over it iff they group, right to left, into
+    runs with the same element counts as the chunks. (A transposed matrix is two chunks of one
+    dim each: it views as [.., n, m] splits of either dim, never as one flat dim.)
+    """
+    numel = math.prod(old_shape)
+    if numel == 0:                  # no element is ever read: any strides do
+        if tuple(old_shape) == tuple(shape):
+            return tuple(old_strides)
+        return _contiguous_strides(shape)
+    if not old_shape:               # a 0-d tensor: the new dims are all 1
+        return (1,) * len(shape)
+    new = [0] * len(shape)
+    view_d = len(shape) - 1
+    base = old_strides[-1]          # the stride of the current chunk's last dim
+    chunk_numel = view_numel = 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        chunk_numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != chunk_numel * base):    # chunk ends at d
+            while view_d >= 0 and (view_numel < chunk_numel or shape[view_d] == 1):
+                new[view_d] = view_numel * base
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != chunk_numel:
+                return None
+            if d > 0:
+                base, chunk_numel, view_numel = old_strides[d - 1], 1, 1
+    return tuple(new) if view_d == -1 else None
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+class View(Function):
+    """``a``'s memory read with another shape and the given element strides (no copy)."""
+
+    @staticmethod
+    def forward(ctx, a, shape, strides):
+        ctx.shape = a.shape
+        item = a._data.itemsize
+        return _view(a, a._backend.as_strided(a._data, shape, tuple(s * item for s in strides)))
+
+
 def view(a, *shape):
-    """Like :func:`reshape` but never copies.
+    """Like :func:`reshape` but never copies: the same memory read with new strides. Possible
+    whenever each group of new dims covers whole chunks of old dims that are contiguous among
+    themselves (:func:`_view_strides`, PyTorch's rule), e.g. any view of a contiguous tensor,
+    splitting or merging the rows of a column slice, splitting a transposed dim.
 
     Raises:
-        RuntimeError: for a non-contiguous tensor (call ``.contiguous()`` or ``reshape``).
+        RuntimeError: element counts that differ, or a new dim spanning two chunks (PyTorch's
+            message: use ``.reshape(...)``, which copies).
     """
-    if not a.is_contiguous():
-        raise RuntimeError(f"view: tensor of shape {tuple(a.shape)} and strides {a.stride()} is not "
-                           "contiguous; use .reshape(...) or .contiguous().view(...)")
-    return reshape(a, *shape)
+    shape = _resolved(a, shape)
+    if shape == a.shape:
+        return a
+    strides = _view_strides(a.shape, a.stride(), shape)
+    if strides is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return View.apply(a, shape, strides)
 
 
 def expand(a, *shape):

@@ -8,6 +8,7 @@
 //   gather_<t>        out[i] = a[off_a(i) + w * stride],  w = index[off_index(i)]
 //   scatter_add_<t>   dst[off_dst(i) + w * stride] += src[off_src(i)]      (atomicAdd)
 //   scatter_store_<t> dst[off_dst(i) + w * stride]  = src[off_src(i)]      (a plain store)
+//   scatter_mul_<t>, scatter_max_<t>, scatter_min_<t>: *=, max, min         (atomicCAS loops)
 //   copy_into_<t>     dst[off_dst(i)] = src[off_src(i)]                   (dst any strides)
 //   nonzero_count, nonzero_scan, nonzero_write: the coordinates of a bool mask's true elements
 //
@@ -96,6 +97,53 @@ struct Store {
     template <typename T> __device__ __forceinline__ void operator()(T* p, T v) const { *p = v; }
 };
 
+// ---- scatter_reduce: multiply, max, min with a compare-and-swap loop ---------------------------------
+// CUDA has no atomicMul, and no atomicMax/atomicMin for floats; atomicCAS (compare-and-swap on 32 or
+// 64 bits) builds any of them: read the old bits, compute the new value, and store it only if the
+// bits are still the old ones; if another thread changed them meanwhile, CAS returns theirs and we
+// retry with those. Each update is therefore indivisible; the order between threads is not fixed,
+// so a float product may differ in the last bits from run to run (max and min do not: they are
+// exact). The loop stops early when the value would not change (max of a smaller element).
+__device__ __forceinline__ unsigned int as_bits(float v) { return __float_as_uint(v); }
+__device__ __forceinline__ unsigned long long as_bits(double v) { return (unsigned long long)__double_as_longlong(v); }
+__device__ __forceinline__ unsigned long long as_bits(long long v) { return (unsigned long long)v; }
+__device__ __forceinline__ float from_bits(unsigned int b, float) { return __uint_as_float(b); }
+__device__ __forceinline__ double from_bits(unsigned long long b, double) { return __longlong_as_double((long long)b); }
+__device__ __forceinline__ long long from_bits(unsigned long long b, long long) { return (long long)b; }
+
+template <typename T, typename F>
+__device__ __forceinline__ void atomic_update(T* p, T v, F combine) {
+    using U = decltype(as_bits(v));
+    U* bits = reinterpret_cast<U*>(p);
+    U seen, old = *bits;
+    do {
+        seen = old;
+        const U next = as_bits(combine(from_bits(seen, v), v));
+        if (next == seen) return;
+        old = atomicCAS(bits, seen, next);
+    } while (old != seen);
+}
+
+// The combinations; NaN wins max and min (it propagates, as PyTorch's amax/amin).
+struct Times {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a * b; }
+};
+struct Larger {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return (is_nan(b) || b > a) ? b : a; }
+};
+struct Smaller {
+    template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return (is_nan(b) || b < a) ? b : a; }
+};
+struct Mul {
+    template <typename T> __device__ __forceinline__ void operator()(T* p, T v) const { atomic_update(p, v, Times()); }
+};
+struct Max {
+    template <typename T> __device__ __forceinline__ void operator()(T* p, T v) const { atomic_update(p, v, Larger()); }
+};
+struct Min {
+    template <typename T> __device__ __forceinline__ void operator()(T* p, T v) const { atomic_update(p, v, Smaller()); }
+};
+
 template <typename T, typename Op>
 __device__ __forceinline__ void scatter(T* dst, const long long* __restrict__ index, const T* __restrict__ src,
                                         long long n, long long size, long long stride, const Layout& L, Op op) {
@@ -155,6 +203,16 @@ __device__ __forceinline__ long long warp_inclusive_scan(long long v) {
         ix::scatter(dst, index, src, n, size, stride, L, ix::Store());                               \
     }
 
+// scatter_mul_<t>, scatter_max_<t>, scatter_min_<t>: scatter_reduce's prod, amax, amin (CAS loops)
+#define SCATTER_REDUCE(T, SUF, NAME, OP)                                                             \
+    extern "C" __global__ void scatter_##NAME##_##SUF(T* dst, const long long* __restrict__ index,   \
+                                                      const T* __restrict__ src, long long n, long long size, \
+                                                      long long stride, const Layout L) {            \
+        ix::scatter(dst, index, src, n, size, stride, L, ix::OP());                                  \
+    }
+#define SCATTER_REDUCE_ALL(T, SUF) SCATTER_REDUCE(T, SUF, mul, Mul) SCATTER_REDUCE(T, SUF, max, Max) \
+    SCATTER_REDUCE(T, SUF, min, Min)
+
 GATHER(float, f32)
 GATHER(double, f64)
 GATHER(long long, i64)
@@ -166,6 +224,9 @@ SCATTER_STORE(float, f32)
 SCATTER_STORE(double, f64)
 SCATTER_STORE(long long, i64)
 SCATTER_STORE(bool, bool)
+SCATTER_REDUCE_ALL(float, f32)
+SCATTER_REDUCE_ALL(double, f64)
+SCATTER_REDUCE_ALL(long long, i64)
 
 // counts[b] = number of true elements in mask[b * CHUNK, (b + 1) * CHUNK)
 extern "C" __global__ void nonzero_count(const bool* __restrict__ mask, long long n, long long* __restrict__ counts) {

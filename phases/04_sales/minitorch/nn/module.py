@@ -60,31 +60,50 @@ class Module:
     def children(self):
         return (m for _, m in self.named_children())
 
-    def named_modules(self, prefix=""):
-        """``(path, module)`` for this module and every submodule, depth first."""
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """``(path, module)`` for this module and every submodule, depth first. A module reachable
+        by two paths (shared) comes once, under its first path, unless ``remove_duplicate=False``;
+        ``memo`` is the set of modules already given (PyTorch's signature)."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if self in memo:
+                return
+            memo.add(self)
         yield prefix, self
         for name, child in self._modules.items():
-            yield from child.named_modules(f"{prefix}.{name}" if prefix else name)
+            if child is not None:
+                yield from child.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
 
     def modules(self):
         return (m for _, m in self.named_modules())
 
-    def named_parameters(self, prefix="", recurse=True):
-        """``(path, parameter)`` pairs in registration order, each parameter once."""
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """``(path, parameter)`` pairs in registration order. A parameter registered under two
+        paths (tied weights, a shared module) comes once, under its first path, unless
+        ``remove_duplicate=False`` (then every path, as ``state_dict`` lists them)."""
         seen = set()
-        modules = self.named_modules(prefix) if recurse else [(prefix, self)]
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
         for path, module in modules:
             for name, p in module._parameters.items():
-                if id(p) not in seen:
-                    seen.add(id(p))
-                    yield (f"{path}.{name}" if path else name), p
+                if remove_duplicate and id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{path}.{name}" if path else name), p
 
     def parameters(self, recurse=True):
         return (p for _, p in self.named_parameters(recurse=recurse))
 
-    def named_buffers(self, prefix=""):
-        for path, module in self.named_modules(prefix):
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """``(path, buffer)`` pairs; as :meth:`named_parameters`, each buffer once unless
+        ``remove_duplicate=False``."""
+        seen = set()
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for path, module in modules:
             for name, b in module._buffers.items():
+                if remove_duplicate and b is not None and id(b) in seen:
+                    continue
+                seen.add(id(b))
                 yield (f"{path}.{name}" if path else name), b
 
     # ---- training helpers -------------------------------------------------------------------
@@ -128,23 +147,29 @@ class Module:
 
     # ---- saving and loading ---------------------------------------------------------------
     def state_dict(self):
-        """``OrderedDict`` of path -> tensor (detached, sharing memory) for parameters and buffers."""
-        state = OrderedDict((name, p.detach()) for name, p in self.named_parameters())
-        state.update((name, b.detach()) for name, b in self.named_buffers() if b is not None)
+        """``OrderedDict`` of path -> tensor (detached, sharing memory) for parameters and buffers.
+        Every path is a key: a tied parameter (GPT's ``lm_head.weight`` is
+        ``transformer.wte.weight``) is listed under each of its names, as PyTorch does."""
+        state = OrderedDict()
+        for path, module in self.named_modules(remove_duplicate=False):     # PyTorch's order: per module,
+            prefix = f"{path}." if path else ""                                # parameters then buffers
+            state.update((prefix + name, p.detach()) for name, p in module._parameters.items())
+            state.update((prefix + name, b.detach()) for name, b in module._buffers.items() if b is not None)
         return state
 
     def load_state_dict(self, state_dict, strict=True):
         """Copy tensors from ``state_dict`` into this module's parameters and buffers.
 
         With ``strict=False`` missing and unexpected keys are returned instead of raised; a shape
-        mismatch raises all the same (as in PyTorch).
+        mismatch raises all the same (as in PyTorch). A tied parameter is expected under each of
+        its names; each loads into the same parameter (the last one stays, as in PyTorch).
 
         Raises:
             RuntimeError: listing missing and unexpected keys (when ``strict``) and any shape
                 mismatch, naming the key and both shapes.
         """
-        own = dict(self.named_parameters())
-        own.update(dict(self.named_buffers()))
+        own = dict(self.named_parameters(remove_duplicate=False))     # a tied parameter under each name
+        own.update(dict(self.named_buffers(remove_duplicate=False)))
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         if strict and (missing or unexpected):

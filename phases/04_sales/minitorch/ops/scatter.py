@@ -22,9 +22,9 @@ host, so it is not done: the kernels wrap negative indices, never touch memory o
 and skip an out-of-range write (a gather reads NaN / 0 / False there).
 """
 from ..autograd.function import Function
-from ..dtypes import int64
+from ..dtypes import float32, int64
 from ..tensor import Tensor
-from .elementwise import check_broadcast, check_same_device
+from .elementwise import check_broadcast, check_same_device, logical_and
 from .elementwise import where as _where3
 from .indexing import _fused, _index_tensors, _parse, nonzero
 
@@ -143,6 +143,14 @@ def take_along_dim(input, indices, dim=None):
 
 
 def _scatter(name, input, dim, index, src, add):
+    d, src = _scatter_args(name, input, dim, index, src)
+    if input.ndim == 0:                              # 0-d input, index and src: as one-element vectors
+        return Scatter.apply(input.reshape(1), 0, index.reshape(1), src.reshape(1), add).reshape(())
+    return Scatter.apply(input, d, index, src, add)
+
+
+def _scatter_args(name, input, dim, index, src):
+    """Checked arguments of a scatter: (the wrapped dim, src as a tensor of index's shape)."""
     d = _check_index(name, input, dim, index, src)
     if isinstance(src, Tensor):
         if src.dtype is not input.dtype:
@@ -152,9 +160,7 @@ def _scatter(name, input, dim, index, src, add):
     else:                                            # a number: one value read everywhere
         from ..creation import full
         src = full((), src, dtype=input.dtype, device=input.device).expand(index.shape)
-    if input.ndim == 0:                              # 0-d input, index and src: as one-element vectors
-        return Scatter.apply(input.reshape(1), 0, index.reshape(1), src.reshape(1), add).reshape(())
-    return Scatter.apply(input, d, index, src, add)
+    return d, src
 
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
@@ -162,16 +168,21 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     replaced by ``index[i]``, for every position i of index (``torch.scatter``): for dim=1,
     ``out[i][index[i][j]] = src[i][j]``. ``src``: a tensor of input's dtype and rank, no smaller
     than index (its first index.shape elements are used), or a number (``value``). Repeated
-    indices keep one of their values (unspecified which). ``reduce="add"`` is :func:`scatter_add`.
-    Differentiable: input's gradient is zero where written, src's is ``grad.gather(dim, index)``.
+    indices keep one of their values (unspecified which). ``reduce="add"`` is :func:`scatter_add`;
+    ``reduce="multiply"`` multiplies instead (PyTorch's deprecated argument: use
+    :func:`scatter_reduce`), and, as in PyTorch, has no gradient (backward raises).
+    Differentiable otherwise: input's gradient is zero where written, src's is
+    ``grad.gather(dim, index)``.
 
     Raises:
-        RuntimeError: as :func:`gather`, or src of another dtype.
-        NotImplementedError: ``reduce="multiply"`` (deprecated in PyTorch).
+        RuntimeError: as :func:`gather`, src of another dtype, or ``reduce`` not "add"/"multiply".
     """
     src = value if src is None else src
-    if reduce not in (None, "add"):
-        raise NotImplementedError(f"scatter(): reduce={reduce!r} is not supported; use reduce='add' or scatter_add")
+    if reduce not in (None, "add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if reduce == "multiply":
+        d, src = _scatter_args("scatter", input, dim, index, src)
+        return _reduced(input, d, index, src, "prod", True, differentiable=False)
     return _scatter("scatter", input, dim, index, src, add=reduce == "add")
 
 
@@ -187,6 +198,123 @@ def scatter_add(input, dim, index, src):
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add(): argument 'src' must be Tensor, not {type(src).__name__}")
     return _scatter("scatter_add", input, dim, index, src, add=True)
+
+
+# ---- scatter_reduce: sum, prod, mean, amax, amin at the indexed positions -------------------------------
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _start(op, dtype):
+    """The value a position scattered to starts from when include_self=False (op's identity)."""
+    import numpy as np
+    if op in ("sum", "mean"):
+        return 0
+    if op == "prod":
+        return 1
+    if dtype.is_floating_point:
+        return float("-inf") if op == "amax" else float("inf")
+    return int(np.iinfo(np.int64).min if op == "amax" else np.iinfo(np.int64).max)
+
+
+class ScatterReduce(Function):
+    """``out = a`` (or, without include_self, ``a`` with op's identity at the indexed positions)
+    combined with ``src`` (index's shape) at the indexed positions by ``op``: "sum", "prod",
+    "amax" or "amin" (mean is a sum divided by a count, :func:`scatter_reduce`). Gradients as
+    PyTorch's scatter_reduce_backward: prod divides the product by each factor, computing the
+    product without it where that factor is a zero; amax/amin share the gradient equally among
+    every element (of input and src) equal to the result."""
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src, op, include_self, differentiable):
+        b = a._backend
+        out = b.contiguous(a._data)                  # a fresh copy to write into
+        if not include_self:
+            start = b.full((), _start(op, a.dtype), a.dtype, a.device.index)
+            b.scatter_(out, dim, index._data, b.as_strided(start, index.shape, (0,) * index.ndim))
+        b.scatter_reduce_(out, dim, index._data, src._data, op)
+        out = Tensor(out, a.device)
+        ctx.save_for_backward(a, src, out)
+        ctx.dim, ctx.index, ctx.op, ctx.include_self, ctx.differentiable = dim, index, op, include_self, differentiable
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        if not ctx.differentiable:
+            raise RuntimeError("derivative for scatter with reduce='multiply' is not implemented (as in PyTorch); "
+                               "use scatter_reduce(..., reduce='prod')")
+        a, src, out = ctx.saved_tensors
+        d, index, op, include_self = ctx.dim, ctx.index, ctx.op, ctx.include_self
+        if op == "sum":
+            g_self, g_src = grad, grad.gather(d, index)
+        elif op == "prod":
+            g_self, g_src = _prod_grads(a, src, out, grad, d, index, include_self)
+        else:
+            value = out.gather(d, index)
+            self_is, src_is = (a == out).to(grad.dtype), (src == value).to(grad.dtype)
+            share = grad / self_is.scatter_add(d, index, src_is)     # how many elements reach the result
+            g_self, g_src = self_is * share, src_is * share.gather(d, index)
+        if not include_self:                         # input's old values there were not used
+            g_self = g_self.scatter(d, index, 0.0)
+        return g_self, None, None, g_src, None, None, None
+
+
+def _prod_grads(a, src, out, grad, d, index, include_self):
+    """Input's and src's gradients of a scatter product: ``grad * product of the others``; the
+    product of the others is out / x, except where x is 0 (recomputed with x as 1)."""
+    ones = _where3(a == 0, 1.0, a)
+    g_self = grad * scatter_reduce(ones, d, index, src, "prod", include_self=include_self) / ones
+    zero = src == 0
+    from ..creation import zeros
+    zeros_there = zeros(a.shape, dtype=src.dtype, device=a.device).scatter_add(d, index, zero.to(src.dtype))
+    zeros_there = zeros_there.gather(d, index)       # how many zeros of src reach each one's position
+    single = logical_and(zero, zeros_there == 1)     # the only zero at its position: others' product
+    without = scatter_reduce(a, d, index, _where3(single, 1.0, src), "prod", include_self=include_self)
+    g_src = _where3(single, (grad * without).gather(d, index),
+                    (grad * out).gather(d, index) / _where3(zero, 1.0, src))
+    return g_self, g_src
+
+
+def _reduced(input, d, index, src, op, include_self, differentiable=True):
+    """ScatterReduce.apply for every dtype and rank: float16/bfloat16 computed in float32 (the
+    CAS kernels exist for 4 and 8 bytes), a 0-d input as a one-element vector."""
+    if input.dtype.is_floating_point and input.dtype.itemsize == 2:
+        return _reduced(input.to(float32), d, index, src.to(float32), op, include_self, differentiable).to(input.dtype)
+    if input.ndim == 0:
+        return ScatterReduce.apply(input.reshape(1), 0, index.reshape(1), src.reshape(1), op, include_self,
+                                   differentiable).reshape(())
+    return ScatterReduce.apply(input, d, index, src, op, include_self, differentiable)
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """A copy of ``input`` where each element of ``src`` is combined, by ``reduce``, into the
+    position :func:`scatter` would write it (``torch.scatter_reduce``): "sum", "prod", "mean"
+    (the sum over the elements reaching a position divided by their count; floor division for
+    integers), "amax", "amin" (NaN propagates). ``include_self=False``: a position that is
+    scattered to ignores input's old value there (positions not scattered to keep it).
+    Shapes: as :func:`scatter`; output: input's shape and dtype. Differentiable (PyTorch's
+    gradients: see :class:`ScatterReduce`). On cuda, prod, amax and amin use atomicCAS loops
+    (index.cu): a float product's last bits may vary between runs.
+
+    Raises:
+        RuntimeError: as :func:`scatter`, or ``reduce`` not one of the five.
+        TypeError: ``src`` not a Tensor.
+    """
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_reduce(): argument 'src' must be Tensor, not {type(src).__name__}")
+    d, src = _scatter_args("scatter_reduce", input, dim, index, src)
+    if reduce != "mean":
+        return _reduced(input, d, index, src, reduce, include_self)
+    total = _reduced(input, d, index, src, "sum", include_self)
+    from ..creation import full
+    count = full(input.shape, 1 if include_self else 0, dtype=input.dtype, device=input.device)
+    count = count.scatter_add(d, index, full(index.shape, 1, dtype=input.dtype, device=input.device))
+    count = _where3(count == 0, 1, count)            # positions nothing reaches keep their value
+    if input.dtype.is_floating_point:
+        return total / count
+    from .elementwise import floor_divide
+    return floor_divide(total, count)
 
 
 # ---- index_put: x[indices] = values as a function ---------------------------------------------------------

@@ -4,8 +4,9 @@
 unique, bincount, histc.
 
 On cuda: ``scan.cu`` (block-wide scans; one pass with decoupled look-back for few long rows),
-``sort.cu`` (a stable bitonic sort: topk, kthvalue, median and mode sort the whole row and then
-select, where a selection algorithm would do less work) and ``histogram.cu`` (atomic counts).
+``sort.cu`` (a stable bitonic sort: topk, kthvalue and median sort the whole row and then
+select, where a selection algorithm would do less work; mode runs libstdc++'s introsort, one
+thread per row, to return PyTorch's index) and ``histogram.cu`` (atomic counts).
 unique, bincount and histc read a number back to the host, because the data decides their
 output's size or range.
 """
@@ -225,8 +226,12 @@ def median(input, dim=None, keepdim=False):
 
 
 def mode(input, dim=-1, keepdim=False):
-    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and its last
-    position, as PyTorch's cpu mode: ``(values, indices)``. Gradients flow to that position.
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and one of its
+    positions: ``(values, indices)``. The position is the one PyTorch's cpu mode returns, which
+    sorts (value, position) pairs with libstdc++'s unstable ``std::sort`` and takes the last of
+    the modal run: the last occurrence on rows of at most 16, another one on longer rows. Both
+    devices run that same sort to match it (cpu.py's ``_introsort``, sort.cu's ``mode_rows``).
+    Gradients flow to that position.
 
     Raises:
         IndexError: ``dim`` out of range or of size 0.
@@ -246,12 +251,19 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     shape); with ``return_counts``, how often each occurs (int64). Returns a tensor or a tuple in
     that order, as ``torch.unique``. Not differentiable.
 
+    With ``dim``: the distinct slices ``input.select(dim, i)``, in lexicographic order (compared
+    element by element in row-major order), stacked along ``dim``; a NaN is never equal to
+    anything, and sorts as the largest (PyTorch's comparison is no strict order there, so slices
+    holding NaN may come in another order than PyTorch's); ``inverse`` and ``counts`` are then per slice (length input.size(dim) and the
+    number of distinct slices). See :func:`_unique_dim`.
+
     Raises:
-        NotImplementedError: ``dim`` given (unique rows/slices).
+        IndexError: ``dim`` out of range.
+        RuntimeError: with ``dim``, another dimension of size 0 (PyTorch's message).
     """
     _check("unique", input)
     if dim is not None:
-        raise NotImplementedError("unique(): dim is not supported (only the flattened tensor)")
+        return _unique_dim(input, dim, return_inverse, return_counts)
     a = _wide(input)
     vals, inverse, counts = a._backend.unique(a._data, return_inverse, return_counts)
     out = [Tensor(vals, a.device).to(input.dtype)]
@@ -259,6 +271,44 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         out.append(Tensor(inverse, a.device))
     if return_counts:
         out.append(Tensor(counts, a.device))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_dim(input, dim, return_inverse, return_counts):
+    """unique along ``dim`` from ops we have (sort, index_select, any, cumsum, nonzero, scatter):
+
+    1. each slice flattened into a row: rows [n, m];
+    2. the rows sorted lexicographically by a least-significant-digit pass: a STABLE sort by the
+       last column, then by the one before, ... then by the first (stability keeps the order the
+       later columns gave among equal values of an earlier one): m sorts, each O(n log n);
+    3. a new slice starts where a sorted row differs from the one before (any column ``!=``);
+       nonzero of those flags (a host synchronization: the count decides the output's size) gives
+       where each distinct row starts, their running count each row's group.
+    """
+    from ..creation import arange, full, zeros
+    from .indexing import cat, nonzero
+    d = input._dim(dim)
+    if any(n == 0 for k, n in enumerate(input.shape) if k != d):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    x = _wide(input.detach())
+    n, device = x.shape[d], x.device
+    slice_shape = tuple(x.movedim(d, 0).shape[1:])
+    rows = x.movedim(d, 0).reshape(n, x.numel() // n if n else 0)
+    order = arange(n, device=device)
+    for c in range(rows.shape[1] - 1, -1, -1):
+        _, by_column = _sorted(rows[:, c].index_select(0, order), 0, False)
+        order = order.index_select(0, by_column)
+    s = rows.index_select(0, order)
+    new = cat([full((min(n, 1),), True, device=device), (s[1:] != s[:-1]).any(1)])   # row starts a slice
+    starts = nonzero(new).reshape(-1)
+    values = s.index_select(0, starts).reshape((starts.shape[0],) + slice_shape).movedim(0, d)
+    out = [values.to(input.dtype)]
+    if return_inverse:
+        group = cumsum(new, 0) - 1
+        out.append(zeros(n, dtype=int64, device=device).scatter(0, order, group))
+    if return_counts:
+        ends = cat([starts[1:], full((1,), n, dtype=int64, device=device)])[:starts.shape[0]]   # [:0] when n = 0
+        out.append(ends - starts)
     return out[0] if len(out) == 1 else tuple(out)
 
 

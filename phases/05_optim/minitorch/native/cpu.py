@@ -368,6 +368,21 @@ def scatter_(dst, dim, index, src):
     return dst
 
 
+_SCATTER_UFUNC = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+
+
+def scatter_reduce_(dst, dim, index, src, op):
+    """``dst[i0, .., index[i], .., ik] = op(that element, src[i])`` for every position i of
+    ``index``, in place (PyTorch's scatter_reduce_ with include_self=True); ``op``: "sum",
+    "prod", "amax", "amin" (NaN propagates); shapes as scatter_add_; returns dst."""
+    w, ok = _wrap(index, dst.shape[dim])
+    coords = list(np.indices(index.shape, sparse=False))
+    coords[dim] = w
+    with np.errstate(invalid="ignore", over="ignore"):        # NaN and inf propagate quietly
+        _SCATTER_UFUNC[op].at(dst, tuple(c[ok] for c in coords), src[ok])
+    return dst
+
+
 def index_copy_(dst, dim, index, src):
     """``dst[p, index[b], q] = src[p, b, q]`` in place (torch's index_copy_); shapes as index_add_."""
     w, ok = _wrap(index, dst.shape[dim])
@@ -421,17 +436,106 @@ def sort(a, dim, descending=False):
     return _c(np.take_along_axis(a, ids, axis=dim), dtype=a.dtype), _c(ids, dtype=np.int64)
 
 
+def _heap_adjust(v, ids, first, hole, length, val, vid):
+    """libstdc++'s __adjust_heap on v[first:first+length]: sift the hole down, then ``val`` up."""
+    top = child = hole
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if v[first + child] < v[first + child - 1]:
+            child -= 1
+        v[first + hole], ids[first + hole] = v[first + child], ids[first + child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        v[first + hole], ids[first + hole] = v[first + child - 1], ids[first + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and v[first + parent] < val:
+        v[first + hole], ids[first + hole] = v[first + parent], ids[first + parent]
+        hole, parent = parent, (parent - 1) // 2
+    v[first + hole], ids[first + hole] = val, vid
+
+
+def _heap_sort(v, ids, first, last):
+    """libstdc++'s heap sort (make_heap, then sort_heap) of v[first:last]: introsort's fallback."""
+    length = last - first
+    for parent in range((length - 2) // 2, -1, -1):
+        _heap_adjust(v, ids, first, parent, length, v[first + parent], ids[first + parent])
+    while last - first > 1:
+        last -= 1
+        val, vid = v[last], ids[last]
+        v[last], ids[last] = v[first], ids[first]
+        _heap_adjust(v, ids, first, 0, last - first, val, vid)
+
+
+def _introsort(v, ids):
+    """Sort the list ``v`` in place, moving the positions ``ids`` along, exactly as libstdc++'s
+    ``std::sort`` does (D. R. Musser, "Introspective sorting and selection algorithms", 1997): a
+    quicksort with a median-of-three pivot down to ranges of 16, a heap sort past 2 log2(n)
+    levels, then one insertion sort. Not stable: which of equal keys ends where is this exact
+    sequence of swaps, which is why PyTorch's cpu ``mode`` index is reproduced by running it.
+    The scans carry bounds checks libstdc++ omits (it relies on the pivot as a sentinel, which
+    NaN keys can defeat); they never fire otherwise. The order ranges are processed in does
+    not change the result (they are disjoint), so the larger waits on a stack."""
+    n = len(v)
+    stack = [(0, n, 2 * (n.bit_length() - 1) if n else 0)]
+    while stack:
+        first, last, depth = stack.pop()
+        while last - first > 16:
+            if depth == 0:
+                _heap_sort(v, ids, first, last)
+                break
+            depth -= 1
+            a, b, c = first + 1, first + (last - first) // 2, last - 1
+            if v[a] < v[b]:
+                m = b if v[b] < v[c] else (c if v[a] < v[c] else a)
+            else:
+                m = a if v[a] < v[c] else (c if v[b] < v[c] else b)
+            v[first], v[m], ids[first], ids[m] = v[m], v[first], ids[m], ids[first]     # pivot first
+            lo, hi = first + 1, last
+            while True:            # Hoare partition around v[first]
+                while lo < last - 1 and v[lo] < v[first]:
+                    lo += 1
+                hi -= 1
+                while hi > first and v[first] < v[hi]:
+                    hi -= 1
+                if not lo < hi:
+                    break
+                v[lo], v[hi], ids[lo], ids[hi] = v[hi], v[lo], ids[hi], ids[lo]
+                lo += 1
+            if lo - first < last - lo:
+                stack.append((lo, last, depth))
+                last = lo
+            else:
+                stack.append((first, lo, depth))
+                first = lo
+    for i in range(1, n):          # insertion sort: every element is within 16 of its place
+        val, vid, j = v[i], ids[i], i
+        while j > 0 and val < v[j - 1]:
+            v[j], ids[j] = v[j - 1], ids[j - 1]
+            j -= 1
+        v[j], ids[j] = val, vid
+
+
 def mode(a, dim, keepdim=False):
-    """The most frequent value along ``dim`` (the smallest on a tie) and its last position."""
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and the index
+    PyTorch's cpu mode returns: it sorts (value, position) pairs by value with ``std::sort``
+    (unstable) and takes the position that lands last in the modal run, so we run the same
+    sort (:func:`_introsort`). One Python loop per row: slow on long rows."""
     rows, _ = _rows_last(a, (dim,))
     flat = rows.reshape(-1, a.shape[dim])
-    vals, ids = sort(flat, 1)
     out_v, out_i = np.empty(len(flat), a.dtype), np.empty(len(flat), np.int64)
-    for o in range(len(flat)):
-        ends = np.flatnonzero(np.append(vals[o, 1:] != vals[o, :-1], True))     # last of each run
-        runs = np.diff(np.append(-1, ends))
-        at = ends[np.argmax(runs)]                                               # first longest run
-        out_v[o], out_i[o] = vals[o, at], ids[o, at]
+    for o, row in enumerate(flat):
+        v, ids = row.tolist(), list(range(len(row)))
+        _introsort(v, ids)
+        best = run = at = 0
+        for i in range(len(v)):
+            run += 1
+            if i == len(v) - 1 or v[i] != v[i + 1]:          # i ends a run
+                if run > best:
+                    best, at = run, i
+                run = 0
+        out_v[o], out_i[o] = v[at], ids[at]
     shape = _reduced_shape(a.shape, (dim,), keepdim)
     return _c(out_v.reshape(shape), dtype=a.dtype), _c(out_i.reshape(shape), dtype=np.int64)
 

@@ -3,7 +3,8 @@
 """Indexing and joining: ``x[key]``, ``x[key] = value``, ``index_select``, ``index_add``,
 ``nonzero``, ``cat`` and ``stack``, with their gradients.
 
-``x[key]`` follows PyTorch (which follows NumPy, except that integers are always basic):
+``x[key]`` follows PyTorch (which follows NumPy, except that integers, and 0-d int64 tensors, are
+always basic); ``x[key] = value`` accepts every key ``x[key]`` reads and writes those positions:
 
 * **Basic indexing** - integers, slices ``start:stop:step`` (step >= 1: PyTorch has no negative
   steps), ``None`` (a new dimension of size 1) and ``...`` (as many ``:`` as needed) - gives a
@@ -257,6 +258,14 @@ def _parse(t, key):
     return (None if trivial else tuple(basic) + (Ellipsis,)), advanced
 
 
+def _zero_d_as_int(key):
+    """``key`` with each 0-d int64 tensor replaced by its int: ``x[key]`` treats it as an int (basic,
+    a select), as PyTorch does (reading it waits for the GPU, there too). index_put does not."""
+    def one(k):
+        return int(k.item()) if isinstance(k, Tensor) and k.dtype is int64 and k.ndim == 0 else k
+    return tuple(one(k) for k in key) if isinstance(key, tuple) else one(key)
+
+
 def _check_in_range(x, n, dim, message=None):
     """On cpu (cheap there), raise IndexError for an index outside [-n, n)."""
     if x.device.type != "cpu" or x.numel() == 0:
@@ -310,7 +319,7 @@ def getitem(input, key):
             mask of the wrong shape, index tensors that do not broadcast, or an unsupported key.
         ValueError: a slice step that is zero or negative (PyTorch's messages).
     """
-    basic, advanced = _parse(input, key)
+    basic, advanced = _parse(input, _zero_d_as_int(key))
     view = input if basic is None else BasicIndex.apply(input, basic)
     return _advanced(view, advanced) if advanced else view
 
@@ -323,35 +332,66 @@ def _extent(data):
     return start, start + sum((n - 1) * s for n, s in zip(data.shape, data.strides)) + data.itemsize
 
 
-def _setitem_advanced(input, key, value):
-    """``input[i0, i1, ...] = value`` where every part of the key is an index tensor, a list of
-    ints or an int: index_put's semantics (one of repeated indices' values stays), written in place.
+def _broadcast_value(value, shape):
+    """``value`` (a Tensor) expanded to ``shape``, the shape ``x[key]`` has (leading size-1 dims
+    of value dropped first, as PyTorch allows).
 
     Raises:
-        NotImplementedError: index tensors mixed with slices, None or Ellipsis.
+        RuntimeError: value does not broadcast to ``shape`` (PyTorch's message).
     """
-    from ..autograd.grad_mode import no_grad
-    from ..creation import tensor
-    from .scatter import index_put
-    parts = key if isinstance(key, tuple) else (key,)
-    if any(isinstance(k, (slice, type(None), type(Ellipsis))) for k in parts):
-        raise NotImplementedError("x[key] = value with index tensors mixed with slices, None or ... is not "
-                                  "supported; move the indexed dims first (movedim) and index them all")
-    indices = tuple(k.to(input.device) if isinstance(k, Tensor) else tensor(k, device=input.device) for k in parts)
-    with no_grad():
-        new = index_put(input, indices, value)
-    input._backend.copy_(input._data, new._data)
+    while value.ndim > len(shape) and value.shape[0] == 1:
+        value = value.reshape(value.shape[1:])
+    if value.ndim > len(shape) or any(s not in (1, n) for s, n in zip(value.shape, shape[len(shape) - value.ndim:])):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(shape)}")
+    return value.expand(*shape)
+
+
+def _setitem_advanced(input, basic, advanced, value):
+    """``input[key] = value`` for a key holding index tensors (alone or mixed with ints, slices,
+    None, ``...``), in place: the basic part of the key is a view of input's memory, in which the
+    index tensors' dimensions are moved first when other dimensions separate them (NumPy's rule,
+    as for reading) and, when there are several, fused into one (:func:`_fused`); then
+    ``index_copy_`` stores the broadcast value there. Repeated indices keep one of their values
+    (unspecified which, as PyTorch).
+
+    Raises:
+        IndexError: as for reading ``input[key]``.
+        RuntimeError: the value does not broadcast to ``input[key]``'s shape, or the view repeats
+            memory (an expanded tensor).
+    """
+    b = input._backend
+    view = input._data if basic is None else input._data[basic]
+    tensors, dims, order = _index_tensors(view.shape, input.device, advanced)
+    first = dims[0]
+    if order is not None:
+        view, first = view.transpose(order), 0
+    if any(st == 0 and n > 1 for n, st in zip(view.shape, view.strides)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    k = len(tensors)
+    batch = tuple(check_broadcast("index", *(x.shape for x in tensors)))
+    value = _broadcast_value(value, view.shape[:first] + batch + view.shape[first + k:])
+    src = value._data
+    (d0, d1), (s0, s1) = _extent(view), _extent(src)
+    if d0 < s1 and s0 < d1:                          # the value reads memory being written: copy it first
+        src = b.contiguous(src)
+    if k == 1:
+        b.index_copy_(view, first, tensors[0]._data, src)
+    else:
+        fused, lin = _fused(b, view, view.shape, first, tensors)
+        b.index_copy_(fused, first, lin._data, src)
 
 
 def setitem(input, key, value):
-    """``input[key] = value`` in place, for basic keys (ints, slices, None, ...), index tensors and a bool
-    mask of input's shape. ``value``: a number or a tensor broadcasting to ``input[key]``'s shape
+    """``input[key] = value`` in place, for every key ``input[key]`` reads: basic keys (ints, slices,
+    None, ...), index tensors (alone or mixed with the basic ones: :func:`_setitem_advanced`) and
+    bool masks. ``value``: a number or a tensor broadcasting to ``input[key]``'s shape
     (converted to input's dtype and device). Not recorded by autograd.
 
     Raises:
         RuntimeError: input requires grad while grad mode is on (use ``minitorch.no_grad()``), the
             value does not broadcast, or the view repeats elements (an expanded tensor).
-        NotImplementedError: index tensors mixed with slices (index tensors alone go through index_put).
     """
     from ..creation import full
     if input.requires_grad and is_grad_enabled():
@@ -366,20 +406,15 @@ def setitem(input, key, value):
         new = where(key.to(input.device), value, input)             # no sync: a kernel decides
         b.copy_(input._data, new._data)
         return
-    basic, advanced = _parse(input, key)
+    basic, advanced = _parse(input, _zero_d_as_int(key))
     if advanced:
-        _setitem_advanced(input, key, value)
+        _setitem_advanced(input, basic, advanced, value)
         return
     dst = input._data if basic is None else input._data[basic]
     if any(st == 0 and n > 1 for n, st in zip(dst.shape, dst.strides)):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
-    while value.ndim > dst.ndim and value.shape[0] == 1:
-        value = value.reshape(value.shape[1:])
-    if value.ndim > dst.ndim or any(s not in (1, n) for s, n in zip(value.shape, dst.shape[dst.ndim - value.ndim:])):
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(dst.shape)}")
-    src = value._data
+    src = _broadcast_value(value, dst.shape)._data
     (d0, d1), (s0, s1) = _extent(dst), _extent(src)
     if d0 < s1 and s0 < d1:                          # the value reads memory being written: copy it first
         src = b.contiguous(src)

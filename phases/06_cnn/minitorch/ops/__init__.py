@@ -14,6 +14,7 @@ from .reduce import argmax, argmin, max, min, std, var
 from .rearrange import (chunk, diagonal, flip, movedim, moveaxis, narrow, repeat, roll, split, tile, tril, triu,
                         unbind)
 from .scatter import gather, index_put, scatter, scatter_add, take_along_dim
+from .scatter import scatter_reduce
 from .einsum import einsum
 from .reduce import all, amax, amin, any, count_nonzero, logsumexp, norm, prod
 from .sorting import (argsort, bincount, cumprod, cumsum, histc, kthvalue, median, mode, sort, topk,

@@ -19,6 +19,7 @@ from .launch import (LAYOUT, MAX_DIMS, SUFFIX, StructArg, broadcast_strides, cdi
 FILE = "index.cu"
 _SCATTER_DTYPES = ("f32", "f64", "i64")
 _GATHER_DTYPES = ("f32", "f64", "i64", "bool")
+_REDUCE_DTYPES = ("f32", "f64", "i64")      # scatter_mul/max/min: atomicCAS on 4 and 8 bytes
 _I64 = np.dtype(np.int64)
 _CHUNK = 4096                # index.cu's ix::CHUNK: mask elements per block in nonzero
 _BLOCK = 256
@@ -67,7 +68,8 @@ def take(a, dim, index):
 def _scatter(dst, index, src, dim, dst_strides, index_strides, what, combine="add"):
     """Add (``combine="add"``, atomicAdd) or store (``"store"``) every element of ``src`` into
     ``dst`` (the shape walked is src's; callers check it)."""
-    suf = _suffix(dst, what, _SCATTER_DTYPES if combine == "add" else _GATHER_DTYPES)
+    allowed = {"add": _SCATTER_DTYPES, "store": _GATHER_DTYPES}.get(combine, _REDUCE_DTYPES)
+    suf = _suffix(dst, what, allowed)
     if src.dtype != dst.dtype:
         raise TypeError(f"cuda {what}: src {src.dtype} and dst {dst.dtype} differ")
     layout = pack_layout(src.shape, (dst_strides, index_strides, _elem_strides(src)))
@@ -109,7 +111,7 @@ def scatter_add_(dst, dim, index, src, combine="add"):
     Raises:
         TypeError: dtypes.  ValueError: shapes.
     """
-    what = "scatter_add_" if combine == "add" else "scatter_"
+    what = {"add": "scatter_add_", "store": "scatter_"}.get(combine, "scatter_reduce_")
     _check_index(index, what)
     if src.shape != index.shape or index.ndim != dst.ndim or any(
             i > d for k, (i, d) in enumerate(zip(index.shape, dst.shape)) if k != dim):
@@ -150,6 +152,18 @@ def scatter_(dst, dim, index, src):
     repeated indices, which source element stays is unspecified. Shapes as :func:`scatter_add_`;
     any dtype with a gather kernel (bool and halves too: a store computes nothing)."""
     return scatter_add_(dst, dim, index, src, combine="store")
+
+
+def scatter_reduce_(dst, dim, index, src, op):
+    """``dst[i_0, .., index[i], .., i_k] = op(that element, src[i])`` in place (PyTorch's
+    ``scatter_reduce_`` with include_self=True): ``op`` "sum" (atomicAdd), "prod", "amax" or "amin"
+    (atomicCAS loops in index.cu; NaN propagates). float32, float64, int64; shapes as
+    :func:`scatter_add_`; returns ``dst``.
+
+    Raises:
+        TypeError: dtypes.  ValueError: shapes.
+    """
+    return scatter_add_(dst, dim, index, src, combine={"sum": "add", "prod": "mul", "amax": "max", "amin": "min"}[op])
 
 
 def index_copy_(dst, dim, index, src):

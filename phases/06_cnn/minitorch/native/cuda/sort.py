@@ -1,8 +1,8 @@
 # GENERATED from minitorch/native/cuda/sort.py by tools/sync_phases.py (phase 06 snapshot): edit the source and re-run, not this file.
 # phase: 04
 """Sorting on ``DeviceArray``s with ``minitorch/cuda/sort.cu`` (a bitonic sort, stable by original
-position), and what sorted rows give: mode and unique. Cuda twins of cpu.py's ``sort``, ``mode``
-and ``unique``."""
+position), unique on sorted rows, and mode (sort.cu's own introsort, to match PyTorch's index).
+Cuda twins of cpu.py's ``sort``, ``mode`` and ``unique``."""
 import numpy as np
 
 from ...cuda.array import empty
@@ -86,8 +86,10 @@ def sort(a, dim, descending=False):
 
 
 def mode(a, dim, keepdim=False):
-    """The most frequent value along ``dim`` (the smallest on a tie) and its last position:
-    (values, int64 indices) of the reduced shape (``dim`` kept as size 1 if ``keepdim``).
+    """The most frequent value along ``dim`` (the smallest on a tie) and the index PyTorch's cpu
+    mode returns (the last of the modal run after libstdc++'s unstable std::sort, which sort.cu's
+    mode_rows reproduces): (values, int64 indices) of the reduced shape (``dim`` kept as size 1 if
+    ``keepdim``). One thread per row (see sort.cu).
 
     Raises:
         TypeError: another dtype.  ValueError: ``dim`` of size 0.
@@ -98,12 +100,14 @@ def mode(a, dim, keepdim=False):
     suf = _suffix("mode", a)
     rows, _ = _rows_of(a, dim)
     n_rows = a.size // length
-    vals, ids = _sort_rows(rows, n_rows, length, False)
     shape = tuple(1 if d == dim else s for d, s in enumerate(a.shape)) if keepdim else \
         tuple(s for d, s in enumerate(a.shape) if d != dim)
     idx = a.device_id
+    keys, ids = empty((a.size,), a.dtype, idx), empty((a.size,), _I64, idx)     # scratch rows to sort
     out, out_ids = empty(shape, a.dtype, idx), empty(shape, _I64, idx)
-    launch_stride(kernel("sort.cu", f"mode_rows_{suf}", idx), n_rows, 1, idx, (vals, ids, out, out_ids, n_rows, length))
+    if n_rows:
+        launch_stride(kernel("sort.cu", f"mode_rows_{suf}", idx), n_rows, 1, idx,
+                      (rows, keys, ids, out, out_ids, n_rows, length))
     return out, out_ids
 
 
