@@ -322,7 +322,8 @@ $\varphi(x) = e^{-x^2/2}/\sqrt{2\pi}$):
 
 $$\mathrm{GELU}'(x) = \Phi(x) + x\,\varphi(x)$$
 
-which is 0.5 at 0, dips slightly below 0 around $x \approx -0.75$, and tends to ReLU's 0 and 1.
+which is 0.5 at 0, dips below 0 for $x < -0.75$ (to about −0.13 at $x = -\sqrt2$), and tends to
+ReLU's 0 and 1 away from 0.
 """)
 
 exercises(r"""
