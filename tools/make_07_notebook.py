@@ -495,7 +495,7 @@ if session.needs_gpu("FlashAttention against the decomposition"):
         dgrad = max(np.abs(a - t.grad.cpu().numpy()).max() for a, t in zip(flash_grads, (q, k, v)))
         rows.append([f"[{B}, {H}, {T}, {d}]", causal, f"{np.abs(flash.detach().cpu().numpy() - math_path.detach().cpu().numpy()).max():.1e}",
                      f"{dgrad:.1e}"])
-    show_markdown(md_table(rows, ["q, k, v", "causal", "max |O flash - O decomposed|", "max |grad difference|"]))
+    show_markdown(md_table(rows, ["q, k, v [B, H, T, d]", "causal", "output: max abs difference", "dq, dk, dv: max abs difference"]))
 ''')
 
 md(r"""
