@@ -791,7 +791,8 @@ race_theirs.load_state_dict({k: torch.from_numpy(v) for k, v in initial_state.it
 opt_ours = race_ours.configure_optimizers(WEIGHT_DECAY, LR, BETAS)
 opt_theirs = torch.optim.AdamW([{"params": [p for p in race_theirs.parameters() if p.dim() >= 2], "weight_decay": WEIGHT_DECAY},
                                 {"params": [p for p in race_theirs.parameters() if p.dim() < 2], "weight_decay": 0.0}], lr=LR, betas=BETAS)
-race_batches = [data.get_batch("train", BATCH_SIZE, BLOCK_SIZE, generator=minitorch.Generator().manual_seed(SEED + 3)) for _ in range(RACE_STEPS)]
+race_gen = minitorch.Generator().manual_seed(SEED + 3)                     # one generator: RACE_STEPS different batches
+race_batches = [data.get_batch("train", BATCH_SIZE, BLOCK_SIZE, generator=race_gen) for _ in range(RACE_STEPS)]
 ours_batches = [(x.to(DEVICE), y.to(DEVICE)) for x, y in race_batches]
 theirs_batches = [(torch.from_numpy(x.numpy()).to(DEVICE), torch.from_numpy(y.numpy()).to(DEVICE)) for x, y in race_batches]
 
