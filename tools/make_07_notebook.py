@@ -1,10 +1,13 @@
-"""Generate phase 07's notebook skeleton: python /work/brief/nb07_tfm3.py [OUT.ipynb]
+"""Generate phase 07's notebook: python tools/make_07_notebook.py [OUT.ipynb]
 
-Default OUT: /work/brief/07_transformer.ipynb. For the repo: phases/07_transformer/07_transformer.ipynb,
-but only once phase 07 has its 4-10 exercises, tests/exercises/test_phase_07.py and checkpoint
-cells (tests/test_exercises.py fails a phase folder without them). Written by the s4-tfm-gpt helper.
+Default OUT: phases/07_transformer/07_transformer.ipynb (without outputs, as the other phases'
+notebooks are committed). Then run ``python tools/sync_phases.py``. The notebook has a checkpoint
+cell before each section that uses one of phase 07's exercises (07.1-07.9, graded by
+tests/exercises/test_phase_07.py); run it in quick mode with
+``papermill -p QUICK True phases/07_transformer/07_transformer.ipynb out.ipynb --cwd phases/07_transformer``.
 """
 import sys
+from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -20,6 +23,17 @@ def code(text, tags=None):
     cell = new_code_cell(text.strip("\n"))
     cell.metadata["tags"] = tags or []
     cells.append(cell)
+
+
+def exercises(text, *ids, note=""):
+    """The "your exercises" paragraph (where each lives, what to write), then the checkpoint cell."""
+    md(text)
+    comment = f"   # {note}" if note else ""
+    code(f'''from minitorch.utils.exercises import checkpoint
+
+# your exercises for this section: a learner's workspace stops here until they are written
+# (minitorch-course check 07 grades them); in this folder they are the reference
+checkpoint({", ".join(f'"{i}"' for i in ids)}){comment}''')
 
 
 md(r"""
@@ -158,8 +172,20 @@ into the row of its token (a token seen twice gets two contributions).
 
 The GPT adds a second table indexed by **position** (`wpe`, `[BLOCK_SIZE, C]`): attention by
 itself does not know order, so each position gets its own learned vector. (`GPTConfig(position=
-"sinusoidal")` uses Vaswani et al.'s fixed sines instead.)
+"sinusoidal")` uses Vaswani et al.'s fixed sines instead: below, after the lookup.)
 """)
+
+exercises(r"""
+**Exercise 07.1 — the embedding's gradient** (`minitorch/native/cpu.py`, function
+`embedding_backward`). The forward is a gather that already exists (`take`, phase 04). Write its
+backward on the cpu: given the upstream gradient `grad [count, D]` (one row per looked-up position)
+and the indices `index [count]`, return `dweight [num_weights, D]` whose row `v` is the **sum** of the
+rows of `grad` at the positions where `index == v`, and 0 for tokens never seen and for row
+`padding_idx`. Careful: `dweight[index] += grad` keeps only one of the rows of a repeated index
+(NumPy's fancy assignment does not accumulate); `np.add.at` does. On cuda the same sum is an
+`atomicAdd` per element (`index.cu`), or, under `minitorch.use_deterministic_algorithms(True)`, a sort
+of the indices and a fixed-order sum (`embedding.cu`).
+""", "07.1")
 
 code(r'''
 V, C = tok.vocab_size, 8
@@ -171,6 +197,31 @@ print("lookup == one_hot @ W:", np.allclose(looked_up.detach().cpu().numpy(), as
 looked_up.sum().backward()
 grad_rows = emb.weight.grad.cpu().numpy().sum(axis=1) / C
 print("gradient rows (token: times seen):", {i: float(g) for i, g in enumerate(grad_rows) if g})
+''')
+
+md(r"""
+**Sinusoidal positions, the option.** Vaswani et al. (2017, section 3.5) gave position $p$ the fixed
+vector $PE_{p,2i} = \sin(p / 10000^{2i/C})$, $PE_{p,2i+1} = \cos(p / 10000^{2i/C})$: each pair of
+features turns at its own frequency, from one turn every $2\pi$ positions down to one every
+$2\pi \cdot 10000$. Nothing is learned, and $PE_{p+k}$ is a rotation of $PE_p$ that depends on $k$ only,
+which makes relative offsets easy to read. `GPTConfig(position="sinusoidal")` puts this table
+(`SinusoidalPositions`, a buffer) where the learned `wpe` was; GPT-2 and nanoGPT learn theirs.
+""")
+
+code(r'''
+from minitorch.models.gpt import SinusoidalPositions
+
+table = SinusoidalPositions(BLOCK_SIZE, N_EMBD)(minitorch.arange(BLOCK_SIZE)).numpy()
+fig, axes = plt.subplots(1, 2, figsize=(10, 3), layout="constrained")
+im = axes[0].imshow(table.T, aspect="auto", cmap="RdBu", vmin=-1, vmax=1)
+axes[0].set(xlabel="position p", ylabel="feature", title=f"sinusoidal position table [{BLOCK_SIZE}, {N_EMBD}]")
+fig.colorbar(im, ax=axes[0])
+for f in (0, 2, 8, 16):
+    axes[1].plot(table[:, f], label=f"feature {f}")
+axes[1].set(xlabel="position p", title="a few features: ever slower sines"); axes[1].legend(fontsize=7)
+similar = table @ table.T
+print(f"the dot product of two positions depends on their distance only: <PE_5, PE_9> = {similar[5, 9]:.4f}, "
+      f"<PE_20, PE_24> = {similar[20, 24]:.4f}")
 ''')
 
 # ---------------------------------------------------------------------------------------------
@@ -186,7 +237,44 @@ $$\mathrm{LN}(x) = \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} \odot \gamma + \be
 Unlike BatchNorm (phase 06) nothing depends on the other examples of the batch: training and
 inference compute the same thing, and there are no running statistics. GPT-2 puts it **before**
 each sublayer (pre-LN): `x + attn(ln_1(x))`, so the residual stream itself is never normalized.
+
+**Backward.** With $\hat x = (x - \mu)\,r$, $r = 1/\sqrt{\sigma^2+\epsilon}$, and $g = \frac{\partial L}{\partial y}\odot\gamma$,
+differentiating through $\mu$ and $\sigma^2$ (both depend on every $x_c$ of the row) gives
+
+$$\frac{\partial L}{\partial x} = r\left(g - \overline{g} - \hat x\;\overline{g\,\hat x}\right),
+\qquad \frac{\partial L}{\partial \gamma} = \sum_{\text{rows}} \frac{\partial L}{\partial y}\odot\hat x,
+\qquad \frac{\partial L}{\partial \beta} = \sum_{\text{rows}} \frac{\partial L}{\partial y}$$
+
+where the bars are means over the row: two row reductions, then one elementwise pass. The forward
+saves $\mu$ and $r$ per row ([rows] each) so that the backward need not recompute them.
+
+**One pass on the GPU.** `layernorm.cu` gives each row a team of threads (a warp for rows up to
+1024). Each thread reads its share of the row once and keeps **Welford's** running count, mean and
+$M_2 = \sum (x - \mu)^2$ (phase 06's batch norm merged such triples; here each thread also builds
+its own, one value at a time); the team then merges the triples with shuffles. Adding a value $v$:
+
+$$n \leftarrow n + 1,\qquad \delta = v - \mu,\qquad \mu \leftarrow \mu + \delta / n,\qquad M_2 \leftarrow M_2 + \delta\,(v - \mu_{\text{new}})$$
+
+No $\sum x^2 - n\mu^2$: for a row around 1000 with a spread of 3, that difference of two numbers
+near $10^6 n$ would lose the variance to float32 rounding.
 """)
+
+exercises(r"""
+**Exercise 07.2 — LayerNorm forward** (`minitorch/native/cpu.py`, `layer_norm`). For a contiguous
+`x [rows, n]`, return `(y, mean, rstd)`: per row the mean and the biased variance (divide by n),
+`rstd = 1 / sqrt(var + eps)`, `y = (x - mean) * rstd * weight + bias` (weight and bias may be
+None). Compute in float64 for float64 input and float32 otherwise (`_acc`), return `y` in x's
+dtype and `mean`, `rstd` in the computing dtype.
+
+**Exercise 07.3 — Welford's update in the kernel** (`minitorch/cuda/layernorm.cu`, `push`, a
+`__device__` function): add one value `v` to a running `Welford<A>` triple `w` (`n`, `mean`, `m2`)
+with the update above. Every thread of a row's team calls it once per element it reads (graded on
+a GPU only; on the cpu the kernel does not run).
+
+**Exercise 07.4 — LayerNorm backward** (`minitorch/native/cpu.py`, `layer_norm_backward`): from
+`grad`, `x` and the saved `mean`, `rstd`, return `(dx, dweight, dbias)` with the formulas above
+(`dweight` and `dbias` only when `weight` is given; `dbias` only when `bias_grad`).
+""", "07.2", "07.3", "07.4", note="07.3: the kernel nn.LayerNorm runs on cuda")
 
 code(r'''
 xs = np.random.default_rng(SEED).normal(3.0, 5.0, (2, 5, 64)).astype(np.float32)
@@ -195,6 +283,29 @@ ours = ln(minitorch.tensor(xs, device=DEVICE)).detach().cpu().numpy()
 theirs = ln_t(torch.from_numpy(xs)).detach().numpy()
 print(f"per-token mean after LN: {np.abs(ours.mean(-1)).max():.1e}, variance: {ours.var(-1).mean():.4f}")
 print(f"max |ours - torch| = {np.abs(ours - theirs).max():.1e}")
+
+# the backward: dx, dweight, dbias against PyTorch for one random upstream gradient
+g = np.random.default_rng(SEED + 1).standard_normal(xs.shape).astype(np.float32)
+x_ours = minitorch.tensor(xs, device=DEVICE, requires_grad=True)
+x_theirs = torch.tensor(xs, requires_grad=True)
+ln(x_ours).backward(minitorch.tensor(g, device=DEVICE))
+ln_t(x_theirs).backward(torch.from_numpy(g))
+for name, a, b in (("dx", x_ours.grad, x_theirs.grad), ("dweight", ln.weight.grad, ln_t.weight.grad),
+                   ("dbias", ln.bias.grad, ln_t.bias.grad)):
+    print(f"{name:8s} max |ours - torch| = {np.abs(a.cpu().numpy() - b.numpy()).max():.1e}")
+''')
+
+md(r"""
+On `cuda` the statistics come from the kernel's `push` (your 07.3), called once per element by each
+thread of a row's team, and merged across the team with Chan et al.'s formula (`merge`):
+""")
+
+code(r'''
+from minitorch.utils.notebook import show_source
+
+layernorm_cu = pathlib.Path(minitorch.__file__).parent / "cuda" / "layernorm.cu"
+display(show_source(layernorm_cu, r"^// Welford's update", r"^}$"))
+show_source(layernorm_cu, r"Welford<A> st = ", r"team::share\(mu, rs\)")
 ''')
 
 # ---------------------------------------------------------------------------------------------
@@ -205,7 +316,22 @@ The MLP of each block uses the **Gaussian Error Linear Unit** (Hendrycks and Gim
 $\mathrm{GELU}(x) = x\,\Phi(x) = \tfrac{x}{2}\left(1 + \operatorname{erf}(x/\sqrt2)\right)$: like ReLU
 for large |x|, but smooth at 0 and slightly negative just below it. GPT-2 used a tanh approximation
 of it; `nn.GELU()` is the exact erf form (`approximate="tanh"` gives the approximation).
+
+Its derivative, by the product rule with $\Phi' = \varphi$ (the standard normal density
+$\varphi(x) = e^{-x^2/2}/\sqrt{2\pi}$):
+
+$$\mathrm{GELU}'(x) = \Phi(x) + x\,\varphi(x)$$
+
+which is 0.5 at 0, dips below 0 for $x < -0.75$ (to about −0.13 at $x = -\sqrt2$), and tends to
+ReLU's 0 and 1 away from 0.
 """)
+
+exercises(r"""
+**Exercise 07.5 — GELU's derivative** (`minitorch/native/cpu.py`, `_gelu_grad`, the `op == "gelu"`
+branch): return `grad * (Phi(x) + x * phi(x))` for the erf form, with `Phi(x) = 0.5 (1 + erf(x /
+sqrt 2))` (`_erf` is there) and `phi` the density above. The tanh form below it is given. On cuda
+the same formula is one line of `elementwise.cu`.
+""", "07.5")
 
 code(r'''
 grid = np.linspace(-4, 4, 401, dtype=np.float32)
@@ -214,6 +340,13 @@ print(f"max |ours - torch| = {np.abs(gelu - torch.nn.functional.gelu(torch.from_
 fig, ax = plt.subplots(figsize=(5, 3), layout="constrained")
 ax.plot(grid, np.maximum(grid, 0), label="ReLU", color="grey", ls="--")
 ax.plot(grid, gelu, label="GELU (erf)")
+xg = minitorch.tensor(grid, device=DEVICE, requires_grad=True)
+nn.GELU()(xg).sum().backward()
+tg = torch.tensor(grid, requires_grad=True)
+torch.nn.functional.gelu(tg).sum().backward()
+print(f"derivative: max |ours - torch| = {np.abs(xg.grad.cpu().numpy() - tg.grad.numpy()).max():.1e}; "
+      f"GELU'(0) = {xg.grad.cpu().numpy()[200]:.3f}, its minimum {xg.grad.cpu().numpy().min():.3f} at x = {grid[xg.grad.cpu().numpy().argmin()]:.2f}")
+ax.plot(grid, xg.grad.cpu().numpy(), label="GELU' (autograd)", color="C1", lw=1)
 ax.set(xlabel="x", title="GELU against ReLU"); ax.legend(); ax.grid(alpha=0.3);
 ''')
 
@@ -232,6 +365,17 @@ The **causal mask** $M$ sets the future's scores to $-\infty$, so their weights 
 `F.scaled_dot_product_attention(q, k, v, is_causal=True)` does all of it on `[B, heads, T, d]`;
 below, the decomposition — matmul, mask, softmax, matmul — against PyTorch's.
 """)
+
+exercises(r"""
+**Exercise 07.6 — attention as matmul, mask, softmax, matmul** (`minitorch/ops/attention.py`,
+`_math_attention`): with Tensor ops (so that autograd records every step and the backward comes
+for free), compute `scores = query @ key.transpose(-2, -1) * scale` ([..., L, S]); when
+`is_causal`, fill the scores above the diagonal with `-inf` (`masked_fill` with the negation of a
+`tril` of ones [L, S]: key j is visible to query i iff j <= i); a **bool** `attn_mask` is True where
+attention is *allowed* (fill the others with `-inf`), a float one is added to the scores; softmax
+over the last dimension; `dropout(weights, dropout_p, True)` when `dropout_p > 0`; then `@ value`.
+It is the path every cpu tensor takes, and the cuda one whenever FlashAttention does not apply.
+""", "07.6")
 
 code(r'''
 rng = np.random.default_rng(SEED)
@@ -290,16 +434,74 @@ ax.set(xlabel="position in the row (blocks of 8)", title="one pass, one block at
 md(r"""
 # 7f — FlashAttention
 
-*(Placeholder: the kernels and their text come with the attention branch.)* The ladder, each rung a
-small step from the last, every rung checked against the decomposition and timed by
-`benchmarks/bench_attention.py`:
+FlashAttention (Dao et al. 2022; FlashAttention-2, Dao 2023) is the online softmax turned into a
+kernel: `minitorch/cuda/attention/01_flash_fp32.cu`, float32 on CUDA cores, the first rung of the
+attention ladder. A block of 256 threads owns **64 query rows** of one (batch, head) and walks
+over K and V in **tiles of 64 keys** staged in shared memory:
 
-1. **the decomposition**: `Q Kᵀ` (our GEMM), mask + softmax (phase 06's kernel), `P V` (GEMM): the
-   T×T matrix goes through global memory;
-2. **one block per (batch, head, query tile)**, the online softmax in registers: no T×T matrix;
-3. **K and V tiles staged in shared memory**, reused by every query of the tile;
-4. **causal tiles skipped**: tiles entirely above the diagonal are never loaded (half the work);
-5. **the backward pass** recomputing P from the saved log-sum-exp per row (Dao et al. 2022).
+1. `S = Q Kᵀ` for the tile: each thread computes 4 × 4 scores from shared memory (rows `ty + 16i`,
+   keys `tx + 16j`: the 16 threads of a half-warp read 16 different banks);
+2. **the online-softmax update** of each row (your exercise): masked keys to −∞, the new running
+   maximum over the tile (a half-warp shuffle), the rescale factor α = 2^(m − m′) for the old sum and
+   the old output, the probabilities `p` written to shared memory, the running sum `l`;
+3. `O += P V` for the tile, from the same shared buffer that held K (V replaces it);
+4. at the end `O / l`, and the log-sum-exp `m + log l` per row, saved for the backward.
+
+Scores are scaled by `scale · log₂e` so that `exp2f` (one instruction) replaces `expf`. With
+`is_causal`, tiles entirely above the diagonal are **skipped**, not masked: half the work. The
+backward (`flash_bwd_*`) recomputes P from the saved log-sum-exp instead of storing it: memory
+O(L) per row instead of O(L·S). The T×T matrix never exists.
+
+On `cuda`, `F.scaled_dot_product_attention` takes this path for float32 without dropout or an
+explicit mask, head dims 32, 64 and 128 (`minitorch.backends.cuda.enable_flash_sdp(False)` turns it
+off); every other case goes through your 07.6.
+""")
+
+exercises(r"""
+**Exercise 07.7 — the online-softmax update of one K/V tile** (`minitorch/cuda/attention/01_flash_fp32.cu`,
+inside `flash_fwd`: the loop over a thread's 4 rows `i`, between the two `__syncthreads()` after the
+scores). The thread holds scores `s[i][j]` of its rows `q = q0 + ty + 16 i` and keys `k = k0 + tx +
+16 j`, and its rows' running `m[i]`, `l[i]` and outputs `acc[i][c]`. For each row: set masked scores
+(`k >= S`, or `causal && k > q`) to `-inf` and the others to `s * scale2`; `m_new = max(m, the row's
+max over the 16 threads: half_warp_max)`; `alpha = exp2f(m - m_new)` (subtract 0 instead while
+`m_new` is still −∞, or −∞ − (−∞) makes NaN); write `p = exp2f(s - m_new)` to `Ps`; `l = l · alpha +
+half_warp_sum(sum of p)`; `m = m_new`; multiply `acc` by `alpha`. Graded on a GPU
+(`flash_attention` against a float64 softmax on ragged lengths); on the cpu it does not run.
+""", "07.7", note="a kernel: it stops a workspace only where a GPU is usable")
+
+code(r'''
+flash_cu = pathlib.Path(minitorch.__file__).parent / "cuda" / "attention" / "01_flash_fp32.cu"
+show_source(flash_cu, r"V replaces K in the same buffer", r"acc\[i\]\[c\] \*= alpha")
+''')
+
+code(r'''
+if session.needs_gpu("FlashAttention against the decomposition"):
+    rng = np.random.default_rng(SEED)
+    rows = []
+    for B, H, T, d, causal in ((2, 4, 65, 32, True), (1, 6, 257, 64, True), (2, 2, 100, 128, False)):
+        q, k, v = (minitorch.tensor(rng.standard_normal((B, H, T, d)).astype(np.float32), device="cuda", requires_grad=True)
+                   for _ in range(3))
+        flash = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        flash.sum().backward()
+        flash_grads = [t.grad.cpu().numpy() for t in (q, k, v)]
+        for t in (q, k, v):
+            t.grad = None
+        minitorch.backends.cuda.enable_flash_sdp(False)
+        try:
+            math_path = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            math_path.sum().backward()
+        finally:
+            minitorch.backends.cuda.enable_flash_sdp(True)
+        dgrad = max(np.abs(a - t.grad.cpu().numpy()).max() for a, t in zip(flash_grads, (q, k, v)))
+        rows.append([f"[{B}, {H}, {T}, {d}]", causal, f"{np.abs(flash.detach().cpu().numpy() - math_path.detach().cpu().numpy()).max():.1e}",
+                     f"{dgrad:.1e}"])
+    show_markdown(md_table(rows, ["q, k, v [B, H, T, d]", "causal", "output: max abs difference", "dq, dk, dv: max abs difference"]))
+''')
+
+md(r"""
+The ladder's measurements, from `benchmarks/bench_attention.py` on the H100 (TFLOP/s against
+PyTorch's SDPA backends; the later rungs — tensor cores, swizzled shared memory, double-buffered
+K/V — are issue 15's next steps):
 """)
 
 code(r'''
@@ -328,7 +530,26 @@ vocabulary whose weight **is** the token table (weight tying, Press and Wolf 201
 nanoGPT: weights N(0, 0.02), biases 0, and the residual projections `c_proj` N(0, 0.02/√(2·n_layer))
 so the 2·n_layer branches do not inflate the residual stream. Untrained, every character is about
 equally likely: the loss should start near ln(V).
+
+Inside a block, `CausalSelfAttention` makes q, k and v with one Linear (`c_attn`, C → 3C), splits
+the C features into `n_head` heads of `C / n_head` (`[B, T, C] → [B, nh, T, hs]`), runs your
+attention on every head at once, puts the heads side by side again and mixes them (`c_proj`). The
+MLP widens to 4C, applies GELU and comes back to C. Each block adds the two sublayers' outputs to
+the **residual stream** x, each reading a normalized copy of it:
+
+    x = x + attn(ln_1(x))
+    x = x + mlp(ln_2(x))
+
+The original transformer normalized *after* adding (post-LN, `ln(x + attn(x))`); GPT-2 moved the
+LayerNorm before the sublayer, so that the gradient reaches the first layers through additions
+only and deep stacks train without a careful warmup.
 """)
+
+exercises(r"""
+**Exercise 07.8 — the pre-LN residual block** (`minitorch/models/gpt.py`, `Block.forward`): the two
+lines above, with the block's modules `self.ln_1`, `self.attn`, `self.ln_2`, `self.mlp`. Its test
+swaps the sublayers for stand-ins, so that only the wiring is graded.
+""", "07.8")
 
 code(r'''
 config = GPTConfig(vocab_size=tok.vocab_size, block_size=BLOCK_SIZE, n_layer=N_LAYER, n_head=N_HEAD,
@@ -407,8 +628,20 @@ md(r"""
 
 `model.generate` feeds the last `BLOCK_SIZE` characters, divides the last logits by a
 **temperature** (below 1: more conservative), keeps the `top_k` most likely, and draws the next
-character with `multinomial`. Starting from a newline:
+character with `multinomial`. **Top-k** cuts the long tail: each of the ~60 unlikely characters has
+a tiny probability, but together they are drawn now and then, and one bad character derails the
+words after it. Keeping the k best and renormalizing among them (softmax over logits where the rest
+are −∞) removes that tail.
 """)
+
+exercises(r"""
+**Exercise 07.9 — top-k filtering** (`minitorch/models/gpt.py`, `GPT.generate`, inside `if top_k is
+not None`): `logits` is `[B, vocab]`. Find each row's k-th largest logit (`logits.topk(k, dim=-1)`
+returns values sorted in descending order; k at most the vocabulary size) and set every logit below
+it to `-inf` with `masked_fill`. The softmax after it then gives those tokens probability exactly 0.
+""", "07.9")
+
+md("Starting from a newline:")
 
 code(r'''
 model.eval()
@@ -496,9 +729,15 @@ md(r"""
 # The race
 
 `RACE_STEPS` training steps of the seed GPT per timed run, ours against the same model in PyTorch
-(`torch.nn` layers with nanoGPT's names, initialized with **our** initial weights; AdamW, the same
-schedule, clipping; fp32, TF32 off), on the same batches. `benchmarks/train_gpt.py --torch` runs
-the full-length version of this race (and `--config nanogpt`, the 6-layer, 384-wide model).
+(`torch.nn` layers with nanoGPT's names, initialized with **our** initial weights; the same batches
+in the same order; AdamW with the same decay/no-decay groups at a constant learning rate `LR`;
+gradients clipped to 1.0; float32, TF32 off on both sides; dropout `DROPOUT`). The settings are
+printed before the race. `benchmarks/train_gpt.py --torch` runs the full-length version of this
+race with nanoGPT's schedule (and `--config nanogpt`, the 6-layer, 384-wide model).
+
+Results go where the race harness puts them: the git-ignored `out/results/` from an interactive
+run, nothing in quick mode, and the committed `benchmarks/results/07-transformer__*.json` from
+`minitorch-course 07 --save-results` (the reference run the table at the end shows).
 """)
 
 code(r'''
@@ -552,7 +791,8 @@ race_theirs.load_state_dict({k: torch.from_numpy(v) for k, v in initial_state.it
 opt_ours = race_ours.configure_optimizers(WEIGHT_DECAY, LR, BETAS)
 opt_theirs = torch.optim.AdamW([{"params": [p for p in race_theirs.parameters() if p.dim() >= 2], "weight_decay": WEIGHT_DECAY},
                                 {"params": [p for p in race_theirs.parameters() if p.dim() < 2], "weight_decay": 0.0}], lr=LR, betas=BETAS)
-race_batches = [data.get_batch("train", BATCH_SIZE, BLOCK_SIZE, generator=minitorch.Generator().manual_seed(SEED + 3)) for _ in range(RACE_STEPS)]
+race_gen = minitorch.Generator().manual_seed(SEED + 3)                     # one generator: RACE_STEPS different batches
+race_batches = [data.get_batch("train", BATCH_SIZE, BLOCK_SIZE, generator=race_gen) for _ in range(RACE_STEPS)]
 ours_batches = [(x.to(DEVICE), y.to(DEVICE)) for x, y in race_batches]
 theirs_batches = [(torch.from_numpy(x.numpy()).to(DEVICE), torch.from_numpy(y.numpy()).to(DEVICE)) for x, y in race_batches]
 
@@ -572,6 +812,13 @@ def theirs_steps():
         opt_theirs.step(); opt_theirs.zero_grad(set_to_none=True)
     return loss
 
+settings = {"device": DEVICE, "dtype": "float32", "torch": torch.__version__,
+            "torch TF32 (matmul, cudnn)": (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32),
+            "minitorch TF32 (matmul)": minitorch.backends.cuda.matmul.allow_tf32,
+            "model": f"{N_LAYER} layers, {N_HEAD} heads, n_embd {N_EMBD}, block {BLOCK_SIZE}, vocab {tok.vocab_size}, dropout {DROPOUT}",
+            "batch": BATCH_SIZE, "steps per run": RACE_STEPS, "runs": RACE_REPEATS,
+            "AdamW": f"lr {LR} (constant), betas {BETAS}, weight decay {WEIGHT_DECAY} on matrices, clip {GRAD_CLIP}"}
+show_markdown(md_table([[k, v] for k, v in settings.items()], ["setting", "value"]))
 first_ours, first_theirs = ours_steps().item(), theirs_steps().item()    # the same steps from the same weights
 print(f"loss after {RACE_STEPS} steps from the same weights: ours {first_ours:.5f}, torch {first_theirs:.5f}")
 ''')
@@ -598,6 +845,6 @@ code("session.report()")
 
 nb = new_notebook(cells=cells, metadata={"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                                          "language_info": {"name": "python"}})
-out = sys.argv[1] if len(sys.argv) > 1 else "/work/brief/07_transformer.ipynb"
+out = sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "phases" / "07_transformer" / "07_transformer.ipynb"
 nbformat.write(nb, out)
 print(f"wrote {out}: {len(cells)} cells")

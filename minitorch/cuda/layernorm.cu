@@ -50,10 +50,14 @@ __device__ __forceinline__ Welford<A> shfl_down(Welford<A> v, int d) {    // fou
 // Welford's update with one more value v
 template <typename A>
 __device__ __forceinline__ void push(Welford<A>& w, A v) {
+    // >>> exercise 07.3: Welford's update in the LayerNorm kernel
+    // hint: count one more; move the mean towards v by (v - old mean) / n
+    // hint: M2 grows by (v - old mean) * (v - new mean): no sum of squares, so no cancellation
     w.n += A(1);
     const A d = v - w.mean;
     w.mean += d / w.n;
     w.m2 += d * (v - w.mean);
+    // <<< exercise
 }
 
 // Chan et al.'s merge of two partial statistics (either may be empty)

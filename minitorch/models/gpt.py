@@ -98,8 +98,11 @@ class Block(nn.Module):
         self.mlp = MLP(config)
 
     def forward(self, x):
+        # >>> exercise 07.8: the pre-LN residual block
+        # hint: normalize a copy, run the sublayer on it, add its output to x: x + attn(ln_1(x)); then the same with ln_2 and mlp
         x = x + self.attn(self.ln_1(x))
         return x + self.mlp(self.ln_2(x))
+        # <<< exercise
 
 
 class SinusoidalPositions(nn.Module):
@@ -209,8 +212,12 @@ class GPT(nn.Module):
             logits, _ = self(context)
             logits = logits[:, -1, :] / temperature                            # [B, vocab]
             if top_k is not None:
+                # >>> exercise 07.9: top-k filtering before sampling
+                # hint: the k-th largest logit of each row (topk, at most vocab_size of them) is the threshold
+                # hint: logits below it become -inf (masked_fill), so softmax gives them probability 0
                 kth = logits.topk(min(top_k, logits.shape[-1]), dim=-1)[0][:, -1:]  # [B, 1]
                 logits = logits.masked_fill(logits < kth, float("-inf"))
+                # <<< exercise
             probs = F.softmax(logits, dim=-1)
             idx = cat((idx, multinomial(probs, 1, generator=generator)), dim=1)
         return idx

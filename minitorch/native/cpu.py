@@ -1324,7 +1324,11 @@ _unary_backward_before_gelu = unary_backward
 def _gelu_grad(op, grad, x):
     """grad * gelu'(x): Phi(x) + x phi(x), or the derivative of the tanh form."""
     if op == "gelu":
+        # >>> exercise 07.5: GELU's derivative
+        # hint: d/dx [x Phi(x)] = Phi(x) + x phi(x): Phi the standard normal CDF (_phi_cdf),
+        # hint: phi its density exp(-x^2 / 2) / sqrt(2 pi); return grad times that
         return grad * (_phi_cdf(x) + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
+        # <<< exercise
     u = _tanh_u(x)
     s, s_neg = _sigmoid(2 * u), _sigmoid(-2 * u)     # 0.5 (1 + tanh u), 0.5 (1 - tanh u)
     return grad * (s + 2 * x * s * s_neg * math.sqrt(2 / math.pi) * (1 + 3 * 0.044715 * x * x))
@@ -1350,6 +1354,9 @@ def layer_norm(x, weight, bias, eps):
     """(y, mean, rstd) of a contiguous [rows, n] array: ``y = (x - mean) * rstd * weight + bias``
     per row, rstd = 1 / sqrt(biased var + eps); weight/bias [n] or None. mean and rstd [rows] are
     float32 (float64 for float64 input); halves are computed in float32 and rounded once."""
+    # >>> exercise 07.2: LayerNorm forward
+    # hint: compute in acc = _acc(x.dtype); per row the mean and the biased variance (divide by n), rstd = 1 / sqrt(var + eps)
+    # hint: y = (x - mean) * rstd, times weight and plus bias when given; return (_c(y, dtype=x.dtype), mean, rstd) of dtype acc
     acc = _acc(x.dtype)
     rows, n = x.shape
     if n == 0:
@@ -1364,12 +1371,16 @@ def layer_norm(x, weight, bias, eps):
         y = y + bias.astype(acc)
     with np.errstate(over="ignore"):
         return _c(y, dtype=x.dtype), mean, rstd
+    # <<< exercise
 
 
 def layer_norm_backward(grad, x, mean, rstd, weight, bias_grad=True):
     """(dx, dweight or None, dbias or None) as layernorm.cu: with g = grad * weight and xhat =
     (x - mean) * rstd, ``dx = rstd * (g - mean(g) - xhat * mean(g * xhat))`` per row;
     dweight = sum over rows of grad * xhat, dbias = sum of grad (only when weight is given)."""
+    # >>> exercise 07.4: LayerNorm backward
+    # hint: xhat = (x - mean) * rstd from the saved statistics; g = grad * weight (grad alone without weight)
+    # hint: dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), the means over each row; dweight, dbias: column sums
     acc = _acc(x.dtype)
     gf, xhat = grad.astype(acc), (x.astype(acc) - mean[:, None]) * rstd[:, None]
     g = gf * weight.astype(acc) if weight is not None else gf
@@ -1379,12 +1390,16 @@ def layer_norm_backward(grad, x, mean, rstd, weight, bias_grad=True):
         return _c(dx, dtype=x.dtype), None, None
     dweight = _c((gf * xhat).sum(axis=0, dtype=np.float64), dtype=x.dtype)     # float64: many rows
     return _c(dx, dtype=x.dtype), dweight, _c(gf.sum(axis=0, dtype=np.float64), dtype=x.dtype) if bias_grad else None
+    # <<< exercise
 
 
 def embedding_backward(grad, index, num_weights, padding_idx=None, deterministic=False):
     """dweight [num_weights, D]: row v is the sum of grad[i] over the positions where index[i] == v
     (np.add.at adds in order: the same bits every run, so ``deterministic`` changes nothing here);
     row ``padding_idx`` stays 0. grad [count, D] float, index [count] int64 in range."""
+    # >>> exercise 07.1: the embedding's gradient, a scatter-add
+    # hint: start from zeros [num_weights, D] in the accumulation dtype _acc(grad.dtype), add row grad[i] into row index[i]
+    # hint: np.add.at adds every repeated index (dweight[index] += grad would keep only the last); zero row padding_idx
     acc = _acc(grad.dtype)
     dweight = np.zeros((num_weights, grad.shape[1]), acc)
     np.add.at(dweight, index, grad.astype(acc))
@@ -1392,4 +1407,5 @@ def embedding_backward(grad, index, num_weights, padding_idx=None, deterministic
         dweight[padding_idx] = 0
     with np.errstate(over="ignore"):
         return _c(dweight, dtype=grad.dtype)
+    # <<< exercise
 # <<< phase 07

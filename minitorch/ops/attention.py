@@ -47,6 +47,10 @@ class FlashAttention(Function):
 
 def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
     """The decomposition, on any device and floating dtype; batch dimensions broadcast."""
+    # >>> exercise 07.6: attention as matmul, mask, softmax, matmul
+    # hint: scores = q @ k^T * scale; is_causal: masked_fill the scores above the diagonal (tril of ones(L, S)) with -inf
+    # hint: a bool attn_mask is True where attention is allowed (fill the others with -inf); a float one is added
+    # hint: softmax over the keys (the last dim), dropout(weights, dropout_p, True) when dropout_p > 0, then @ value
     scores = (query @ key.transpose(-2, -1)) * scale
     L, S = scores.shape[-2], scores.shape[-1]
     if is_causal:       # key j is visible to query i iff j <= i (top-left aligned, as PyTorch)
@@ -62,6 +66,7 @@ def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
     if dropout_p > 0:
         weights = dropout(weights, dropout_p, True)
     return weights @ value
+    # <<< exercise
 
 
 def _flash_attention(query, key, value, is_causal, scale):

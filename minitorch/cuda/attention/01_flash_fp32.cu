@@ -119,6 +119,10 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
         }
         __syncthreads();                                   // everyone is done reading K
         load_tile<D>(KVs, V, k0, FBK, S);                  // V replaces K in the same buffer
+        // >>> exercise 07.7: the online-softmax update of one K/V tile
+        // hint: for each of your 4 rows i: scores of masked keys (k >= S, or causal and k > q) become -inf, the others s * scale2
+        // hint: m_new = max(m, the tile's row max: half_warp_max); alpha = exp2f(m - m_new), with 0 subtracted while m_new is -inf
+        // hint: p = exp2f(s - m_new) into Ps; l = l * alpha + the row's sum of p (half_warp_sum); m = m_new; acc *= alpha
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             const long long q = q0 + ty + 16 * i;
@@ -147,6 +151,7 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
 #pragma unroll
             for (int c = 0; c < C; ++c) acc[i][c] *= alpha;
         }
+        // <<< exercise
         __syncthreads();                                   // V and P are in place
         for (int k = 0; k < FBK; ++k) {
             float v[C];

@@ -1,0 +1,51 @@
+# GENERATED from minitorch/backends/cuda/__init__.py by tools/sync_phases.py (phase 07 snapshot): edit the source and re-run, not this file.
+# phase: 05
+"""``minitorch.backends.cuda``: switches for our cuda kernels (``torch.backends.cuda``)."""
+
+
+class _MatmulFlags:
+    """``backends.cuda.matmul``: how float32 matrix products may run on tensor cores.
+
+    ``allow_tf32`` (bool, default False): let float32 ``matmul``/``bmm``/``nn.Linear`` use the
+    TF32 ``mma.sync`` GEMM (inputs rounded to 10 mantissa bits, float32 accumulation), ~8x the
+    float32 peak on an H100 at a relative error near 1e-3. Off, float32 stays float32.
+    """
+
+    def __init__(self):
+        self.allow_tf32 = False
+
+    def __setattr__(self, name, value):
+        if name != "allow_tf32":
+            raise AttributeError(f"backends.cuda.matmul has no switch {name!r}; expected 'allow_tf32'")
+        if not isinstance(value, bool):
+            raise TypeError(f"backends.cuda.matmul.allow_tf32 must be a bool, got {type(value).__name__}")
+        object.__setattr__(self, name, value)
+
+    def __repr__(self):
+        return f"backends.cuda.matmul(allow_tf32={self.allow_tf32})"
+
+
+matmul = _MatmulFlags()
+
+
+_flash_sdp = True
+
+
+def enable_flash_sdp(enabled):
+    """Allow (True, the default) or forbid ``F.scaled_dot_product_attention`` to take the
+    FlashAttention kernels (``minitorch/cuda/attention/``) where they apply; forbidden, it always
+    runs the decomposition (matmul, softmax, matmul). PyTorch's ``torch.backends.cuda.enable_flash_sdp``.
+
+    Raises:
+        TypeError: ``enabled`` is not a bool.
+    """
+    global _flash_sdp
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enable_flash_sdp: expected a bool, got {type(enabled).__name__}")
+    _flash_sdp = enabled
+
+
+def flash_sdp_enabled():
+    """Whether ``scaled_dot_product_attention`` may use the FlashAttention kernels (see
+    :func:`enable_flash_sdp`)."""
+    return _flash_sdp

@@ -1,0 +1,295 @@
+// GENERATED from minitorch/cuda/layernorm.cu by tools/sync_phases.py (phase 07 snapshot): edit the source and re-run, not this file.
+// phase: 07
+// layernorm.cu - layer normalization over the last n elements of each row, and its fused backward.
+//
+// x is a contiguous [rows, n] array (the Tensor layer flattens normalized_shape into n); per row
+//   y = (x - mean) * rstd * gamma + beta,   rstd = 1 / sqrt(var + eps),   var biased (sum / n).
+// Ba, Kiros & Hinton, "Layer Normalization", arXiv:1607.06450 (2016).
+//
+// Threads and data:
+//   layer_norm_forward / layer_norm_backward   one TEAM of threads per row. n <= 1024: the team is
+//       one warp (blocks of 128 threads hold 4 rows), so the row's reduction is 5 shuffles with no
+//       __syncthreads; longer rows: the team is the whole block (grid = rows), reduced through
+//       shared memory (block_reduce). Lane l of a team reads the row's 16-byte vectors l, l + team,
+//       ... (consecutive lanes, consecutive addresses: coalesced), or single elements when the row
+//       is not 16-byte aligned (n not a multiple of the vector width, or an offset pointer).
+//     forward: pass 1 keeps Welford's running (count, mean, M2) per thread (Welford, "Note on a
+//       method for calculating corrected sums of squares and products", Technometrics 4(3), 1962):
+//       one read, no cancellation as in E[x^2] - E[x]^2; the team merges its threads' triples with
+//       Chan, Golub & LeVeque's formula (1979; as batchnorm.cu). Lane 0 stores mean and rstd (float,
+//       double for float64 input) for backward; pass 2 re-reads the row (now in L1/L2) and writes y.
+//     backward (dx): with g = dy * gamma and xhat = (x - mean) * rstd, pass 1 sums g and g * xhat
+//       (one reduction of a pair), pass 2 writes dx = rstd * (g - mean(g) - xhat * mean(g xhat)).
+//   layer_norm_backward_params_partial   dgamma = sum over rows of dy * xhat, dbeta = sum of dy,
+//       stage 1: a 2-D grid, blockIdx.x picks 256 consecutive COLUMNS (one per thread: a warp reads
+//       128 contiguous bytes of a row), blockIdx.y a chunk of `chunk` rows; each thread sums its
+//       column over the chunk, in row order, into partial[blockIdx.y, column].
+//   layer_norm_backward_params_final    stage 2: one thread per column adds the partials in chunk
+//       order and rounds once. No atomics: the same bits every run.
+// float16/bfloat16 are loaded as float, computed in float, rounded once on store; float64 in double.
+// A row's element count is kept as a float in Welford's triple: exact up to 2^24 elements per row.
+#include "common.cuh"
+
+namespace ln {
+
+template <typename T> struct Acc { typedef float type; };      // the type a row is computed in
+template <> struct Acc<double> { typedef double type; };
+
+__device__ __forceinline__ float rsqrt_(float x) { return rsqrtf(x); }
+__device__ __forceinline__ double rsqrt_(double x) { return rsqrt(x); }
+
+template <typename A>
+struct Welford {
+    A n, mean, m2;
+};
+
+template <typename A>
+__device__ __forceinline__ Welford<A> shfl_down(Welford<A> v, int d) {    // found by ADL in warp_reduce
+    return {::shfl_down(v.n, d), ::shfl_down(v.mean, d), ::shfl_down(v.m2, d)};
+}
+
+// Welford's update with one more value v
+template <typename A>
+__device__ __forceinline__ void push(Welford<A>& w, A v) {
+    // >>> exercise 07.3: Welford's update in the LayerNorm kernel
+    // hint: count one more; move the mean towards v by (v - old mean) / n
+    // hint: M2 grows by (v - old mean) * (v - new mean): no sum of squares, so no cancellation
+    w.n += A(1);
+    const A d = v - w.mean;
+    w.mean += d / w.n;
+    w.m2 += d * (v - w.mean);
+    // <<< exercise
+}
+
+// Chan et al.'s merge of two partial statistics (either may be empty)
+template <typename A>
+__device__ __forceinline__ Welford<A> merge(Welford<A> a, Welford<A> b) {
+    if (b.n == A(0)) return a;
+    if (a.n == A(0)) return b;
+    const A n = a.n + b.n, d = b.mean - a.mean;
+    return {n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * (b.n / n))};
+}
+
+template <typename A>
+struct Sums {
+    A g, gx;             // sum(g), sum(g * xhat)
+};
+
+template <typename A>
+__device__ __forceinline__ Sums<A> shfl_down(Sums<A> v, int d) {
+    return {::shfl_down(v.g, d), ::shfl_down(v.gx, d)};
+}
+
+// The team of a row: a warp (BLOCK false) or the whole block (BLOCK true).
+template <bool BLOCK>
+struct Team {
+    __device__ static long long row() {
+        return BLOCK ? (long long)blockIdx.x : blockIdx.x * (long long)(blockDim.x >> 5) + (threadIdx.x >> 5);
+    }
+    __device__ static int lane() { return BLOCK ? (int)threadIdx.x : (int)(threadIdx.x & 31); }
+    __device__ static int size() { return BLOCK ? (int)blockDim.x : 32; }
+
+    // the team's merged value, valid in lane 0
+    template <class P, class Merge>
+    __device__ static P reduce(P v, P empty, Merge f) { return BLOCK ? block_reduce(v, empty, f) : warp_reduce(v, f); }
+
+    // lane 0's a and b, in every lane (called once per kernel: the shared pair is not reused)
+    template <typename A>
+    __device__ static void share(A& a, A& b) {
+        if (BLOCK) {
+            __shared__ A s[2];
+            if (threadIdx.x == 0) { s[0] = a; s[1] = b; }
+            __syncthreads();
+            a = s[0];
+            b = s[1];
+        } else {
+            a = __shfl_sync(FULL_MASK, a, 0);
+            b = __shfl_sync(FULL_MASK, b, 0);
+        }
+    }
+};
+
+// element u of vector k of an optional per-column parameter (null: `absent`)
+template <typename T, int V, typename A>
+__device__ __forceinline__ A param(const T* p, long long k, int u, A absent) {
+    return p == nullptr ? absent : A(to_opmath(p[k * V + u]));
+}
+
+// V elements per load (16 / sizeof(T) when the row is aligned, else 1)
+template <typename T, bool BLOCK, int V>
+__device__ __forceinline__ void forward_row(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
+                                            T* __restrict__ y, typename Acc<T>::type* __restrict__ mean,
+                                            typename Acc<T>::type* __restrict__ rstd, long long rows, long long n,
+                                            double eps) {
+    typedef typename Acc<T>::type A;
+    typedef Team<BLOCK> team;
+    const long long r = team::row();
+    if (r >= rows) return;                  // a whole warp (a row is one team): no shuffle is left waiting
+    const int lane = team::lane(), lanes = team::size();
+    const long long nv = n / V;
+    const Vec<T, V>* xv = reinterpret_cast<const Vec<T, V>*>(x + r * n);
+    Welford<A> st = {A(0), A(0), A(0)};
+    scan(xv, nv, lane, lanes, [&](long long, Vec<T, V> v) {
+#pragma unroll
+        for (int u = 0; u < V; ++u) push(st, A(to_opmath(v.v[u])));
+    });
+    st = team::reduce(st, Welford<A>{A(0), A(0), A(0)}, [](Welford<A> p, Welford<A> q) { return merge(p, q); });
+    A mu = st.mean, rs = rsqrt_(st.m2 / A(n) + A(eps));      // right in lane 0
+    team::share(mu, rs);
+    if (lane == 0) {
+        mean[r] = mu;
+        rstd[r] = rs;
+    }
+    Vec<T, V>* yv = reinterpret_cast<Vec<T, V>*>(y + r * n);
+#pragma unroll 4
+    for (long long k = lane; k < nv; k += lanes) {
+        const Vec<T, V> v = xv[k];
+        Vec<T, V> o;
+#pragma unroll
+        for (int u = 0; u < V; ++u) {
+            const A xhat = (A(to_opmath(v.v[u])) - mu) * rs;
+            o.v[u] = narrow<T>(xhat * param<T, V>(w, k, u, A(1)) + param<T, V>(b, k, u, A(0)));
+        }
+        yv[k] = o;
+    }
+}
+
+template <typename T, bool BLOCK, int V>
+__device__ __forceinline__ void backward_row(const T* __restrict__ dy, const T* __restrict__ x,
+                                             const typename Acc<T>::type* __restrict__ mean,
+                                             const typename Acc<T>::type* __restrict__ rstd, const T* __restrict__ w,
+                                             T* __restrict__ dx, long long rows, long long n) {
+    typedef typename Acc<T>::type A;
+    typedef Team<BLOCK> team;
+    const long long r = team::row();
+    if (r >= rows) return;
+    const int lane = team::lane(), lanes = team::size();
+    const long long nv = n / V;
+    const Vec<T, V>* xv = reinterpret_cast<const Vec<T, V>*>(x + r * n);
+    const Vec<T, V>* gv = reinterpret_cast<const Vec<T, V>*>(dy + r * n);
+    const A mu = mean[r], rs = rstd[r];
+    Sums<A> s = {A(0), A(0)};
+#pragma unroll 4
+    for (long long k = lane; k < nv; k += lanes) {
+        const Vec<T, V> xs = xv[k], gs = gv[k];
+#pragma unroll
+        for (int u = 0; u < V; ++u) {
+            const A g = A(to_opmath(gs.v[u])) * param<T, V>(w, k, u, A(1));
+            s.g += g;
+            s.gx += g * ((A(to_opmath(xs.v[u])) - mu) * rs);
+        }
+    }
+    s = team::reduce(s, Sums<A>{A(0), A(0)}, [](Sums<A> p, Sums<A> q) { return Sums<A>{p.g + q.g, p.gx + q.gx}; });
+    A mean_g = s.g / A(n), mean_gx = s.gx / A(n);            // right in lane 0
+    team::share(mean_g, mean_gx);
+    Vec<T, V>* dv = reinterpret_cast<Vec<T, V>*>(dx + r * n);
+#pragma unroll 4
+    for (long long k = lane; k < nv; k += lanes) {
+        const Vec<T, V> xs = xv[k], gs = gv[k];
+        Vec<T, V> o;
+#pragma unroll
+        for (int u = 0; u < V; ++u) {
+            const A g = A(to_opmath(gs.v[u])) * param<T, V>(w, k, u, A(1));
+            const A xhat = (A(to_opmath(xs.v[u])) - mu) * rs;
+            o.v[u] = narrow<T>(rs * (g - mean_g - xhat * mean_gx));
+        }
+        dv[k] = o;
+    }
+}
+
+// every pointer 16-byte aligned and n a multiple of the vector width: each row starts aligned too
+template <int V, typename T>
+__device__ __forceinline__ bool rows_vectorizable(long long n, const T* a, const T* b, const T* c, const T* d) {
+    return n % V == 0 && is_aligned<16>(a) && is_aligned<16>(b) && is_aligned<16>(c) && is_aligned<16>(d);
+}
+
+template <typename T, bool BLOCK>
+__device__ void forward(const T* x, const T* w, const T* b, T* y, typename Acc<T>::type* mean,
+                        typename Acc<T>::type* rstd, long long rows, long long n, double eps) {
+    constexpr int V = 16 / sizeof(T);
+    if (rows_vectorizable<V>(n, x, w, b, y)) forward_row<T, BLOCK, V>(x, w, b, y, mean, rstd, rows, n, eps);
+    else forward_row<T, BLOCK, 1>(x, w, b, y, mean, rstd, rows, n, eps);
+}
+
+template <typename T, bool BLOCK>
+__device__ void backward(const T* dy, const T* x, const typename Acc<T>::type* mean,
+                         const typename Acc<T>::type* rstd, const T* w, T* dx, long long rows, long long n) {
+    constexpr int V = 16 / sizeof(T);
+    if (rows_vectorizable<V>(n, dy, x, w, dx)) backward_row<T, BLOCK, V>(dy, x, mean, rstd, w, dx, rows, n);
+    else backward_row<T, BLOCK, 1>(dy, x, mean, rstd, w, dx, rows, n);
+}
+
+// stage 1 of dgamma/dbeta: partial sums of one column over one chunk of rows
+template <typename T>
+__device__ void params_partial(const T* __restrict__ dy, const T* __restrict__ x,
+                               const typename Acc<T>::type* __restrict__ mean,
+                               const typename Acc<T>::type* __restrict__ rstd, typename Acc<T>::type* __restrict__ part_w,
+                               typename Acc<T>::type* __restrict__ part_b, long long rows, long long n, long long chunk) {
+    typedef typename Acc<T>::type A;
+    const long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (j >= n) return;
+    const long long r0 = blockIdx.y * chunk, r1 = min(rows, r0 + chunk);
+    A sw = A(0), sb = A(0);
+#pragma unroll 4
+    for (long long r = r0; r < r1; ++r) {
+        const A g = A(to_opmath(dy[r * n + j]));
+        sw += g * ((A(to_opmath(x[r * n + j])) - mean[r]) * rstd[r]);
+        sb += g;
+    }
+    part_w[blockIdx.y * n + j] = sw;
+    part_b[blockIdx.y * n + j] = sb;
+}
+
+// stage 2: each column's partials added in chunk order, rounded once
+template <typename T>
+__device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
+                             const typename Acc<T>::type* __restrict__ part_b, T* __restrict__ dw, T* __restrict__ db,
+                             long long chunks, long long n) {
+    typedef typename Acc<T>::type A;
+    GRID_STRIDE_LOOP(j, n) {
+        A sw = A(0), sb = A(0);
+        for (long long p = 0; p < chunks; ++p) {
+            sw += part_w[p * n + j];
+            sb += part_b[p * n + j];
+        }
+        dw[j] = narrow<T>(sw);
+        if (db != nullptr) db[j] = narrow<T>(sb);
+    }
+}
+
+}  // namespace ln
+
+// layer_norm_forward_warp_f32 / layer_norm_forward_block_f32 (the team), and the backward kernels.
+// w and b may be null (elementwise_affine=False, or bias=False); mean/rstd are float (double for f64).
+#define LAYER_NORM_TEAM(T, A, SUF, TEAM, BLOCK)                                                         \
+    extern "C" __global__ void layer_norm_forward_##TEAM##_##SUF(const T* x, const T* w, const T* b, T* y, \
+                                                                 A* mean, A* rstd, long long rows,       \
+                                                                 long long n, double eps) {              \
+        ln::forward<T, BLOCK>(x, w, b, y, mean, rstd, rows, n, eps);                                     \
+    }                                                                                                    \
+    extern "C" __global__ void layer_norm_backward_##TEAM##_##SUF(const T* dy, const T* x, const A* mean, \
+                                                                  const A* rstd, const T* w, T* dx,      \
+                                                                  long long rows, long long n) {         \
+        ln::backward<T, BLOCK>(dy, x, mean, rstd, w, dx, rows, n);                                       \
+    }
+
+#define LAYER_NORM_KERNELS(T, A, SUF)                                                                   \
+    LAYER_NORM_TEAM(T, A, SUF, warp, false)                                                             \
+    LAYER_NORM_TEAM(T, A, SUF, block, true)                                                             \
+    extern "C" __global__ void layer_norm_backward_params_partial_##SUF(const T* dy, const T* x,        \
+                                                                        const A* mean, const A* rstd,   \
+                                                                        A* part_w, A* part_b,           \
+                                                                        long long rows, long long n,    \
+                                                                        long long chunk) {              \
+        ln::params_partial<T>(dy, x, mean, rstd, part_w, part_b, rows, n, chunk);                        \
+    }                                                                                                    \
+    extern "C" __global__ void layer_norm_backward_params_final_##SUF(const A* part_w, const A* part_b, \
+                                                                      T* dw, T* db, long long chunks,   \
+                                                                      long long n) {                    \
+        ln::params_final<T>(part_w, part_b, dw, db, chunks, n);                                          \
+    }
+
+LAYER_NORM_KERNELS(float, float, f32)
+LAYER_NORM_KERNELS(double, double, f64)
+LAYER_NORM_KERNELS(__half, float, f16)
+LAYER_NORM_KERNELS(__nv_bfloat16, float, bf16)

@@ -1,0 +1,104 @@
+# GENERATED from minitorch/native/cuda/attention.py by tools/sync_phases.py (phase 07 snapshot): edit the source and re-run, not this file.
+# phase: 07
+"""FlashAttention on ``DeviceArray``s: the launchers of ``minitorch/cuda/attention/01_flash_fp32.cu``.
+
+Inputs are C-contiguous float32 arrays ``q [BH, L, D]``, ``k [BH, S, D]``, ``v [BH, S, D]`` (batch
+and heads flattened into BH, one head dimension D in {32, 64, 128} for all three); the Tensor layer
+brings any shape to this form. Nothing here waits for the GPU.
+
+Grids (the kernels' tiles, see the .cu): forward and dQ: (BH, ceil(L / 64)) blocks; dK/dV:
+(BH, ceil(S / 64)) blocks; 256 threads each. Shared memory is dynamic, up to ~116 KB for D = 128:
+past 48 KB a kernel must opt in once (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)).
+"""
+import numpy as np
+
+from ...cuda.array import empty
+from .launch import cdiv, cp, kernel, launch
+
+FILE = "attention/01_flash_fp32.cu"
+HEAD_DIMS = (32, 64, 128)
+THREADS = 256
+FBQ, FBK = 64, 64            # forward: query rows x keys per tile
+KBK, KBQ = 64, 32            # dK/dV: keys per block x query rows per step
+QBQ, QBK = 64, 32            # dQ: query rows per block x keys per step
+STATIC_SMEM = 48 * 1024
+_F32 = np.dtype(np.float32)
+_raised = {}                 # kernels already allowed their shared memory (kept alive: ids stay unique)
+
+
+def _smem_floats(kind, d):
+    """Floats of dynamic shared memory per block, as the kernel lays them out (rows padded to d + 1)."""
+    dp = d + 1
+    if kind == "fwd":
+        return (FBQ + FBK) * dp + FBQ * (FBK + 1)
+    if kind == "dkdv":
+        return 2 * KBK * dp + 2 * KBQ * dp + 2 * KBK * (KBQ + 1) + 2 * KBQ
+    return 2 * QBQ * dp + 2 * QBK * dp + QBQ * (QBK + 1)
+
+
+def _kernel(name, d, idx, kind):
+    fn = kernel(FILE, f"{name}_f32_d{d}", idx)
+    smem = 4 * _smem_floats(kind, d)
+    if smem > STATIC_SMEM and id(fn) not in _raised:
+        with cp.cuda.Device(idx):
+            fn.max_dynamic_shared_size_bytes = smem      # opt in once per kernel (see module doc)
+        _raised[id(fn)] = fn
+    return fn, smem
+
+
+def _check(q, k, v):
+    for name, a in (("q", q), ("k", k), ("v", v)):
+        if a.dtype != _F32 or a.ndim != 3 or not a.c_contiguous:
+            raise ValueError(f"flash_attention: {name} must be a C-contiguous float32 [BH, len, D] array, "
+                             f"got {a.dtype} shape {a.shape} strides {a.strides}")
+    bh, _, d = q.shape
+    if d not in HEAD_DIMS:
+        raise ValueError(f"flash_attention: head dimension must be one of {HEAD_DIMS}, got {d}")
+    if k.shape[0] != bh or k.shape[2] != d or v.shape != k.shape:
+        raise ValueError(f"flash_attention: expected k and v of shape ({bh}, S, {d}), got {k.shape} and {v.shape}")
+
+
+def flash_attention(q, k, v, scale, causal):
+    """``softmax(q k^T * scale) v`` (causal: key j seen by query i iff j <= i), never forming [L, S].
+
+    Args: q [BH, L, D], k, v [BH, S, D] float32 contiguous, L, S >= 1; scale a float.
+    Returns: (out [BH, L, D], lse [BH, L]) with lse the natural log-sum-exp of each row's scaled scores.
+    """
+    _check(q, k, v)
+    bh, L, d = q.shape
+    S = k.shape[1]
+    idx = q.device_id
+    out = empty((bh, L, d), _F32, idx)
+    lse = empty((bh, L), _F32, idx)
+    if bh and L:
+        fn, smem = _kernel("flash_fwd", d, idx, "fwd")
+        launch(fn, (bh, cdiv(L, FBQ)), (THREADS,),
+               (q, k, v, out, lse, L, S, np.float32(scale), np.bool_(causal)), shared_mem=smem, index=idx)
+    return out, lse
+
+
+def flash_attention_backward(q, k, v, out, lse, grad, scale, causal):
+    """Gradients (dq, dk, dv) of :func:`flash_attention` from its inputs, output, log-sum-exp and the
+    upstream gradient ``grad`` [BH, L, D] (contiguous float32). Three kernels: delta = rowsum(grad *
+    out); dK and dV per key tile; dQ per query tile (FlashAttention-2's backward, deterministic)."""
+    _check(q, k, v)
+    bh, L, d = q.shape
+    S = k.shape[1]
+    idx = q.device_id
+    dq = empty(q.shape, _F32, idx)
+    dk = empty(k.shape, _F32, idx)
+    dv = empty(v.shape, _F32, idx)
+    if not (bh and L and S):
+        return dq, dk, dv
+    delta = empty((bh, L), _F32, idx)
+    rows = bh * L
+    launch(kernel(FILE, f"flash_bwd_dot_f32_d{d}", idx), (cdiv(rows * 32, THREADS),), (THREADS,),
+           (grad, out, delta, rows), index=idx)
+    common = (L, S, np.float32(scale), np.bool_(causal))
+    fn, smem = _kernel("flash_bwd_dkdv", d, idx, "dkdv")
+    launch(fn, (bh, cdiv(S, KBK)), (THREADS,), (q, k, v, grad, lse, delta, dk, dv) + common,
+           shared_mem=smem, index=idx)
+    fn, smem = _kernel("flash_bwd_dq", d, idx, "dq")
+    launch(fn, (bh, cdiv(L, QBQ)), (THREADS,), (q, k, v, grad, lse, delta, dq) + common,
+           shared_mem=smem, index=idx)
+    return dq, dk, dv

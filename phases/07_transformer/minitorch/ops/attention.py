@@ -1,0 +1,141 @@
+# GENERATED from minitorch/ops/attention.py by tools/sync_phases.py (phase 07 snapshot): edit the source and re-run, not this file.
+# phase: 07
+"""Scaled dot-product attention, ``softmax(Q K^T * scale + mask) V`` (Vaswani et al. 2017,
+"Attention Is All You Need", arXiv:1706.03762), by one of two paths:
+
+* the decomposition: ``q @ k^T`` (our GEMM), scale, mask, softmax (``ops/softmax.py``), dropout,
+  ``@ v``. Every step is a recorded op, so autograd comes for free, at the price of an [L, S]
+  score matrix per (batch, head) in memory, written and read several times;
+* FlashAttention (Dao et al. 2022, arXiv:2205.14135; FlashAttention-2, Dao 2023, arXiv:2307.08691):
+  the kernels of ``minitorch/cuda/attention/01_flash_fp32.cu`` walk K/V tile by tile with an online
+  softmax and keep only O(L) per row (the log-sum-exp the backward needs to recompute P).
+
+:func:`scaled_dot_product_attention` takes the flash path on cuda for float32 without dropout or an
+explicit mask (``is_causal`` is fine), head dimension 32, 64 or 128 shared by q, k and v, and equal
+batch dimensions, unless ``minitorch.backends.cuda.enable_flash_sdp(False)``; else the decomposition.
+"""
+import math
+
+from .. import backends
+from ..autograd.function import Function
+from ..dtypes import bool as bool_
+from ..tensor import Tensor
+from .dropout import dropout
+from .softmax import softmax
+
+FLASH_HEAD_DIMS = (32, 64, 128)
+
+
+class FlashAttention(Function):
+    """Attention of contiguous float32 q [BH, L, D], k, v [BH, S, D] on cuda with the flash kernels."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, scale, causal):
+        b, device = q._backend, q.device
+        q, k, v = (x._data if x._data.flags.c_contiguous else b.contiguous(x._data) for x in (q, k, v))
+        out, lse = b.flash_attention(q, k, v, scale, causal)
+        ctx.saved = (q, k, v, out, lse)
+        ctx.scale, ctx.causal = scale, causal
+        return Tensor(out, device)
+
+    @staticmethod
+    def backward(ctx, grad):
+        b = grad._backend
+        g = grad._data if grad._data.flags.c_contiguous else b.contiguous(grad._data)
+        dq, dk, dv = b.flash_attention_backward(*ctx.saved, g, ctx.scale, ctx.causal)
+        return Tensor(dq, grad.device), Tensor(dk, grad.device), Tensor(dv, grad.device), None, None
+
+
+def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
+    """The decomposition, on any device and floating dtype; batch dimensions broadcast."""
+    # >>> exercise 07.6: attention as matmul, mask, softmax, matmul
+    # hint: scores = q @ k^T * scale; is_causal: masked_fill the scores above the diagonal (tril of ones(L, S)) with -inf
+    # hint: a bool attn_mask is True where attention is allowed (fill the others with -inf); a float one is added
+    # hint: softmax over the keys (the last dim), dropout(weights, dropout_p, True) when dropout_p > 0, then @ value
+    scores = (query @ key.transpose(-2, -1)) * scale
+    L, S = scores.shape[-2], scores.shape[-1]
+    if is_causal:       # key j is visible to query i iff j <= i (top-left aligned, as PyTorch)
+        from ..creation import ones     # here: creation imports the ops
+        keep = ones(L, S, dtype=bool_, device=query.device).tril()
+        scores = scores.masked_fill(keep.logical_not(), float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype is bool_:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = softmax(scores, -1)
+    if dropout_p > 0:
+        weights = dropout(weights, dropout_p, True)
+    return weights @ value
+    # <<< exercise
+
+
+def _flash_attention(query, key, value, is_causal, scale):
+    """The flash path: batch dimensions flattened to one, each tensor made contiguous (recorded ops)."""
+    L, E = query.shape[-2:]
+    S = key.shape[-2]
+    q = query.reshape(-1, L, E).contiguous()
+    k = key.reshape(-1, S, E).contiguous()
+    v = value.reshape(-1, S, E).contiguous()
+    return FlashAttention.apply(q, k, v, float(scale), bool(is_causal)).reshape(query.shape)
+
+
+def _flash_applies(query, key, value, attn_mask, dropout_p):
+    return (query.device.type == "cuda" and backends.cuda.flash_sdp_enabled()
+            and query.dtype.name == key.dtype.name == value.dtype.name == "float32"
+            and attn_mask is None and dropout_p == 0
+            and query.shape[-1] in FLASH_HEAD_DIMS and value.shape[-1] == query.shape[-1]
+            and query.shape[:-2] == key.shape[:-2] == value.shape[:-2]
+            and query.numel() > 0 and key.shape[-2] > 0)
+
+
+def _check(query, key, value, attn_mask, dropout_p, is_causal):
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"scaled_dot_product_attention: expected {name} to be a Tensor, got {type(t).__name__}")
+        if t.ndim < 2:
+            raise RuntimeError(f"scaled_dot_product_attention: {name} must have at least 2 dimensions "
+                               f"(..., len, features), got shape {tuple(t.shape)}")
+    if not (query.dtype is key.dtype is value.dtype) or not query.dtype.is_floating_point:
+        raise RuntimeError("scaled_dot_product_attention: expected query, key and value of one floating dtype, "
+                           f"got {query.dtype}, {key.dtype} and {value.dtype}")
+    if not query.device == key.device == value.device:
+        raise RuntimeError("scaled_dot_product_attention: expected query, key and value on one device, got "
+                           f"{query.device}, {key.device} and {value.device}")
+    if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
+        raise RuntimeError(f"scaled_dot_product_attention: query {tuple(query.shape)}, key {tuple(key.shape)} and "
+                           f"value {tuple(value.shape)} do not fit: expected (..., L, E), (..., S, E), (..., S, Ev)")
+    if not 0 <= dropout_p <= 1:
+        raise ValueError(f"scaled_dot_product_attention: dropout_p must be in [0, 1], got {dropout_p}")
+    if attn_mask is not None:
+        if not isinstance(attn_mask, Tensor):
+            raise TypeError(f"scaled_dot_product_attention: attn_mask must be a Tensor, got {type(attn_mask).__name__}")
+        if is_causal:
+            raise RuntimeError("scaled_dot_product_attention: explicit attn_mask should not be set when is_causal=True")
+        if attn_mask.dtype is not bool_ and attn_mask.dtype is not query.dtype:
+            raise RuntimeError(f"scaled_dot_product_attention: expected a bool attn_mask or one of query's dtype "
+                               f"{query.dtype}, got {attn_mask.dtype}")
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+    """``softmax(query @ key^T * scale + mask) @ value``, PyTorch's ``F.scaled_dot_product_attention``.
+
+    Args:
+        query: [..., L, E]; key: [..., S, E]; value: [..., S, Ev]; one floating dtype and device
+            (batch dimensions broadcast on the decomposition path).
+        attn_mask: None; a bool tensor broadcasting to [..., L, S], True where attention is ALLOWED;
+            or a float tensor of query's dtype, added to the scores.
+        dropout_p: probability of dropping each attention weight (always applied when > 0, as PyTorch).
+        is_causal: query i sees keys 0..i only (a lower-triangular [L, S] mask aligned top-left).
+        scale: multiplies the scores; default 1 / sqrt(E).
+    Returns:
+        [..., L, Ev] of query's dtype. A row with every key masked out is NaN (softmax of -inf's).
+    Raises:
+        RuntimeError: mismatched shapes, dtypes or devices (all named); attn_mask with is_causal.
+        ValueError: dropout_p outside [0, 1].
+    """
+    _check(query, key, value, attn_mask, dropout_p, is_causal)
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if _flash_applies(query, key, value, attn_mask, dropout_p):
+        return _flash_attention(query, key, value, is_causal, scale)
+    return _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
