@@ -7,13 +7,17 @@
 // of two operands (`kept`), and the element step along the row with in_stride / out_stride, so any
 // view is read in place.
 //
-// Both kernels work on TILES of TILE = THREADS x ITEMS = 256 x 16 = 4096 consecutive elements of a
-// row, read once into registers, scanned there, and written once: memory sees one read and one
-// write per element, like a copy.
+// Both kernels work on TILES of TILE = THREADS x ITEMS consecutive elements of a row, ITEMS = 128
+// bytes / sizeof(T) per thread (256 x 32 = 8192 floats, 256 x 16 = 4096 doubles), read once into registers, scanned there, and written once: memory sees one read and one
+// write per element, like a copy. (Why 32 per thread: a long row's tiles wait on each other in the
+// look-back below, and fewer, larger tiles make that chain shorter. benchmarks/tune_scan.py timed
+// the choices on the H100: 64M floats took 0.29 ms with 16 per thread, 0.24 ms with 32, a copy 0.18.
+// 8-byte values keep 16 per thread: 32 would not fit in the 64 registers of 4 blocks per SM.)
 //
-// Mapping of threads to data inside a tile: warp w (of 8) owns the 512 elements [512 w, 512 w + 512)
-// cut into chunks of 32 x VEC elements, VEC = 16 bytes / sizeof(T) (4 floats, 2 doubles or int64s);
-// in chunk k, lane l holds the VEC consecutive elements 512 w + 32 VEC k + VEC l + j, j < VEC. So
+// Mapping of threads to data inside a tile: warp w (of 8) owns the 32 ITEMS elements starting at
+// 32 ITEMS w, cut into chunks of 32 x VEC elements, VEC = 16 bytes / sizeof(T) (4 floats, 2 doubles
+// or int64s); in chunk k, lane l holds the VEC consecutive elements 32 ITEMS w + 32 VEC k + VEC l + j,
+// j < VEC. So
 // one warp instruction moves 32 x 16 contiguous bytes (a float4 / double2 per lane: fully coalesced
 // 128-bit loads and stores when the row is contiguous and 16-byte aligned; other views and the
 // row's last, partial tile use the same mapping with one guarded load per element).
@@ -58,19 +62,23 @@ namespace sc {
 #ifndef SCAN_THREADS
 #define SCAN_THREADS 256
 #endif
-#ifndef SCAN_ITEMS
-#define SCAN_ITEMS 16
+#ifndef SCAN_BYTES
+#define SCAN_BYTES 128                        // bytes of the row per thread: 32 floats, 16 doubles/int64s
 #endif
 #ifndef SCAN_MAX_SLEEP_NS
 #define SCAN_MAX_SLEEP_NS 256                 // the look-back's longest wait between two polls
 #endif
-#ifndef SCAN_MIN_BLOCKS
-#define SCAN_MIN_BLOCKS 2                     // blocks per SM that __launch_bounds__ keeps room for
+// Blocks per SM that __launch_bounds__ keeps registers for: as many as fit without spilling the
+// 128 bytes each thread holds (3 for 4-byte values: 85 registers; 2 for 8-byte ones: 128).
+#ifdef SCAN_MIN_BLOCKS
+template <typename T> constexpr int MIN_BLOCKS = SCAN_MIN_BLOCKS;
+#else
+template <typename T> constexpr int MIN_BLOCKS = sizeof(T) == 4 ? 3 : 2;
 #endif
 constexpr int THREADS = SCAN_THREADS;         // per block (8 warps); the launcher uses the same
 constexpr int WARPS = THREADS / 32;
-constexpr int ITEMS = SCAN_ITEMS;             // elements per thread in registers
-constexpr int TILE = THREADS * ITEMS;         // 4096 elements per tile; the launcher's TILE
+template <typename T> constexpr int ITEMS = SCAN_BYTES / sizeof(T);   // elements per thread, in registers
+template <typename T> constexpr int TILE = THREADS * ITEMS<T>;         // 8192 floats a tile; the launcher's
 
 template <typename T> struct Sum {
     __device__ static T identity() { return T(0); }
@@ -85,12 +93,12 @@ template <typename T> struct Prod {
 template <typename T>
 struct Items {
     static constexpr int VEC = 16 / sizeof(T);
-    static constexpr int CHUNKS = ITEMS / VEC;
+    static constexpr int CHUNKS = ITEMS<T> / VEC;
     struct alignas(16) Vec { T v[VEC]; };     // moved by one 128-bit load or store
     T x[CHUNKS][VEC];
     // Element (k, j) of this thread is element offset(k, j) of its tile (the header's mapping).
     __device__ static long long offset(int k, int j) {
-        return (threadIdx.x >> 5) * (32 * ITEMS) + k * (32 * VEC) + (threadIdx.x & 31) * VEC + j;
+        return (threadIdx.x >> 5) * (32 * ITEMS<T>) + k * (32 * VEC) + (threadIdx.x & 31) * VEC + j;
     }
 };
 
@@ -98,10 +106,10 @@ struct Items {
 template <typename T>
 __device__ __forceinline__ bool vectors_ok(const T* src, const T* dst, long long n, long long in_stride,
                                            long long out_stride) {
-    return n == TILE && in_stride == 1 && out_stride == 1 && ((size_t)src & 15) == 0 && ((size_t)dst & 15) == 0;
+    return n == TILE<T> && in_stride == 1 && out_stride == 1 && ((size_t)src & 15) == 0 && ((size_t)dst & 15) == 0;
 }
 
-// Loads the n <= TILE elements of the tile starting at `src` (step in_stride); past n: identity.
+// Loads the n <= TILE<T> elements of the tile starting at `src` (step in_stride); past n: identity.
 template <typename T, class Op>
 __device__ __forceinline__ void load_tile(Items<T>& it, const T* __restrict__ src, long long n, long long in_stride,
                                           bool vec) {
@@ -205,8 +213,9 @@ __device__ __forceinline__ void scan_rows(const T* __restrict__ a, T* __restrict
     const T* row = a + base[0];
     T* dst = out + base[1];
     T carry = Op::identity();                    // the row before this tile
-    for (long long start = 0, s = 0; start < L; start += TILE, ++s) {   // the same trip count in every thread
-        const long long n = L - start < TILE ? L - start : TILE;
+    constexpr long long tile = TILE<T>;
+    for (long long start = 0, s = 0; start < L; start += tile, ++s) {   // the same trip count in every thread
+        const long long n = L - start < tile ? L - start : tile;
         const T* src = row + start * in_stride;
         T* to = dst + start * out_stride;
         const bool vec = vectors_ok(src, to, n, in_stride, out_stride);
@@ -296,8 +305,9 @@ __device__ __forceinline__ void scan_lookback(const T* __restrict__ a, T* __rest
     unsigned long long* status = state + 1;
     long long base[2];
     layout_offsets<2>(kept, o, base);
-    const long long start = s * TILE;
-    const long long n = L - start < TILE ? L - start : TILE;
+    constexpr long long tile = TILE<T>;
+    const long long start = s * tile;
+    const long long n = L - start < tile ? L - start : tile;
     const T* src = a + base[0] + start * in_stride;
     T* dst = out + base[1] + start * out_stride;
     const bool vec = vectors_ok(src, dst, n, in_stride, out_stride);
@@ -324,12 +334,12 @@ __device__ __forceinline__ void scan_lookback(const T* __restrict__ a, T* __rest
 }  // namespace sc
 
 #define SCAN(NAME, OP, T, SUF)                                                                       \
-    extern "C" __global__ void __launch_bounds__(sc::THREADS, SCAN_MIN_BLOCKS) scan_rows_##NAME##_##SUF(                \
+    extern "C" __global__ void __launch_bounds__(sc::THREADS, sc::MIN_BLOCKS<T>) scan_rows_##NAME##_##SUF(                \
         const T* __restrict__ a, T* __restrict__ out, long long L, const Layout kept, long long in_stride, \
         long long out_stride) {                                                                     \
         sc::scan_rows<T, sc::OP<T>>(a, out, L, kept, in_stride, out_stride);                        \
     }                                                                                               \
-    extern "C" __global__ void __launch_bounds__(sc::THREADS, SCAN_MIN_BLOCKS) scan_lookback_##NAME##_##SUF(            \
+    extern "C" __global__ void __launch_bounds__(sc::THREADS, sc::MIN_BLOCKS<T>) scan_lookback_##NAME##_##SUF(            \
         const T* __restrict__ a, T* __restrict__ out, long long L, long long tiles, const Layout kept,  \
         long long in_stride, long long out_stride, unsigned long long* state, T* values) {          \
         sc::scan_lookback<T, sc::OP<T>>(a, out, L, tiles, kept, in_stride, out_stride, state, values); \

@@ -14,7 +14,7 @@ from .launch import SUFFIX, blocks_per_gpu, cdiv, kernel, launch_2d, pack_layout
 _SUFFIXES = ("f32", "f64", "i64")
 _I64 = np.dtype(np.int64)
 _BLOCK = 256                 # threads per block: scan.cu's THREADS
-TILE = 4096                  # elements scanned at once, 16 per thread in registers: scan.cu's TILE
+_BYTES = 128                 # of a row per thread, in registers: scan.cu's SCAN_BYTES
 _occupancy = {}
 
 
@@ -31,13 +31,18 @@ def _plan(shape, strides, itemsize, dim):
     return math.prod(kept_shape), shape[dim], kept, elem[dim], out_elem[dim]
 
 
-def _few_long_rows(fn, n_rows, length, index):
+def _tile(itemsize):
+    """Elements of a row that one block scans at once: 128 bytes per thread (scan.cu's TILE<T>)."""
+    return _BLOCK * _BYTES // itemsize
+
+
+def _few_long_rows(fn, n_rows, length, index, tile):
     """True when one block per row would leave most of the GPU idle: fewer rows than the blocks it
     runs at once, and rows of more than a few tiles."""
     found = _occupancy.get(fn)
     if found is None:
         found = _occupancy[fn] = blocks_per_gpu(fn, _BLOCK, index)
-    return n_rows < found and length > 4 * TILE
+    return n_rows < found and length > 4 * tile
 
 
 def cumulative(op, a, dim):
@@ -45,7 +50,7 @@ def cumulative(op, a, dim):
 
     ``a``: float32, float64 or int64 of any strides and shape (0-d: pass it as shape (1,)); ``dim``
     non-negative. Returns a new contiguous array of ``a``'s shape and dtype. One block scans each
-    row, or, for few long rows, one block each tile of TILE elements in a single pass with
+    row, or, for few long rows, one block each tile of 8192 floats (4096 8-byte values) in a single pass with
     decoupled look-back (scan.cu); float results differ from a sequential sum by rounding.
 
     Raises:
@@ -60,10 +65,11 @@ def cumulative(op, a, dim):
         return out
     n_rows, length, kept, in_stride, out_stride = _plan(a.shape, a.strides, a.itemsize, dim)
     rows = kernel("scan.cu", f"scan_rows_{op}_{suf}", idx)
-    if not _few_long_rows(rows, n_rows, length, idx):
+    tile = _tile(a.itemsize)
+    if not _few_long_rows(rows, n_rows, length, idx, tile):
         launch_2d(rows, (n_rows,), (_BLOCK,), (a, out, length, kept, in_stride, out_stride), idx)
         return out
-    tiles = cdiv(length, TILE)
+    tiles = cdiv(length, tile)
     # ticket counter, then each tile's status word (a float32 value travels inside it), zeroed on
     # the stream before the kernel: no host synchronization
     state = fill_(empty((1 + n_rows * tiles,), _I64, idx), 0)
