@@ -19,13 +19,13 @@ struct Convert {
     __device__ D operator()(S x) const { return static_cast<D>(x); }
 };
 
-#define CAST(S, D, SS, DS)                                                                           \
+#define CAST(S, D, SS, DS) MT_IF_##DS(                                                               \
     extern "C" __global__ void cast_##SS##_##DS(const S* __restrict__ a, D* __restrict__ out, long long n) { \
         map1_contiguous(a, out, n, Convert<S, D>());                                                \
     }                                                                                               \
     extern "C" __global__ void cast_strided_##SS##_##DS(const S* a, D* out, long long n, const Layout L) { \
         map1_strided(a, out, n, L, Convert<S, D>());                                                \
-    }
+    })
 
 // every source type to every destination type
 #define CAST_FROM(S, SS)                                                                             \
@@ -44,13 +44,13 @@ struct ConvertHalf {
     __device__ D operator()(S x) const { return narrow<D>(to_opmath(x)); }
 };
 
-#define CAST_H(S, D, SS, DS)                                                                         \
+#define CAST_H(S, D, SS, DS) MT_IF_##DS(                                                             \
     extern "C" __global__ void cast_##SS##_##DS(const S* __restrict__ a, D* __restrict__ out, long long n) { \
         map1_contiguous(a, out, n, ConvertHalf<S, D>());                                            \
     }                                                                                               \
     extern "C" __global__ void cast_strided_##SS##_##DS(const S* a, D* out, long long n, const Layout L) { \
         map1_strided(a, out, n, L, ConvertHalf<S, D>());                                            \
-    }
+    })
 
 #define CAST_TO_HALVES(S, SS) CAST_H(S, __half, SS, f16) CAST_H(S, __nv_bfloat16, SS, bf16)
 #define CAST_HALF_FROM(S, SS)                                                                        \

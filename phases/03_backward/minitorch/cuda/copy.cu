@@ -20,13 +20,13 @@ struct Convert {
     __device__ D operator()(S x) const { return static_cast<D>(x); }
 };
 
-#define CAST(S, D, SS, DS)                                                                           \
+#define CAST(S, D, SS, DS) MT_IF_##DS(                                                               \
     extern "C" __global__ void cast_##SS##_##DS(const S* __restrict__ a, D* __restrict__ out, long long n) { \
         map1_contiguous(a, out, n, Convert<S, D>());                                                \
     }                                                                                               \
     extern "C" __global__ void cast_strided_##SS##_##DS(const S* a, D* out, long long n, const Layout L) { \
         map1_strided(a, out, n, L, Convert<S, D>());                                                \
-    }
+    })
 
 // every source type to every destination type
 #define CAST_FROM(S, SS)                                                                             \
