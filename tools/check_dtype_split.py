@@ -4,6 +4,7 @@ SPLIT_BY_DTYPE; the MT_IF_<suffix> guards of common.cuh) with nvcc, no GPU neede
     python tools/check_dtype_split.py              # check every file of SPLIT_BY_DTYPE
     python tools/check_dtype_split.py copy.cu      # only these files
     python tools/check_dtype_split.py --time       # also time cubin builds: whole file vs f32 module
+    python tools/check_dtype_split.py --kernels phases/02_ops/minitorch/cuda   # a phase's snapshot
 
 Each file is compiled to PTX once whole and once per dtype suffix with -DMT_DTYPE_<suffix> (as
 compiler.py asks NVRTC to), and the kernels (the PTX ``.entry`` names) are compared:
@@ -39,7 +40,7 @@ ENTRY = re.compile(r"^\s*\.(?:visible\s+)?\.entry\s+(\w+)\s*\(", re.M)
 def nvcc_run(nvcc, path, defines, kind, arch, out_dir):
     """Compile ``path`` with ``-D`` ``defines`` to ``kind`` ('ptx' or 'cubin'); (seconds, output path)."""
     out = Path(out_dir) / f"{path.stem}_{'_'.join(defines) or 'whole'}.{kind}"
-    cmd = [nvcc, f"-{kind}", f"-arch={arch}", "-std=c++17", "-I", str(KERNEL_DIR), "-o", str(out),
+    cmd = [nvcc, f"-{kind}", f"-arch={arch}", "-std=c++17", "-I", str(path.parent), "-o", str(out),
            *(f"-D{d}" for d in defines), str(path)]
     start = time.perf_counter()
     run = subprocess.run(cmd, capture_output=True, text=True)
@@ -60,9 +61,8 @@ def dtype_of(name):
     return last if last in DTYPE_SUFFIXES else None
 
 
-def check_file(file, nvcc, arch, jobs, tmp):
+def check_file(path, nvcc, arch, jobs, tmp):
     """{'file', 'whole', 'per_suffix': {suffix: names}, 'errors': [...]} for one kernel file."""
-    path = KERNEL_DIR / file
     builds = [()] + [(f"MT_DTYPE_{s}",) for s in DTYPE_SUFFIXES]
     with ThreadPoolExecutor(jobs) as pool:
         done = list(pool.map(lambda d: nvcc_run(nvcc, path, d, "ptx", arch, tmp), builds))
@@ -78,13 +78,12 @@ def check_file(file, nvcc, arch, jobs, tmp):
         if wrong:
             errors.append(f"(b) the {s} module has kernels of other dtypes: {wrong[:8]}")
     untagged = sorted(n for n in whole if dtype_of(n) is None)
-    return {"file": file, "whole": sorted(whole), "untagged": untagged,
+    return {"file": path.name, "whole": sorted(whole), "untagged": untagged,
             "per_suffix": {s: sorted(n) for s, n in per_suffix.items()}, "errors": errors}
 
 
-def time_file(file, nvcc, arch, tmp):
+def time_file(path, nvcc, arch, tmp):
     """Seconds of `nvcc -cubin` on the whole file and on its f32 module (one after the other)."""
-    path = KERNEL_DIR / file
     whole, _ = nvcc_run(nvcc, path, (), "cubin", arch, tmp)
     f32, _ = nvcc_run(nvcc, path, ("MT_DTYPE_f32",), "cubin", arch, tmp)
     return {"whole_s": round(whole, 1), "f32_s": round(f32, 1)}
@@ -93,6 +92,8 @@ def time_file(file, nvcc, arch, tmp):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("files", nargs="*", help="kernel files (default: all of SPLIT_BY_DTYPE)")
+    p.add_argument("--kernels", type=Path, default=KERNEL_DIR,
+                   help="the folder of .cu files (default minitorch/cuda; a phase's snapshot works too)")
     p.add_argument("--arch", default="sm_90")
     p.add_argument("-j", type=int, default=2, help="parallel nvcc runs for the PTX checks")
     p.add_argument("--time", action="store_true", help="also time cubin builds: whole vs f32 module")
@@ -100,16 +101,16 @@ def main():
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         p.error("nvcc is not on PATH")
-    files = args.files or sorted(SPLIT_BY_DTYPE)
+    files = args.files or sorted(f for f in SPLIT_BY_DTYPE if (args.kernels / f).exists())
     unknown = [f for f in files if f not in SPLIT_BY_DTYPE]
     if unknown:
         p.error(f"not in compiler.SPLIT_BY_DTYPE: {unknown}; expected some of {sorted(SPLIT_BY_DTYPE)}")
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for file in files:
-            r = check_file(file, nvcc, args.arch, args.j, tmp)
+            r = check_file(args.kernels / file, nvcc, args.arch, args.j, tmp)
             if args.time:
-                r.update(time_file(file, nvcc, args.arch, tmp))
+                r.update(time_file(args.kernels / file, nvcc, args.arch, tmp))
             results.append(r)
             counts = " ".join(f"{s}:{len(n)}" for s, n in r["per_suffix"].items())
             print(f"{file:16s} whole {len(r['whole']):4d} kernels ({len(r['untagged'])} without a dtype) | "
