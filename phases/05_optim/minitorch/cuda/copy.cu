@@ -7,7 +7,8 @@
 //   cast_strided_f32_f64   source of any strides (a transpose, a slice with steps, a broadcast
 //                          view): read through a Layout (common.cuh), written in order
 // Names are cast_<from>_<to>, for all 4 x 4 pairs of f32, f64, i64, bool (to == from is a copy);
-// phase 05 adds f16 and bf16 (6 x 6 pairs).
+// phase 05 adds f16 and bf16 (6 x 6 pairs). A name ends in its output's dtype, and so does its
+// guard (MT_IF_<to>, common.cuh): cast_i64_f32 is compiled with the other float32 kernels.
 //
 // Conversions are C++'s: to bool is "x != 0" (so NaN becomes true, as in NumPy); from bool
 // gives 0 or 1; float to int64 truncates toward zero. Out-of-range floats and NaN to int64 are
