@@ -5,8 +5,9 @@ SPLIT_BY_DTYPE) and without (the whole file, as before). Needs a GPU and CuPy.
     python benchmarks/time_dtype_split.py --no-tests
 
 1. Runs the cuda tests that launch kernels of the split files (tests/test_dtype_split.py and the
-   op tests of elementwise, copy, reduce, scan, softmax, layernorm): a kernel missing from the
-   module of its dtype fails there with CUDA_ERROR_NOT_FOUND.
+   op tests of elementwise, copy, reduce, scan, sort, index, softmax, pooling, layernorm, the
+   multi-tensor optimizers): a kernel missing from the module of its dtype fails there with
+   CUDA_ERROR_NOT_FOUND.
 2. Per split file, in a fresh Python with an empty CuPy kernel cache (CUPY_CACHE_DIR, so nothing
    comes from disk): seconds NVRTC takes for the whole file, and for the module of one float32
    kernel (what compiler.kernel now builds on its first use).
@@ -30,11 +31,13 @@ ROOT = Path(__file__).resolve().parents[1]
 F32_KERNEL = {
     "elementwise.cu": "add_f32", "copy.cu": "cast_i64_f32", "reduce.cu": "sum_blocks_f32",
     "scan.cu": "scan_rows_cumsum_f32", "softmax.cu": "softmax_block_f32",
-    "layernorm.cu": "layer_norm_forward_warp_f32",
+    "layernorm.cu": "layer_norm_forward_warp_f32", "index.cu": "gather_f32", "sort.cu": "sort_tile_f32",
+    "multi_tensor.cu": "adam_f32", "pooling.cu": "max_pool2d_f32",
 }
 CUDA_TESTS = ["tests/test_dtype_split.py", "tests/test_cuda_backend.py", "tests/test_ops.py",
               "tests/test_reduce.py", "tests/test_ops_reduce_api.py", "tests/test_softmax.py",
-              "tests/test_half.py", "tests/test_transformer_layers.py"]
+              "tests/test_half.py", "tests/test_transformer_layers.py", "tests/test_indexing.py",
+              "tests/test_ops_shape_api.py", "tests/test_optim.py", "tests/test_pool_bn_dropout.py"]
 
 # run in a fresh Python: prints seconds
 COMPILE_ONE = """

@@ -37,7 +37,8 @@ NVCC = shutil.which("nvcc")
     ("scan.cu", "scan_lookback_cumprod_i64", ("-DMT_DTYPE_i64",)),
     ("elementwise.cu", "add_strided", ()),                            # no dtype suffix: whole file
     ("fill.cu", "fill_f32", ()),                                      # a file that is not split
-    ("index.cu", "gather_f32", ()),
+    ("index.cu", "gather_f32", ("-DMT_DTYPE_f32",)),
+    ("index.cu", "nonzero_count", ()),                                # in every module of index.cu
 ])
 def test_dtype_options(file, name, expected):
     assert compiler.dtype_options(file, name) == expected, (

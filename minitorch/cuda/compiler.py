@@ -142,13 +142,14 @@ def dtype_options(file, name):
 SPLIT_BY_DTYPE.add("reduce.cu")
 # <<< phase 03
 # >>> phase 04
-SPLIT_BY_DTYPE.add("scan.cu")
+SPLIT_BY_DTYPE |= {"scan.cu", "index.cu", "sort.cu"}
 # <<< phase 04
 # >>> phase 05
 DTYPE_SUFFIXES += ("f16", "bf16")
+SPLIT_BY_DTYPE.add("multi_tensor.cu")
 # <<< phase 05
 # >>> phase 06
-SPLIT_BY_DTYPE.add("softmax.cu")
+SPLIT_BY_DTYPE |= {"softmax.cu", "pooling.cu"}
 # <<< phase 06
 # >>> phase 07
 SPLIT_BY_DTYPE.add("layernorm.cu")

@@ -136,4 +136,4 @@ def dtype_options(file, name):
         return (f"-DMT_DTYPE_{suffix}",)
     return ()
 SPLIT_BY_DTYPE.add("reduce.cu")
-SPLIT_BY_DTYPE.add("scan.cu")
+SPLIT_BY_DTYPE |= {"scan.cu", "index.cu", "sort.cu"}

@@ -136,5 +136,6 @@ def dtype_options(file, name):
         return (f"-DMT_DTYPE_{suffix}",)
     return ()
 SPLIT_BY_DTYPE.add("reduce.cu")
-SPLIT_BY_DTYPE.add("scan.cu")
+SPLIT_BY_DTYPE |= {"scan.cu", "index.cu", "sort.cu"}
 DTYPE_SUFFIXES += ("f16", "bf16")
+SPLIT_BY_DTYPE.add("multi_tensor.cu")

@@ -136,6 +136,7 @@ def dtype_options(file, name):
         return (f"-DMT_DTYPE_{suffix}",)
     return ()
 SPLIT_BY_DTYPE.add("reduce.cu")
-SPLIT_BY_DTYPE.add("scan.cu")
+SPLIT_BY_DTYPE |= {"scan.cu", "index.cu", "sort.cu"}
 DTYPE_SUFFIXES += ("f16", "bf16")
-SPLIT_BY_DTYPE.add("softmax.cu")
+SPLIT_BY_DTYPE.add("multi_tensor.cu")
+SPLIT_BY_DTYPE |= {"softmax.cu", "pooling.cu"}
