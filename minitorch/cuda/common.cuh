@@ -8,6 +8,51 @@
 #ifndef MINITORCH_COMMON_CUH     // an include guard: compiler.py pastes each header once anyway
 #define MINITORCH_COMMON_CUH
 
+// ---- one module per dtype: MT_IF_f32(...) and friends ---------------------------------------------
+// elementwise.cu defines every op for every dtype; compiled whole, NVRTC spends about a minute on
+// it before the first add can run, though a notebook mostly uses float32. So compiler.py compiles
+// the files it lists in SPLIT_BY_DTYPE once per dtype, when a kernel of that dtype is first asked
+// for: add_f32 builds the file with the option -DMT_DTYPE_f32, and that module holds only the
+// kernels whose names end in _f32 (plus any kernel whose name ends in no dtype).
+//
+// The trick is one macro per dtype suffix. MT_IF_f32 takes any arguments ("..." makes it a
+// variadic macro, so the commas of a kernel's parameter list do not confuse it) and is defined
+// in one of two ways:
+//     #define MT_IF_f32(...) __VA_ARGS__    gives back its arguments: the kernel is compiled
+//     #define MT_IF_f32(...)                gives back nothing: the kernel is not in this module
+// It gives them back when this module is the f32 one (MT_DTYPE_f32 defined), or when no
+// MT_DTYPE_* is defined at all: nvcc on the whole file (tests/test_nvcc.py, compute-sanitizer
+// builds) still sees every kernel. A file's instantiation macro wraps each kernel in the guard of
+// the suffix its name ends in, pasting the suffix onto MT_IF_ with ##:
+//     #define UNARY(NAME, OP, T, SUF) MT_IF_##SUF(extern "C" __global__ void NAME##_##SUF(...) {...})
+// so UNARY(exp, Exp, float, f32) becomes MT_IF_f32(... exp_f32 ...), and exists only in the f32
+// module. (f16 and bf16, phase 05's types, get their guards there.)
+#if defined(MT_DTYPE_f32) || defined(MT_DTYPE_f64) || defined(MT_DTYPE_i64) || defined(MT_DTYPE_bool) \
+    || defined(MT_DTYPE_f16) || defined(MT_DTYPE_bf16)
+#define MT_ONE_DTYPE                      // this module holds a single dtype's kernels
+#endif
+
+#if !defined(MT_ONE_DTYPE) || defined(MT_DTYPE_f32)
+#define MT_IF_f32(...) __VA_ARGS__
+#else
+#define MT_IF_f32(...)
+#endif
+#if !defined(MT_ONE_DTYPE) || defined(MT_DTYPE_f64)
+#define MT_IF_f64(...) __VA_ARGS__
+#else
+#define MT_IF_f64(...)
+#endif
+#if !defined(MT_ONE_DTYPE) || defined(MT_DTYPE_i64)
+#define MT_IF_i64(...) __VA_ARGS__
+#else
+#define MT_IF_i64(...)
+#endif
+#if !defined(MT_ONE_DTYPE) || defined(MT_DTYPE_bool)
+#define MT_IF_bool(...) __VA_ARGS__
+#else
+#define MT_IF_bool(...)
+#endif
+
 // ---- grid-stride loops ---------------------------------------------------------------------
 // A grid of G threads walks n elements: thread t takes t, t + G, t + 2G, ... Launching "enough"
 // blocks to fill the GPU (not one thread per element) keeps every thread busy for many
@@ -230,6 +275,18 @@ __device__ __forceinline__ void scan(const V* __restrict__ p, long long count, l
 // headers itself (angle brackets: compiler.py pastes only our quoted includes).
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+
+// the dtype guards of the two half types (MT_IF_f32 above explains them)
+#if !defined(MT_ONE_DTYPE) || defined(MT_DTYPE_f16)
+#define MT_IF_f16(...) __VA_ARGS__
+#else
+#define MT_IF_f16(...)
+#endif
+#if !defined(MT_ONE_DTYPE) || defined(MT_DTYPE_bf16)
+#define MT_IF_bf16(...) __VA_ARGS__
+#else
+#define MT_IF_bf16(...)
+#endif
 
 // load: half -> float (exact); every other type passes through unchanged
 __device__ __forceinline__ float to_opmath(__half x) { return __half2float(x); }

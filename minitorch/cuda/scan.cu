@@ -332,8 +332,8 @@ __device__ __forceinline__ void scan_lookback(const T* __restrict__ a, T* __rest
 
 }  // namespace sc
 
-#define SCAN(NAME, OP, T, SUF)                                                                       \
-    extern "C" __global__ void __launch_bounds__(sc::THREADS, sc::MIN_BLOCKS<T>) scan_rows_##NAME##_##SUF(                \
+#define SCAN(NAME, OP, T, SUF) MT_IF_##SUF(                                                          \
+    extern "C" __global__ void __launch_bounds__(sc::THREADS, sc::MIN_BLOCKS<T>) scan_rows_##NAME##_##SUF( \
         const T* __restrict__ a, T* __restrict__ out, long long L, const Layout kept, long long in_stride, \
         long long out_stride) {                                                                     \
         sc::scan_rows<T, sc::OP<T>>(a, out, L, kept, in_stride, out_stride);                        \
@@ -342,7 +342,7 @@ __device__ __forceinline__ void scan_lookback(const T* __restrict__ a, T* __rest
         const T* __restrict__ a, T* __restrict__ out, long long L, long long tiles, const Layout kept,  \
         long long in_stride, long long out_stride, unsigned long long* state, T* values) {          \
         sc::scan_lookback<T, sc::OP<T>>(a, out, L, tiles, kept, in_stride, out_stride, state, values); \
-    }
+    })
 
 SCAN(cumsum, Sum, float, f32)
 SCAN(cumsum, Sum, double, f64)

@@ -85,6 +85,7 @@ def kernel(file, name, device=None, options=()):
         return found
     path = KERNEL_DIR / file
     arch = cupy.cuda.Device(dev).compute_capability
+    options = options + dtype_options(file, name)    # one module per dtype (end of this file)
     entry = _modules.get((path, arch, options))
     if entry is None:
         module, mtimes = _compile(path, cupy, options)
@@ -113,3 +114,24 @@ def _watch_in_ipython():
 
 
 _watch_in_ipython()
+
+
+# ---- one module per dtype ---------------------------------------------------------------------
+# Compiled whole, a file that stamps out every op for every dtype keeps NVRTC busy for up to a
+# minute (elementwise.cu) before its first kernel runs, though a notebook mostly computes in
+# float32. The files listed here are compiled once per dtype instead, when a kernel of that dtype
+# is first asked for: add_f32 compiles elementwise.cu with -DMT_DTYPE_f32, and the MT_IF_<suffix>
+# guards of common.cuh keep only the kernels whose names end in _f32 (and those whose names end
+# in no dtype, which every module has). Each dtype is then its own module, cached on its own.
+DTYPE_SUFFIXES = ("f32", "f64", "i64", "bool")     # as native/cuda/launch.py's SUFFIX
+SPLIT_BY_DTYPE = {"elementwise.cu", "copy.cu"}     # later phases add their files below
+
+
+def dtype_options(file, name):
+    """The NVRTC options that select kernel ``name``'s dtype group in ``file``:
+    ``("-DMT_DTYPE_f32",)`` for ``dtype_options("elementwise.cu", "add_strided_f32")``; ``()`` (the
+    whole file) for a file not in SPLIT_BY_DTYPE or a name whose last ``_`` token is no dtype."""
+    suffix = name.rsplit("_", 1)[-1]
+    if file in SPLIT_BY_DTYPE and suffix in DTYPE_SUFFIXES:
+        return (f"-DMT_DTYPE_{suffix}",)
+    return ()

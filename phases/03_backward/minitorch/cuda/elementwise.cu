@@ -16,7 +16,8 @@
 //
 // The math of each op lives in one small functor (struct Add {...}); templates turn functor x
 // dtype x access pattern into kernels, and the macros at the end stamp out the extern "C"
-// names Python looks up.
+// names Python looks up, each inside the guard of its dtype, MT_IF_f32(...) (common.cuh): NVRTC
+// compiles this file once per dtype, and a float32 notebook never waits for the float64 kernels.
 
 #include "common.cuh"
 
@@ -232,7 +233,7 @@ __device__ __forceinline__ void map2_strided(const T* a, const T* b, R* out, lon
 // ---- entry points ------------------------------------------------------------------------------
 // BINARY(add, Add, float, float, f32) defines add_f32, add_strided_f32, add_scalar_f32 and
 // add_scalar_strided_f32. R is the output type: T, or bool for comparisons.
-#define BINARY(NAME, OP, T, R, SUF)                                                                  \
+#define BINARY(NAME, OP, T, R, SUF) MT_IF_##SUF(                                                     \
     extern "C" __global__ void NAME##_##SUF(const T* __restrict__ a, const T* __restrict__ b,      \
                                             R* __restrict__ out, long long n) {                     \
         map2_contiguous(a, b, out, n, OP());                                                        \
@@ -248,22 +249,22 @@ __device__ __forceinline__ void map2_strided(const T* a, const T* b, R* out, lon
     extern "C" __global__ void NAME##_scalar_strided_##SUF(const T* a, T s, R* out, long long n,   \
                                                            bool reflected, const Layout L) {       \
         map1_strided(a, out, n, L, WithScalar<OP, T>{s, reflected});                                \
-    }
+    })
 
 // UNARY(exp, Exp, float, f32) defines exp_f32 and exp_strided_f32; UNARY_TO gives the output its
 // own type R (bool for isnan).
-#define UNARY_TO(NAME, OP, T, R, SUF)                                                                \
+#define UNARY_TO(NAME, OP, T, R, SUF) MT_IF_##SUF(                                                   \
     extern "C" __global__ void NAME##_##SUF(const T* __restrict__ a, R* __restrict__ out, long long n) { \
         map1_contiguous(a, out, n, OP());                                                           \
     }                                                                                               \
     extern "C" __global__ void NAME##_strided_##SUF(const T* a, R* out, long long n, const Layout L) { \
         map1_strided(a, out, n, L, OP());                                                           \
-    }
+    })
 #define UNARY(NAME, OP, T, SUF) UNARY_TO(NAME, OP, T, T, SUF)
 
 // nan_to_num_f32(a, nan, posinf, neginf, out, n) and nan_to_num_strided_f32(..., L): the three
 // numbers come as P, the type computed in (float for the half types); F is the functor built from them.
-#define NAN_TO_NUM(T, P, F, SUF)                                                                     \
+#define NAN_TO_NUM(T, P, F, SUF) MT_IF_##SUF(                                                        \
     extern "C" __global__ void nan_to_num_##SUF(const T* __restrict__ a, P nan, P posinf, P neginf, \
                                                 T* __restrict__ out, long long n) {                 \
         map1_contiguous(a, out, n, F);                                       \
@@ -271,7 +272,7 @@ __device__ __forceinline__ void map2_strided(const T* a, const T* b, R* out, lon
     extern "C" __global__ void nan_to_num_strided_##SUF(const T* a, P nan, P posinf, P neginf, T* out, \
                                                         long long n, const Layout L) {              \
         map1_strided(a, out, n, L, F);                                       \
-    }
+    })
 
 #define COMPARISONS(T, SUF)                                                                          \
     BINARY(eq, Eq, T, bool, SUF) BINARY(ne, Ne, T, bool, SUF) BINARY(lt, Lt, T, bool, SUF)          \
@@ -342,7 +343,7 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
     }
 }
 
-#define WHERE(T, SUF)                                                                                \
+#define WHERE(T, SUF) MT_IF_##SUF(                                                                   \
     extern "C" __global__ void where_##SUF(const bool* __restrict__ c, const T* __restrict__ a,     \
                                            const T* __restrict__ b, T* __restrict__ out, long long n) { \
         where_contiguous(c, a, b, out, n);                                                          \
@@ -350,7 +351,7 @@ __device__ __forceinline__ void where_strided(const bool* c, const T* a, const T
     extern "C" __global__ void where_strided_##SUF(const bool* c, const T* a, const T* b, T* out,  \
                                                    long long n, const Layout L) {                   \
         where_strided(c, a, b, out, n, L);                                                          \
-    }
+    })
 
 WHERE(float, f32)
 WHERE(double, f64)
@@ -372,11 +373,11 @@ struct TanhBackward {
     template <typename T> __device__ T operator()(T g, T y) const { return mul_rn(g, sub_rn(T(1), mul_rn(y, y))); }
 };
 
-#define BACKWARD(NAME, OP, T, SUF)                                                                   \
+#define BACKWARD(NAME, OP, T, SUF) MT_IF_##SUF(                                                      \
     extern "C" __global__ void NAME##_backward_##SUF(const T* __restrict__ grad, const T* __restrict__ saved, \
                                                      T* __restrict__ out, long long n) {            \
         map2_contiguous(grad, saved, out, n, OP());                                                 \
-    }
+    })
 
 BACKWARD(relu, ReluBackward, float, f32)
 BACKWARD(relu, ReluBackward, double, f64)

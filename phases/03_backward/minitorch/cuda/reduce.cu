@@ -98,7 +98,7 @@ __device__ __forceinline__ void sum_threads(const T* __restrict__ a, T* __restri
     }
 }
 
-#define SUM(T, SUF)                                                                                  \
+#define SUM(T, SUF) MT_IF_##SUF(                                                                     \
     extern "C" __global__ void sum_blocks_##SUF(const T* __restrict__ a, T* __restrict__ out, long long R, \
                                                 const Layout kept, const Layout red, T scale) {     \
         sum_blocks(a, out, R, kept, red, scale);                                                    \
@@ -107,7 +107,7 @@ __device__ __forceinline__ void sum_threads(const T* __restrict__ a, T* __restri
                                                  long long n_out, long long R, const Layout kept,   \
                                                  const Layout red, T scale) {                       \
         sum_threads(a, out, n_out, R, kept, red, scale);                                            \
-    }
+    })
 
 SUM(float, f32)
 SUM(double, f64)

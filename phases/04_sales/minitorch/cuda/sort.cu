@@ -298,7 +298,7 @@ extern "C" __global__ void unique_counts(const long long* __restrict__ starts, l
     GRID_STRIDE_LOOP(g, groups) counts[g] = (g + 1 < groups ? starts[g + 1] : n) - starts[g];
 }
 
-#define SORT(T, SUF)                                                                                 \
+#define SORT(T, SUF) MT_IF_##SUF(                                                                    \
     extern "C" __global__ void sort_tile_##SUF(const T* in, const long long* ids_in, T* out, long long* ids_out, \
                                                long long L, long long P, int n, long long k_merge,  \
                                                bool descending, bool final) {                       \
@@ -321,7 +321,7 @@ extern "C" __global__ void unique_counts(const long long* __restrict__ starts, l
                                                     T* __restrict__ values, long long* __restrict__ starts, \
                                                     long long* __restrict__ inverse) {              \
         st::unique_scatter(s, perm, group, n, values, starts, inverse);                             \
-    }
+    })
 
 SORT(float, f32)
 SORT(double, f64)

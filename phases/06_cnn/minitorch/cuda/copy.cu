@@ -7,7 +7,8 @@
 //   cast_strided_f32_f64   source of any strides (a transpose, a slice with steps, a broadcast
 //                          view): read through a Layout (common.cuh), written in order
 // Names are cast_<from>_<to>, for all 4 x 4 pairs of f32, f64, i64, bool (to == from is a copy);
-// phase 05 adds f16 and bf16 (6 x 6 pairs).
+// phase 05 adds f16 and bf16 (6 x 6 pairs). A name ends in its output's dtype, and so does its
+// guard (MT_IF_<to>, common.cuh): cast_i64_f32 is compiled with the other float32 kernels.
 //
 // Conversions are C++'s: to bool is "x != 0" (so NaN becomes true, as in NumPy); from bool
 // gives 0 or 1; float to int64 truncates toward zero. Out-of-range floats and NaN to int64 are
@@ -20,13 +21,13 @@ struct Convert {
     __device__ D operator()(S x) const { return static_cast<D>(x); }
 };
 
-#define CAST(S, D, SS, DS)                                                                           \
+#define CAST(S, D, SS, DS) MT_IF_##DS(                                                               \
     extern "C" __global__ void cast_##SS##_##DS(const S* __restrict__ a, D* __restrict__ out, long long n) { \
         map1_contiguous(a, out, n, Convert<S, D>());                                                \
     }                                                                                               \
     extern "C" __global__ void cast_strided_##SS##_##DS(const S* a, D* out, long long n, const Layout L) { \
         map1_strided(a, out, n, L, Convert<S, D>());                                                \
-    }
+    })
 
 // every source type to every destination type
 #define CAST_FROM(S, SS)                                                                             \
@@ -44,13 +45,13 @@ struct ConvertHalf {
     __device__ D operator()(S x) const { return narrow<D>(to_opmath(x)); }
 };
 
-#define CAST_H(S, D, SS, DS)                                                                         \
+#define CAST_H(S, D, SS, DS) MT_IF_##DS(                                                             \
     extern "C" __global__ void cast_##SS##_##DS(const S* __restrict__ a, D* __restrict__ out, long long n) { \
         map1_contiguous(a, out, n, ConvertHalf<S, D>());                                            \
     }                                                                                               \
     extern "C" __global__ void cast_strided_##SS##_##DS(const S* a, D* out, long long n, const Layout L) { \
         map1_strided(a, out, n, L, ConvertHalf<S, D>());                                            \
-    }
+    })
 
 #define CAST_TO_HALVES(S, SS) CAST_H(S, __half, SS, f16) CAST_H(S, __nv_bfloat16, SS, bf16)
 #define CAST_HALF_FROM(S, SS)                                                                        \

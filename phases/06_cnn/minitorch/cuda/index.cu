@@ -185,7 +185,7 @@ __device__ __forceinline__ long long warp_inclusive_scan(long long v) {
 }  // namespace ix
 
 // ---- entry points ---------------------------------------------------------------------------------
-#define GATHER(T, SUF)                                                                               \
+#define GATHER(T, SUF) MT_IF_##SUF(                                                                  \
     extern "C" __global__ void gather_##SUF(const T* __restrict__ a, const long long* __restrict__ index, \
                                             T* __restrict__ out, long long n, long long size, long long stride, \
                                             const Layout L) {                                        \
@@ -193,21 +193,21 @@ __device__ __forceinline__ long long warp_inclusive_scan(long long v) {
     }                                                                                                \
     extern "C" __global__ void copy_into_##SUF(T* dst, const T* __restrict__ src, long long n, const Layout L) { \
         ix::copy_into(dst, src, n, L);                                                               \
-    }
+    })
 
-#define SCATTER(T, SUF)                                                                              \
+#define SCATTER(T, SUF) MT_IF_##SUF(                                                                 \
     extern "C" __global__ void scatter_add_##SUF(T* dst, const long long* __restrict__ index,       \
                                                  const T* __restrict__ src, long long n, long long size, \
                                                  long long stride, const Layout L) {                 \
         ix::scatter(dst, index, src, n, size, stride, L, ix::Add());                                 \
-    }
+    })
 
-#define SCATTER_STORE(T, SUF)                                                                        \
+#define SCATTER_STORE(T, SUF) MT_IF_##SUF(                                                           \
     extern "C" __global__ void scatter_store_##SUF(T* dst, const long long* __restrict__ index,     \
                                                    const T* __restrict__ src, long long n, long long size, \
                                                    long long stride, const Layout L) {               \
         ix::scatter(dst, index, src, n, size, stride, L, ix::Store());                               \
-    }
+    })
 
 // scatter_mul_<t>, scatter_max_<t>, scatter_min_<t>: scatter_reduce's prod, amax, amin (CAS loops)
 #define SCATTER_REDUCE(T, SUF, NAME, OP)                                                             \

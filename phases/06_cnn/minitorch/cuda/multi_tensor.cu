@@ -102,14 +102,14 @@ __device__ __forceinline__ void adam(const long long* __restrict__ table, long l
                           step_size, bias_correction2_sqrt, amsgrad, maximize, decoupled);
 }
 
-#define ADAM(S, M, SUF)                                                                                   \
+#define ADAM(S, M, SUF) MT_IF_##SUF(                                                                      \
     extern "C" __global__ void adam_##SUF(const long long* __restrict__ table, long long ntensors, M lr,  \
                                           M beta1, M beta2, M eps, M weight_decay, M step_size,           \
                                           M bias_correction2_sqrt, bool amsgrad, bool maximize,           \
                                           bool decoupled) {                                               \
         adam<S, M>(table, ntensors, lr, beta1, beta2, eps, weight_decay, step_size, bias_correction2_sqrt, \
                    amsgrad, maximize, decoupled);                                                         \
-    }
+    })
 
 // ---- RMSprop -------------------------------------------------------------------------------------
 // lists: 0 param, 1 grad, 2 square_avg, 3 grad_avg (0 unless centered), 4 momentum_buffer (0 unless momentum > 0)
@@ -149,12 +149,12 @@ __device__ __forceinline__ void rmsprop(const long long* __restrict__ table, lon
     }
 }
 
-#define RMSPROP(S, M, SUF)                                                                                \
+#define RMSPROP(S, M, SUF) MT_IF_##SUF(                                                                   \
     extern "C" __global__ void rmsprop_##SUF(const long long* __restrict__ table, long long ntensors, M lr, \
                                              M alpha, M eps, M weight_decay, M momentum, bool centered,  \
                                              bool maximize) {                                             \
         rmsprop<S, M>(table, ntensors, lr, alpha, eps, weight_decay, momentum, centered, maximize);       \
-    }
+    })
 
 // ---- Adagrad -------------------------------------------------------------------------------------
 // lists: 0 param, 1 grad, 2 sum. clr = lr / (1 + (step - 1) * lr_decay) comes from the host.
@@ -176,11 +176,11 @@ __device__ __forceinline__ void adagrad(const long long* __restrict__ table, lon
     }
 }
 
-#define ADAGRAD(S, M, SUF)                                                                                \
+#define ADAGRAD(S, M, SUF) MT_IF_##SUF(                                                                   \
     extern "C" __global__ void adagrad_##SUF(const long long* __restrict__ table, long long ntensors, M clr, \
                                              M eps, M weight_decay, bool maximize) {                      \
         adagrad<S, M>(table, ntensors, clr, eps, weight_decay, maximize);                                  \
-    }
+    })
 
 // ---- SGD -----------------------------------------------------------------------------------------
 // lists: 0 param, 1 grad, 2 momentum_buffer (0 when momentum is 0). The arithmetic of sgd.cu, with its
@@ -208,13 +208,13 @@ __device__ __forceinline__ void sgd(const long long* __restrict__ table, long lo
     }
 }
 
-#define SGD_LIST(S, M, SUF)                                                                               \
+#define SGD_LIST(S, M, SUF) MT_IF_##SUF(                                                                  \
     extern "C" __global__ void sgd_##SUF(const long long* __restrict__ table, long long ntensors, M lr,   \
                                          M momentum, M one_minus_dampening, M weight_decay, bool nesterov, \
                                          bool maximize, bool first_step) {                                \
         sgd<S, M>(table, ntensors, lr, momentum, one_minus_dampening, weight_decay, nesterov, maximize,    \
                   first_step);                                                                            \
-    }
+    })
 
 // ---- gradient clipping -----------------------------------------------------------------------------
 // grads_norm: the norm of ALL the tensors of list 0 together, in one launch. kind: 0 the max |x|
@@ -270,7 +270,7 @@ __device__ __forceinline__ void grads_norm(const long long* __restrict__ table, 
     *coef_out = coef > 1.0 ? 1.0 : coef;                  // NaN stays NaN, as torch.clamp
 }
 
-#define GRADS_NORM(S, SUF)                                                                                \
+#define GRADS_NORM(S, SUF) MT_IF_##SUF(                                                                   \
     extern "C" __global__ void grads_norm_##SUF(const long long* __restrict__ table, long long ntensors,  \
                                                 int kind, double p, double* __restrict__ partials,        \
                                                 unsigned int* counter, double* __restrict__ group_totals, \
@@ -278,7 +278,7 @@ __device__ __forceinline__ void grads_norm(const long long* __restrict__ table, 
                                                 S* __restrict__ norm_out, double* __restrict__ coef_out) { \
         grads_norm<S>(table, ntensors, kind, p, partials, counter, group_totals, group, final, max_norm,   \
                       norm_out, coef_out);                                                                \
-    }
+    })
 
 // g *= coef (read from device memory: the factor grads_norm computed, with no trip to the host)
 template <typename S, typename M>
@@ -301,14 +301,14 @@ __device__ __forceinline__ void grads_clamp(const long long* __restrict__ table,
     }
 }
 
-#define GRADS_SCALE_CLAMP(S, M, SUF)                                                                       \
+#define GRADS_SCALE_CLAMP(S, M, SUF) MT_IF_##SUF(                                                          \
     extern "C" __global__ void grads_scale_##SUF(const long long* __restrict__ table, long long ntensors,  \
                                                  const double* __restrict__ coef) {                       \
         grads_scale<S, M>(table, ntensors, coef);                                                          \
     }                                                                                                      \
     extern "C" __global__ void grads_clamp_##SUF(const long long* __restrict__ table, long long ntensors, M clip) { \
         grads_clamp<S, M>(table, ntensors, clip);                                                          \
-    }
+    })
 
 #define ALL(S, M, SUF)                                                  \
     ADAM(S, M, SUF) RMSPROP(S, M, SUF) ADAGRAD(S, M, SUF) SGD_LIST(S, M, SUF) \

@@ -98,7 +98,7 @@ __device__ __forceinline__ void sum_threads(const T* __restrict__ a, T* __restri
     }
 }
 
-#define SUM(T, SUF)                                                                                  \
+#define SUM(T, SUF) MT_IF_##SUF(                                                                     \
     extern "C" __global__ void sum_blocks_##SUF(const T* __restrict__ a, T* __restrict__ out, long long R, \
                                                 const Layout kept, const Layout red, T scale) {     \
         sum_blocks(a, out, R, kept, red, scale);                                                    \
@@ -107,7 +107,7 @@ __device__ __forceinline__ void sum_threads(const T* __restrict__ a, T* __restri
                                                  long long n_out, long long R, const Layout kept,   \
                                                  const Layout red, T scale) {                       \
         sum_threads(a, out, n_out, R, kept, red, scale);                                            \
-    }
+    })
 
 SUM(float, f32)
 SUM(double, f64)
@@ -162,7 +162,7 @@ __device__ __forceinline__ void sum_threads_half(const T* __restrict__ a, float*
     }
 }
 
-#define SUM_HALF(T, SUF)                                                                             \
+#define SUM_HALF(T, SUF) MT_IF_##SUF(                                                                \
     extern "C" __global__ void sum_blocks_##SUF(const T* __restrict__ a, float* __restrict__ out, long long R, \
                                                 const Layout kept, const Layout red, float scale) { \
         sum_blocks_half(a, out, R, kept, red, scale);                                               \
@@ -171,7 +171,7 @@ __device__ __forceinline__ void sum_threads_half(const T* __restrict__ a, float*
                                                  long long n_out, long long R, const Layout kept,   \
                                                  const Layout red, float scale) {                   \
         sum_threads_half(a, out, n_out, R, kept, red, scale);                                       \
-    }
+    })
 
 SUM_HALF(__half, f16)
 SUM_HALF(__nv_bfloat16, bf16)
@@ -502,13 +502,13 @@ __device__ __forceinline__ void welford_threads(const T* __restrict__ a, T* __re
 // Partial results travel between the two launches as arrays of r4::Best<T> (16 bytes: value, then
 // the int64 index at byte 8) and r4::Moments<T> (float: 16 bytes, double: 24); reduce.py allocates
 // them as raw bytes of those sizes.
-#define SUM_ROWS(T, SUF)                                                                             \
+#define SUM_ROWS(T, SUF) MT_IF_##SUF(                                                                \
     extern "C" __global__ void sum_rows_##SUF(const T* __restrict__ a, T* __restrict__ out, long long R, \
                                               const Layout kept, T scale) {                         \
         r4::sum_rows(a, out, R, kept, scale);                                                       \
-    }
+    })
 
-#define EXTREME(T, SUF)                                                                              \
+#define EXTREME(T, SUF) MT_IF_##SUF(                                                                 \
     extern "C" __global__ void extreme_blocks_##SUF(const T* __restrict__ a, T* __restrict__ vals,  \
                                                     long long* __restrict__ idx, r4::Best<T>* __restrict__ part, \
                                                     long long R, const Layout kept, const Layout red, \
@@ -523,9 +523,9 @@ __device__ __forceinline__ void welford_threads(const T* __restrict__ a, T* __re
                                                      long long* __restrict__ idx, long long n_out, long long R, \
                                                      const Layout kept, const Layout red, bool largest) { \
         r4::extreme_threads(a, vals, idx, n_out, R, kept, red, largest);                            \
-    }
+    })
 
-#define WELFORD(T, SUF)                                                                              \
+#define WELFORD(T, SUF) MT_IF_##SUF(                                                                 \
     extern "C" __global__ void welford_blocks_##SUF(const T* __restrict__ a, T* __restrict__ out,   \
                                                     T* __restrict__ mean, r4::Moments<T>* __restrict__ part, \
                                                     long long R, const Layout kept, const Layout red, T dof, \
@@ -540,7 +540,7 @@ __device__ __forceinline__ void welford_threads(const T* __restrict__ a, T* __re
                                                      T* __restrict__ mean, long long n_out, long long R, \
                                                      const Layout kept, const Layout red, T dof, bool take_sqrt) { \
         r4::welford_threads(a, out, mean, n_out, R, kept, red, dof, take_sqrt);                     \
-    }
+    })
 
 SUM_ROWS(float, f32)
 SUM_ROWS(double, f64)
@@ -697,7 +697,7 @@ __device__ __forceinline__ void welford_threads_half(const S* __restrict__ a, S*
 
 // Entry points with the float32 kernels' argument lists; partials are r4::Best<float> and
 // r4::Moments<float> (16 bytes each), dof a C float.
-#define EXTREME_HALF(S, SUF)                                                                         \
+#define EXTREME_HALF(S, SUF) MT_IF_##SUF(                                                            \
     extern "C" __global__ void extreme_blocks_##SUF(const S* __restrict__ a, S* __restrict__ vals,  \
                                                     long long* __restrict__ idx, r4::Best<float>* __restrict__ part, \
                                                     long long R, const Layout kept, const Layout red, \
@@ -712,9 +712,9 @@ __device__ __forceinline__ void welford_threads_half(const S* __restrict__ a, S*
                                                      long long* __restrict__ idx, long long n_out, long long R, \
                                                      const Layout kept, const Layout red, bool largest) { \
         r4::extreme_threads_half(a, vals, idx, n_out, R, kept, red, largest);                       \
-    }
+    })
 
-#define WELFORD_HALF(S, SUF)                                                                         \
+#define WELFORD_HALF(S, SUF) MT_IF_##SUF(                                                            \
     extern "C" __global__ void welford_blocks_##SUF(const S* __restrict__ a, S* __restrict__ out,   \
                                                     S* __restrict__ mean, r4::Moments<float>* __restrict__ part, \
                                                     long long R, const Layout kept, const Layout red, float dof, \
@@ -729,7 +729,7 @@ __device__ __forceinline__ void welford_threads_half(const S* __restrict__ a, S*
                                                      S* __restrict__ mean, long long n_out, long long R, \
                                                      const Layout kept, const Layout red, float dof, bool take_sqrt) { \
         r4::welford_threads_half(a, out, mean, n_out, R, kept, red, dof, take_sqrt);                \
-    }
+    })
 
 EXTREME_HALF(__half, f16)
 EXTREME_HALF(__nv_bfloat16, bf16)
@@ -937,7 +937,7 @@ __device__ __forceinline__ void threads(const T* __restrict__ a, typename Op::Ou
 
 // fold_blocks_<op>_<suf>, fold_combine_<op>_<suf>, fold_threads_<op>_<suf>: partial results travel
 // between launches as Op::Acc (at most 16 bytes: reduce.py allocates 16 bytes per partial).
-#define FOLD(NAME, OP, T, SUF)                                                                       \
+#define FOLD(NAME, OP, T, SUF) MT_IF_##SUF(                                                          \
     static_assert(sizeof(fold::OP<T>::Acc) <= 16, "partials are 16-byte slots");                    \
     extern "C" __global__ void fold_blocks_##NAME##_##SUF(const T* __restrict__ a,                  \
                                                           fold::OP<T>::Out* __restrict__ out,       \
@@ -953,7 +953,7 @@ __device__ __forceinline__ void threads(const T* __restrict__ a, typename Op::Ou
                                                            fold::OP<T>::Out* __restrict__ out, long long n_out, \
                                                            long long R, const Layout kept, const Layout red) { \
         fold::threads<T, fold::OP<T>>(a, out, n_out, R, kept, red);                                 \
-    }
+    })
 
 #define FOLD_NUMBERS(NAME, OP) FOLD(NAME, OP, float, f32) FOLD(NAME, OP, double, f64) FOLD(NAME, OP, long long, i64)
 #define FOLD_FLOATS(NAME, OP) FOLD(NAME, OP, float, f32) FOLD(NAME, OP, double, f64)

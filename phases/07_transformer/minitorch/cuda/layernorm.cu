@@ -261,7 +261,7 @@ __device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
 
 // layer_norm_forward_warp_f32 / layer_norm_forward_block_f32 (the team), and the backward kernels.
 // w and b may be null (elementwise_affine=False, or bias=False); mean/rstd are float (double for f64).
-#define LAYER_NORM_TEAM(T, A, SUF, TEAM, BLOCK)                                                         \
+#define LAYER_NORM_TEAM(T, A, SUF, TEAM, BLOCK) MT_IF_##SUF(                                            \
     extern "C" __global__ void layer_norm_forward_##TEAM##_##SUF(const T* x, const T* w, const T* b, T* y, \
                                                                  A* mean, A* rstd, long long rows,       \
                                                                  long long n, double eps) {              \
@@ -271,11 +271,12 @@ __device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
                                                                   const A* rstd, const T* w, T* dx,      \
                                                                   long long rows, long long n) {         \
         ln::backward<T, BLOCK>(dy, x, mean, rstd, w, dx, rows, n);                                       \
-    }
+    })
 
 #define LAYER_NORM_KERNELS(T, A, SUF)                                                                   \
     LAYER_NORM_TEAM(T, A, SUF, warp, false)                                                             \
     LAYER_NORM_TEAM(T, A, SUF, block, true)                                                             \
+    MT_IF_##SUF(                                                                                        \
     extern "C" __global__ void layer_norm_backward_params_partial_##SUF(const T* dy, const T* x,        \
                                                                         const A* mean, const A* rstd,   \
                                                                         A* part_w, A* part_b,           \
@@ -287,7 +288,7 @@ __device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
                                                                       T* dw, T* db, long long chunks,   \
                                                                       long long n) {                    \
         ln::params_final<T>(part_w, part_b, dw, db, chunks, n);                                          \
-    }
+    })
 
 LAYER_NORM_KERNELS(float, float, f32)
 LAYER_NORM_KERNELS(double, double, f64)

@@ -209,7 +209,7 @@ __device__ void adaptive_avg_backward(const T* __restrict__ grad, T* __restrict_
 
 }  // namespace pool
 
-#define POOL_KERNELS(T, SUF)                                                                            \
+#define POOL_KERNELS(T, SUF) MT_IF_##SUF(                                                               \
     extern "C" __global__ void max_pool2d_##SUF(const T* x, T* y, long long* indices, long long planes,   \
                                                 long long H, long long W, long long OH, long long OW,    \
                                                 int KH, int KW, int SH, int SW, int PH, int PW, int DH,  \
@@ -245,7 +245,7 @@ __device__ void adaptive_avg_backward(const T* __restrict__ grad, T* __restrict_
                                                                   long long H, long long W, long long OH, \
                                                                   long long OW) {                         \
         pool::adaptive_avg_backward<T>(grad, dx, planes, H, W, OH, OW);                                  \
-    }
+    })
 
 POOL_KERNELS(float, f32)
 POOL_KERNELS(double, f64)

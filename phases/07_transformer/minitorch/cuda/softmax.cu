@@ -478,7 +478,7 @@ __device__ __forceinline__ void nll_loss(const T* __restrict__ x, const long lon
 }  // namespace smx
 
 // ================================ entry points ====================================================
-#define SOFTMAX_WARP(E, T, SUF)                                                                       \
+#define SOFTMAX_WARP(E, T, SUF) MT_IF_##SUF(                                                          \
     extern "C" __global__ void softmax_warp##E##_##SUF(const T* __restrict__ x, T* __restrict__ y,   \
                                                        long long rows, long long n, int lanes, bool log) { \
         smx::softmax_warp<T, E>(x, y, rows, n, lanes, log);                                          \
@@ -487,13 +487,14 @@ __device__ __forceinline__ void nll_loss(const T* __restrict__ x, const long lon
                                                                 T* __restrict__ dx, long long rows,  \
                                                                 long long n, int lanes, bool log) {  \
         smx::softmax_backward_warp<T, E>(y, g, dx, rows, n, lanes, log);                             \
-    }
+    })
 
 // E = 1, 2, 4, 8, 16 for both types; E = 32 (rows of 513..1024) for float only: 32 doubles per array
 // would take most of the 255 registers, and such rows go to the block kernels instead.
 #define SOFTMAX_FLOAT(T, SUF)                                                                         \
     SOFTMAX_WARP(1, T, SUF) SOFTMAX_WARP(2, T, SUF) SOFTMAX_WARP(4, T, SUF)                          \
     SOFTMAX_WARP(8, T, SUF) SOFTMAX_WARP(16, T, SUF)                                                 \
+    MT_IF_##SUF(                                                                                     \
     extern "C" __global__ void softmax_block_##SUF(const T* __restrict__ x, T* __restrict__ y, long long n, \
                                                    bool log, bool cache) {                           \
         smx::softmax_block<T>(x, y, n, log, cache);                                                  \
@@ -522,7 +523,7 @@ __device__ __forceinline__ void nll_loss(const T* __restrict__ x, const long lon
                                                        const T* __restrict__ grad, long long gstride, T scale, \
                                                        T* __restrict__ dx, long long rows, long long n, int lanes) { \
         smx::loss_backward<T, false>(nullptr, target, nullptr, grad, gstride, scale, dx, rows, n, lanes); \
-    }
+    })
 
 SOFTMAX_FLOAT(float, f32)
 SOFTMAX_WARP(32, float, f32)
@@ -809,7 +810,7 @@ __device__ __forceinline__ void nll_loss_half(const H* __restrict__ x, const lon
 
 }  // namespace smx
 
-#define SOFTMAX_WARP_HALF(E, H, SUF)                                                                  \
+#define SOFTMAX_WARP_HALF(E, H, SUF) MT_IF_##SUF(                                                     \
     extern "C" __global__ void softmax_warp##E##_##SUF(const H* __restrict__ x, H* __restrict__ y,   \
                                                        long long rows, long long n, int lanes, bool log) { \
         smx::softmax_warp_half<H, E>(x, y, rows, n, lanes, log);                                     \
@@ -818,12 +819,13 @@ __device__ __forceinline__ void nll_loss_half(const H* __restrict__ x, const lon
                                                                 H* __restrict__ dx, long long rows,  \
                                                                 long long n, int lanes, bool log) {  \
         smx::softmax_backward_warp_half<H, E>(y, g, dx, rows, n, lanes, log);                        \
-    }
+    })
 
 // E = 1 ... 32 (rows up to 1024, as float32: the registers hold floats)
 #define SOFTMAX_HALF(H, SUF)                                                                          \
     SOFTMAX_WARP_HALF(1, H, SUF) SOFTMAX_WARP_HALF(2, H, SUF) SOFTMAX_WARP_HALF(4, H, SUF)           \
     SOFTMAX_WARP_HALF(8, H, SUF) SOFTMAX_WARP_HALF(16, H, SUF) SOFTMAX_WARP_HALF(32, H, SUF)         \
+    MT_IF_##SUF(                                                                                     \
     extern "C" __global__ void softmax_block_##SUF(const H* __restrict__ x, H* __restrict__ y, long long n, \
                                                    bool log, bool cache) {                           \
         smx::softmax_block_half<H>(x, y, n, log, cache);                                             \
@@ -852,7 +854,7 @@ __device__ __forceinline__ void nll_loss_half(const H* __restrict__ x, const lon
                                                        const H* __restrict__ grad, long long gstride, float scale, \
                                                        H* __restrict__ dx, long long rows, long long n, int lanes) { \
         smx::loss_backward_half<H, false>(nullptr, target, nullptr, grad, gstride, scale, dx, rows, n, lanes); \
-    }
+    })
 
 SOFTMAX_HALF(__half, f16)
 SOFTMAX_HALF(__nv_bfloat16, bf16)
