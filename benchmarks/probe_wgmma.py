@@ -17,7 +17,9 @@ part down: a CUDA error poisons the whole process, and a hung part is killed at 
           16384x1536x384 nt, 16384x384x1536 nn, 1536x384x16384 tn; TF32 'nt' at 4096^2 against
           torch with TF32 on.
 Prints a table last; writes everything to $OUT/probe_wgmma.json (or ./probe_wgmma.json), with
-"tuned_proposal": tuned.json entries for rung 12 where it passed and beat the table's entry.
+"tuned_proposal": tuned.json entries for rung 12 where every check of that configuration passed
+and it beat rung 11 (rung 10 for TF32) at a timed shape of that size class, and
+$OUT/tuned_with_wgmma.json: the shipped table with those entries merged in.
 
 Reading failures: a wrong result only in layouts with an 'n' B or a 't' A (the MN-major tiles,
 imm-trans bits) points at the MN-major descriptor (LBO/SBO) or MNMajor's swizzle; wrong in every
@@ -319,6 +321,14 @@ def main(argv=None):
                                                or not r["who"].startswith("12:")])
     path = out_dir / "probe_wgmma.json"
     path.write_text(json.dumps(report, indent=1, default=str))
+    if report["tuned_proposal"]["sm_90"]:
+        # the shipped table with rung 12's entries merged in: copy it over
+        # minitorch/cuda/gemm/tuned.json once the checks above (and pytest -m cuda) are clean
+        shipped = ROOT / "minitorch" / "cuda" / "gemm" / "tuned.json"
+        merged = C.merge_tuned(json.loads(shipped.read_text()) if shipped.is_file() else {},
+                               report["tuned_proposal"])
+        (out_dir / "tuned_with_wgmma.json").write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n")
+        print(f"wrote {out_dir / 'tuned_with_wgmma.json'} (tuned.json with rung 12 where it won)")
     print(table(report))
     print(f"passed configurations: {sorted(passed) or 'none'}; tuned proposal: {json.dumps(report['tuned_proposal'])}")
     print(f"wrote {path}")
