@@ -152,7 +152,7 @@ def main(argv=None):
     arch = int(cp.cuda.Device().compute_capability)
     # rungs this GPU runs (12_wgmma is built for sm_90a: sm_90 only)
     cases = [c for c in C.rung_cases(G.RUNGS, set(SUFFIX.values()), args.rungs)
-             if c[2] in args.kinds + ["fp64"] and G._usable(c[0], c[1], arch, True)]
+             if c[2] in args.kinds + ["fp64"] and G.runs_on(G.RUNGS[c[0]], arch)]
     shapes = all_shapes(args)
     results, checks = [], []
 

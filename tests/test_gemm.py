@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import gemm_common as C  # noqa: E402
 
 # rungs this GPU runs (12_wgmma is built for sm_90a: sm_90 GPUs only)
-CASES = [c for c in C.rung_cases(G.RUNGS, set(SUFFIX.values())) if G._usable(c[0], c[1], G.arch_of(0), True)]
+CASES = [c for c in C.rung_cases(G.RUNGS, set(SUFFIX.values())) if G.runs_on(G.RUNGS[c[0]], G.arch_of(0))]
 DTYPE = {s: dt for dt, s in SUFFIX.items()}
 
 

@@ -685,9 +685,14 @@ def _usable(name, suffix, arch, tensor_cores_ok):
     """Whether rung ``name`` exists, has entry points for ``suffix``, runs on compute capability
     ``arch`` and (for float32) uses tensor cores only when ``tensor_cores_ok``."""
     spec = RUNGS.get(name)
-    return (spec is not None and suffix in spec.dtypes and spec.arch <= arch
-            and (not spec.target or _target_arch(spec.target) == arch)
+    return (spec is not None and suffix in spec.dtypes and runs_on(spec, arch)
             and (suffix != "f32" or tensor_cores_ok or not spec.tensor_cores))
+
+
+def runs_on(spec, arch):
+    """Whether the kernels of Rung ``spec`` run on a GPU of compute capability ``arch`` (90):
+    ``spec.arch`` or newer, and exactly the target's GPU for an arch-specific build (sm_90a)."""
+    return spec.arch <= arch and (not spec.target or _target_arch(spec.target) == arch)
 
 
 def _default(suffix, arch, tf32):

@@ -142,6 +142,13 @@ __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.a
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
+// An empty asm that "reads and writes" every accumulator: ordinary code that uses them (the
+// epilogue) cannot be moved above the wgmma.wait_group before it, which mentions no register.
+template <int COUNT>
+__device__ __forceinline__ void pin_registers(float (&d)[COUNT]) {
+#pragma unroll
+    for (int i = 0; i < COUNT; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
 
 // The accumulator operands of the asm statements: d[0] .. d[BN/2 - 1], each read and written.
 #define WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
@@ -298,6 +305,7 @@ __device__ __forceinline__ void gemm_wgmma(GEMM_PARAMS(T)) {
                 wgmma_wait<1>();                   // tile kt-1's wgmmas are done; kt's may run on
             }
             wgmma_wait<0>();
+            pin_registers(d);
             __syncthreads();                       // every stage free for the next tile's prologue
 
             // Epilogue: d[4j + 2h + e] = C[16 warp + g + 8h][8j + 2t + e] of this warpgroup's 64 rows;
