@@ -11,7 +11,8 @@ part down: a CUDA error poisons the whole process, and a hung part is killed at 
           standard normal data, output poisoned with NaN first; normwise relative error and the
           worst element against the tolerances of bench_gemm (gemm_common). Integer data at one
           tile (128 x 256 x 64) too, where any wrong element is a wrong integer.
-  configs the other configurations (BN 128/256, STAGES 3/4, GROUP_M 8), fewer sizes.
+  configs the other configurations (BN 128/256, STAGES 3/4, GROUP_M 8, 2 blocks per SM), fewer
+          sizes.
   time    CUDA events, L2 flushed, median: rung 12 (each configuration that passed), rung 11
           and torch.mm in bf16 and fp16 at 2048^2, 4096^2, 8192^2 and the GPT shapes
           16384x1536x384 nt, 16384x384x1536 nn, 1536x384x16384 tn; TF32 'nt' at 4096^2 against
@@ -43,7 +44,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import gemm_common as C  # noqa: E402
 
 RUNG = "12_wgmma"
-CONFIGS = {"default": {}, "bn128s3": {"BN": 128, "STAGES": 3}, "bn128s4": {"BN": 128, "STAGES": 4},
+CONFIGS = {"default": {}, "bn128s3m2": {"BN": 128, "STAGES": 3, "MINB": 2}, "bn128s4": {"BN": 128, "STAGES": 4},
            "bn256s3": {"BN": 256, "STAGES": 3}, "bn256s4g8": {"BN": 256, "STAGES": 4, "GROUP_M": 8}}
 CHECK_SIZES = [(1, 1, 1), (7, 7, 7), (33, 33, 33), (127, 127, 127), (1000, 1000, 1000), (1, 300, 70),
                (300, 1, 70), (129, 257, 65), (300, 520, 200), (64, 8, 1000), (257, 129, 4104)]

@@ -56,6 +56,9 @@
 //   BN       128 or 256: the C tile is 128 x BN (N of the wgmma)
 //   STAGES   3 or 4 shared-memory buffers (with wait_group 1, STAGES-2 tiles are copied ahead)
 //   GROUP_M  block rasterization (mma.cuh, tc::raster); 0 = plain order
+//   MINB     blocks per SM promised to the compiler (__launch_bounds__): 1, or 2 with BN = 128 and
+//            STAGES = 3 (2 x 98 KB of smem, at most 128 registers a thread): then one block's
+//            prologue and epilogue overlap the other block's main loop
 //
 // Arguments, layouts and batches: gemm.cuh. Edge tiles: the loader zero-fills rows and k past the
 // matrix, the epilogue stores only rows < M and columns < N.
@@ -83,6 +86,9 @@
 #ifndef GROUP_M
 #define GROUP_M 0
 #endif
+#ifndef MINB
+#define MINB 1
+#endif
 
 namespace wg {
 
@@ -90,6 +96,7 @@ constexpr int BM = 128;                      // two warpgroups of 64 rows
 constexpr int THREADS = 256;
 static_assert(BN == 128 || BN == 256, "BN (the wgmma's N) 128 or 256");
 static_assert(STAGES == 3 || STAGES == 4, "3 or 4 stages");
+static_assert(MINB == 1 || (MINB == 2 && BN == 128), "two blocks per SM only with BN = 128 (64 accumulators)");
 
 // Per element type: ATOM elements fill a 128-byte row (the tile's k depth BK), VEC a 16-byte chunk,
 // KSTEP is the k of one wgmma (32 bytes of k).
@@ -337,10 +344,10 @@ __device__ __forceinline__ void gemm_wgmma(GEMM_PARAMS(T)) {
 #endif
 }
 
-// 256 threads, one block per SM (__launch_bounds__ min 1: up to 255 registers a thread, which the
-// BN/2 = 128 accumulators of BN = 256 need).
+// 256 threads; MINB = 1 block per SM lets a thread have up to 255 registers, which the BN/2 = 128
+// accumulators of BN = 256 need; MINB = 2 caps it at 128.
 #define WGMMA_ENTRY(LA, LB, TA, TB, T, SUF)                                                         \
-    extern "C" __global__ void __launch_bounds__(wg::THREADS, 1) gemm_##LA##LB##_##SUF(GEMM_PARAMS(T)) { \
+    extern "C" __global__ void __launch_bounds__(wg::THREADS, MINB) gemm_##LA##LB##_##SUF(GEMM_PARAMS(T)) { \
         gemm_wgmma<T, TA, TB>(A, B, C, bias, M, N, K, lda, ldb, batch, L);                         \
     }
 #define WGMMA_ENTRIES(T, SUF)                                                                       \

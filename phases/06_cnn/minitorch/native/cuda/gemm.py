@@ -102,8 +102,9 @@ TUNED_DEFAULTS = {
                     "FRAG_DB": 0, "KPERM": 0, "CVT_SMEM": 0, "GROUP_M": 0, "MINB": 0},
     "11_half_mma": {"BM": 128, "BN": 128, "BK": 64, "WM": 64, "WN": 32, "STAGES": 3,
                     "FRAG_DB": 0, "GROUP_M": 0, "MINB": 0},
-    # rung 12: the wgmma's N (= the tile's BN; BM is 128, two warpgroups), pipeline depth, rasterization
-    "12_wgmma": {"BN": 256, "STAGES": 4, "GROUP_M": 0},
+    # rung 12: the wgmma's N (= the tile's BN; BM is 128, two warpgroups), pipeline depth,
+    # rasterization, blocks per SM promised to the compiler (2: BN 128, STAGES 3, 128 registers)
+    "12_wgmma": {"BN": 256, "STAGES": 4, "GROUP_M": 0, "MINB": 1},
 }
 
 # The values the autotuner tries for each parameter (tuning_configs keeps the valid combinations).
@@ -123,7 +124,7 @@ TUNING_SPACE = {
                     "MINB": [0, 1]},
     "11_half_mma": {"BM": [128], "BN": [128], "BK": [64], "WM": [64], "WN": [32],
                     "STAGES": [3, 4], "FRAG_DB": [0, 1], "GROUP_M": [0, 8], "MINB": [0, 1]},
-    "12_wgmma": {"BN": [128, 256], "STAGES": [3, 4], "GROUP_M": [0, 8]},
+    "12_wgmma": {"BN": [128, 256], "STAGES": [3, 4], "GROUP_M": [0, 8], "MINB": [1, 2]},
 }
 
 # Accumulators (C elements) per thread worth trying: more do not fit in 255 registers without
@@ -163,6 +164,7 @@ _SPILLING = frozenset({
     ('11_half_mma', ('-DBM=128', '-DBN=128', '-DBK=64', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=0', '-DGROUP_M=8', '-DMINB=0')),
     ('11_half_mma', ('-DBM=128', '-DBN=128', '-DBK=64', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DGROUP_M=0', '-DMINB=0')),
     ('11_half_mma', ('-DBM=128', '-DBN=128', '-DBK=64', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DGROUP_M=8', '-DMINB=0')),
+    ('12_wgmma', ('-DBN=128', '-DSTAGES=3', '-DGROUP_M=8', '-DMINB=2')),          # sm_90a
 })
 STATIC_SMEM = 48 * 1024      # shared memory a block may declare statically (rungs 07, 08)
 MAX_SMEM = 227 * 1024        # the most dynamic shared memory any GPU gives one block (sm_90)
@@ -225,12 +227,14 @@ def _tc_geometry(rung, c, need):
 def _wgmma_geometry(c, need):
     """_geometry for rung 12 (12_wgmma.cu's static_asserts): 256 threads, a 128 x BN tile, STAGES
     buffers of (128 + BN) rows of 128 bytes, plus 1 KB to align them to 1024 bytes."""
-    bn, stages, group = c["BN"], c["STAGES"], c["GROUP_M"]
+    bn, stages, group, minb = c["BN"], c["STAGES"], c["GROUP_M"], c["MINB"]
     need(bn in (128, 256), "BN 128 or 256")
     need(stages in (3, 4), "STAGES 3 or 4")
     need(isinstance(group, int) and group >= 0, "GROUP_M >= 0")
     smem = stages * (128 + bn) * 128 + 1024
     need(smem <= MAX_SMEM, "dynamic shared memory <= 227 KB")
+    need(minb == 1 or (minb == 2 and bn == 128 and 2 * (smem + 1024) <= SM_SMEM),
+         "MINB 1, or 2 with BN = 128 and two blocks' shared memory in one SM (STAGES 3)")
     return 256, (128, bn), smem
 
 
@@ -440,7 +444,7 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
             continue
         if rung in TENSOR_CORE_TUNED and threads != 256:
             continue        # 4 warps of 64 x 64 warptiles spill (nvcc 13); 8 warps it is
-        if config.get("MINB"):
+        if rung in TENSOR_CORE_TUNED and config.get("MINB"):
             # MINB=1 is for FRAG_DB=1 and GROUP_M > 0 (they need more than the 128 registers a thread
             # has when two 256-thread blocks share an SM, and spill there); without them it only
             # lowers occupancy, and where one block per SM is all that fits it changes nothing
