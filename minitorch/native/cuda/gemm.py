@@ -588,17 +588,15 @@ def _target_arch(target):
     return int("".join(ch for ch in target if ch.isdigit()))
 
 
-def _nvrtc_include_options():
-    """-I options for the CUDA headers (cuda_bf16.h...) that CuPy would add to its NVRTC compiles."""
-    out = []
+def _nvrtc_options(options):
+    """``options`` plus what CuPy adds to a RawModule's NVRTC compile (the include directories of
+    the CUDA headers, cuda_bf16.h...), through CuPy's own helper where it has one."""
     try:
-        out += list(cp.cuda.compiler._get_extra_include_dir_opts())
-    except Exception:       # a CuPy without that helper: rely on NVRTC's built-in headers
-        pass
-    cuda_path = cp.cuda.get_cuda_path()
-    if cuda_path and (Path(cuda_path) / "include").is_dir():
-        out.append(f"-I{Path(cuda_path) / 'include'}")
-    return tuple(out)
+        return tuple(cp._core.core.assemble_cupy_compiler_options(tuple(options)))
+    except (AttributeError, TypeError):      # an older CuPy: the CUDA toolkit's include directory
+        cuda_path = cp.cuda.get_cuda_path()
+        found = cuda_path and (Path(cuda_path) / "include").is_dir()
+        return tuple(options) + ((f"-I{Path(cuda_path) / 'include'}",) if found else ())
 
 
 def target_kernel(file, name, device, options, target):
@@ -622,7 +620,7 @@ def target_kernel(file, name, device, options, target):
 
         from ...cuda import compiler
         text, _ = compiler.source(compiler.KERNEL_DIR / file)
-        opts = compiler.OPTIONS + tuple(options) + (f"-arch={target}",) + _nvrtc_include_options()
+        opts = _nvrtc_options(compiler.OPTIONS + tuple(options)) + (f"-arch={target}",)
         digest = hashlib.sha1("\0".join((text,) + opts + (str(nvrtc.getVersion()),)).encode()).hexdigest()
         path = Path(tempfile.gettempdir()) / f"minitorch-{os.getuid()}" / f"{target}-{digest}.cubin"
         if not path.is_file():
