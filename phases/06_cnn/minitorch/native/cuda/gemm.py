@@ -12,7 +12,9 @@ transposed view (``W.T``, ``grad.T``) is multiplied where it lies.
 Dispatch: :func:`matmul` and :func:`linear` (the backend functions the Tensor layer calls) ask
 :func:`choose` for the rung of a product's (shape class, kind of arithmetic, GPU architecture):
 first the tuned table ``minitorch/cuda/gemm/tuned.json`` that the autotuner writes, then a built-in
-order (the highest rung that exists, runs on this GPU and has the dtype).
+order (the highest rung that exists, runs on this GPU and has the dtype). Rung 12 (wgmma) is built
+for the arch-specific target sm_90a, which CuPy's RawModule cannot ask NVRTC for: see
+:func:`target_kernel`; it runs on sm_90 GPUs only (:func:`runs_on`).
 """
 import functools
 import itertools
@@ -80,7 +82,7 @@ RUNGS = {
 }
 
 
-# ---- the tuned rungs (07-11): tile sizes are compile-time parameters --------------------------
+# ---- the tuned rungs (07-12): tile sizes are compile-time parameters --------------------------
 # Each of these files reads its tile sizes from macros (-DBM=128 ...); the values below are the
 # files' own defaults, written out so that Python always knows the block, tile and shared memory
 # that go with a compiled kernel. rung_with(rung, config) makes the Rung of any configuration;
@@ -345,7 +347,7 @@ def _rung_with(rung, items):
 
 def rung_with(rung, config):
     """The :class:`Rung` of tuned rung ``rung`` ("07_autotuned", "08_warptile", "09_pipelined",
-    "10_tf32_mma", "11_half_mma")
+    "10_tf32_mma", "11_half_mma", "12_wgmma")
     compiled with ``config``: a dict of parameters ({"BM": 64, "BK": 16, ...}; missing ones keep
     the defaults of :data:`TUNED_DEFAULTS`) or a tuple of NVRTC options ("-DBM=64", ...). Its
     block, tile, dynamic shared memory and options all follow the configuration.
@@ -497,7 +499,7 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
     None; returns a new contiguous [..., M, N] array of the same dtype. Both operands share a dtype
     the rung has; each may be any view whose rows or columns are unit-stride (others are copied).
     ``options`` replaces the rung's NVRTC options (the autotuner's tile sizes). For a tuned rung
-    (07-11) the launch follows them: ``options=("-DBM=64", ...)`` or ``config={"BM": 64, ...}``
+    (07-12) the launch follows them: ``options=("-DBM=64", ...)`` or ``config={"BM": 64, ...}``
     (parameters not given keep their defaults) give the block, tile and shared memory of that
     configuration (:func:`rung_with`).
 
