@@ -149,7 +149,10 @@ def main(argv=None):
           "FMAs); only the tf32 rungs, raced against torch with allow_tf32=True, round inputs to TF32", flush=True)
     seed = args.seed if args.seed is not None else int(time.time_ns() % 2**31)
     gen = torch.Generator(device="cuda").manual_seed(seed)
-    cases = [c for c in C.rung_cases(G.RUNGS, set(SUFFIX.values()), args.rungs) if c[2] in args.kinds + ["fp64"]]
+    arch = int(cp.cuda.Device().compute_capability)
+    # rungs this GPU runs (12_wgmma is built for sm_90a: sm_90 only)
+    cases = [c for c in C.rung_cases(G.RUNGS, set(SUFFIX.values()), args.rungs)
+             if c[2] in args.kinds + ["fp64"] and G.runs_on(G.RUNGS[c[0]], arch)]
     shapes = all_shapes(args)
     results, checks = [], []
 
@@ -192,6 +195,10 @@ def main(argv=None):
             flops = 2.0 * m * n * k
             if args.budget_s and time.time() - started > args.budget_s:
                 row["skipped"] = "time budget spent"
+                continue
+            entries = G.RUNGS[rung].entries if rung in G.RUNGS else ()
+            if entries and f"gemm_{lay}_{suffix}" not in entries:     # it would time its fallback rung
+                row["skipped"] = f"no {lay} {suffix} kernel (runs {G.RUNGS[rung].fallback})"
                 continue
             if rung.startswith("01_") and max(m, n, k) > NAIVE_MAX:
                 row["skipped"] = f"naive above {NAIVE_MAX}"

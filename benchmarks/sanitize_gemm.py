@@ -75,7 +75,9 @@ def main(argv=None):
     C.allow_named_rungs()
     rng = np.random.default_rng(5)
     wrong, calls = [], 0
-    cases = C.rung_cases(G.RUNGS, set(SUFFIX.values()), C.parse_list(args.rungs))
+    arch = int(cp.cuda.Device().compute_capability)
+    cases = [c for c in C.rung_cases(G.RUNGS, set(SUFFIX.values()), C.parse_list(args.rungs))
+             if G.runs_on(G.RUNGS[c[0]], arch)]        # (12_wgmma: sm_90 only)
     for rung, suffix, kind in cases:
         jobs = [(67, 45, 39, lay, True, (), (), False) for lay in C.LAYOUTS]
         jobs += [(67, 45, 39, "nt", False, (3,), (3,), False),

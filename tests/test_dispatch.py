@@ -224,6 +224,44 @@ def test_choose_honours_allow_tf32(fake_ladder, monkeypatch):
     assert ch(2048, 2048, 2048, 1, "f32", 90)[0] == "09_pipelined"
 
 
+def _with_wgmma(mod, monkeypatch):
+    """The fake ladder plus rung 12 as gemm.py declares it: sm_90a only, TF32 in 'nt' alone."""
+    rungs = dict(mod.RUNGS)
+    rungs["12_wgmma"] = mod.Rung("gemm/12_wgmma.cu", (256,), (128, 256), ("bf16", "f16", "f32"), arch=90,
+                                 tensor_cores=True, target="sm_90a", entries=("gemm_nn_bf16", "gemm_nt_f32"),
+                                 fallback="10_tf32_mma")
+    monkeypatch.setattr(mod, "RUNGS", rungs)
+    mod.reload_tuned()
+    return mod
+
+
+def test_choose_wgmma_only_on_sm_90(fake_ladder, monkeypatch):
+    ch = _with_wgmma(fake_ladder, monkeypatch).choose
+    assert ch(4096, 4096, 4096, 1, "bf16", 90)[0] == ch(64, 64, 64, 1, "f16", 90)[0] == "12_wgmma"
+    assert ch(4096, 4096, 4096, 1, "bf16", 100)[0] == "11_half_mma"     # sm_90a code runs on sm_90 only
+    assert ch(4096, 4096, 4096, 1, "bf16", 80)[0] == "11_half_mma"
+    assert ch(4096, 4096, 4096, 1, "f32", 90, allow_tf32=True)[0] == "12_wgmma"
+    assert ch(4096, 4096, 4096, 1, "f32", 90, allow_tf32=False)[0] == "09_pipelined"
+    assert ch(4096, 4096, 4096, 1, "f32", 100, allow_tf32=True)[0] == "10_tf32_mma"
+
+
+def test_wgmma_hands_missing_layouts_to_its_fallback(gm, monkeypatch, rng):
+    mod, launcher, array = gm
+    _with_wgmma(mod, monkeypatch)
+    built = []
+    monkeypatch.setattr(mod, "target_kernel", lambda file, name, index, options, target: built.append(
+        (name, target)) or types.SimpleNamespace(file=file, name=name, options=options))
+    x, w = rng.standard_normal((5, 7)).astype(F32), rng.standard_normal((3, 7)).astype(F32)
+    check_product(mod.gemm(dev(array, x), dev(array, w).T, rung="12_wgmma"), x.astype(np.float64) @ w.T, F32)
+    assert built == [("gemm_nt_f32", "sm_90a")] and launcher.launches[-1]["file"] == "gemm/12_wgmma.cu"
+    w2 = np.ascontiguousarray(w.T)                   # [7, 3]: layout 'nn', which TF32 wgmma lacks
+    check_product(mod.gemm(dev(array, x), dev(array, w2), rung="12_wgmma"), x.astype(np.float64) @ w2, F32)
+    assert launcher.launches[-1]["file"] == "gemm/10_tf32_mma.cu" and len(built) == 1
+    monkeypatch.setattr(mod, "arch_of", lambda index: 80)
+    with pytest.raises(ValueError, match="sm_90a"):
+        mod.gemm(dev(array, x), dev(array, w).T, rung="12_wgmma")
+
+
 def test_choose_never_leaves_the_rules(fake_ladder):
     rungs = fake_ladder.RUNGS
     for arch in (70, 75, 80, 86, 90):

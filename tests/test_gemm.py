@@ -39,7 +39,8 @@ from minitorch.native.cuda.launch import SUFFIX  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import gemm_common as C  # noqa: E402
 
-CASES = C.rung_cases(G.RUNGS, set(SUFFIX.values()))
+# rungs this GPU runs (12_wgmma is built for sm_90a: sm_90 GPUs only)
+CASES = [c for c in C.rung_cases(G.RUNGS, set(SUFFIX.values())) if G.runs_on(G.RUNGS[c[0]], G.arch_of(0))]
 DTYPE = {s: dt for dt, s in SUFFIX.items()}
 
 
@@ -162,6 +163,8 @@ def _configs():
     out = []
     tuning = getattr(G, "tuning_configs", None)
     for name in G.RUNGS if tuning else ():
+        if not any(c[0] == name for c in CASES):
+            continue                # not for this GPU
         try:
             configs = list(tuning(name))
         except (KeyError, ValueError, TypeError):
@@ -173,7 +176,7 @@ def _configs():
         for kinds in json.loads(table.read_text()).values():
             for classes in kinds.values():
                 for e in classes.values():
-                    if e.get("rung") in G.RUNGS and e.get("options"):
+                    if e.get("rung") in G.RUNGS and e.get("options") and any(c[0] == e["rung"] for c in CASES):
                         out.append((e["rung"], tuple(e["options"])))
     return list(dict.fromkeys(out))
 

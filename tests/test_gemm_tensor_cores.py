@@ -9,7 +9,9 @@ the TF32 rounding itself (cvt.rna) against a NumPy emulation.
 Cases: odd sizes (1, 7, 33, 127, 1000, non-square, not multiples of the 128 x 128 x BK tile),
 sizes whose rows are 16-byte aligned (the cp.async 16-byte path) and not (the element path), all
 four layouts (n/t for A and B, as transposed views), a view shifted by one element, batches with
-broadcasting, with and without bias. Needs an sm_80+ GPU.
+broadcasting, with and without bias. Needs an sm_80+ GPU; rung 12 (12_wgmma, wgmma on sm_90a) runs
+only on an sm_90 GPU (H100/H200) and is skipped elsewhere. Its TF32 has only layout 'nt'; gemm()
+hands the other float32 layouts to rung 10, so those cases check the hand-over.
 """
 import numpy as np
 import pytest
@@ -24,7 +26,7 @@ import cupy as cp  # noqa: E402
 import ml_dtypes  # noqa: E402
 
 from minitorch.cuda.array import from_numpy, to_numpy  # noqa: E402
-from minitorch.native.cuda.gemm import gemm  # noqa: E402
+from minitorch.native.cuda.gemm import gemm, rung_with, tuning_configs  # noqa: E402
 
 if int(cp.cuda.Device().compute_capability) < 80:
     pytest.skip("tensor-core rungs need sm_80 or newer", allow_module_level=True)
@@ -60,9 +62,13 @@ def _check(c, ref, unit):
                            f"{c[tuple(np.argwhere(bad)[0])]} vs {ref[tuple(np.argwhere(bad)[0])]}")
 
 
+SM90 = pytest.mark.skipif(int(cp.cuda.Device().compute_capability) != 90,
+                          reason="rung 12 (wgmma) is built for sm_90a: H100/H200 only")
 CASES = ([("10_tf32_mma", np.float32, 0.0), ("10_tf32_mma_wide", np.float32, 0.0)]
-         + [("11_half_mma", HALF[s], UNIT[s]) for s in HALF])
-IDS = ["tf32", "tf32_wide", "bf16", "f16"]
+         + [("11_half_mma", HALF[s], UNIT[s]) for s in HALF]
+         + [pytest.param("12_wgmma", HALF[s], UNIT[s], marks=SM90) for s in HALF]
+         + [pytest.param("12_wgmma", np.float32, 0.0, marks=SM90)])
+IDS = ["tf32", "tf32_wide", "bf16", "f16", "wgmma_bf16", "wgmma_f16", "wgmma_tf32"]
 
 
 @pytest.mark.parametrize("rung,dtype,unit", CASES, ids=IDS)
@@ -182,3 +188,62 @@ def test_tf32_rounding_options(rng, layout, config):
     ref = _tf32(a).astype(np.float64) @ _tf32(b).astype(np.float64)
     scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
     assert np.all(np.abs(out - ref) <= 1e-5 * scale)
+
+
+# ---- rung 12 (wgmma): every configuration, sizes around its 128 x 256 x 64 tiles -----------------
+WGMMA_SIZES = [(1, 1, 1), (7, 7, 7), (33, 33, 33), (127, 127, 127), (1000, 1000, 1000),
+               (129, 257, 65),          # one past a tile in every dimension
+               (300, 520, 200),         # several tiles, N not a multiple of 128 or 256, K of 64
+               (128, 256, 64),          # exactly one tile
+               (64, 8, 1000),           # one warpgroup's rows, a narrow N, K through the whole ring
+               (257, 129, 4096 + 8)]    # a long K: the stage ring wraps around many times
+
+
+# (each configuration is one NVRTC module of ~10-20 s to build: the default and four others)
+WGMMA_CONFIGS = [("bf16", c) for c in ({"BN": 128, "STAGES": 3, "MINB": 2}, {"BN": 128, "STAGES": 4},
+                                       {"BN": 256, "STAGES": 3}, {"BN": 256, "STAGES": 4, "GROUP_M": 8})]
+WGMMA_CONFIGS += [(s, {}) for s in ("bf16", "f16", "f32")]
+
+
+def test_wgmma_configs_are_tunable():
+    """The configurations tested below are ones the tuner may pick."""
+    tunable = set(tuning_configs("12_wgmma"))
+    assert all(rung_with("12_wgmma", c).options in tunable for _, c in WGMMA_CONFIGS)
+
+
+@SM90
+@pytest.mark.parametrize("suffix,config", WGMMA_CONFIGS,
+                         ids=lambda v: "-".join(f"{k}{x}" for k, x in v.items()) or "default" if isinstance(v, dict) else v)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_wgmma_configs(rng, suffix, layout, config):
+    """Rung 12's configurations, every layout, the sizes above, with bias; integers, so the
+    float64 reference is exact up to the rounding of C."""
+    dtype, unit = (np.float32, 0.0) if suffix == "f32" else (HALF[suffix], UNIT[suffix])
+    for m, n, k in WGMMA_SIZES:
+        a, b = _ints(rng, (m, k), dtype), _ints(rng, (k, n), dtype)
+        bias = _ints(rng, (n,), dtype, -8, 8)
+        out = gemm(_operand(a, layout[0]), _operand(b, layout[1]), from_numpy(bias, 0), rung="12_wgmma",
+                   config=config)
+        _check(to_numpy(out), a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64), unit)
+
+
+@SM90
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("suffix", ["bf16", "f16"])
+def test_wgmma_random_data(rng, suffix, layout):
+    """Random normal data: the normwise error against float64 stays at the level of float32
+    accumulation plus one rounding of C (a wrong swizzle or descriptor gives errors of order 1)."""
+    dtype = HALF[suffix]
+    m, n, k = 515, 700, 1000
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    out = to_numpy(gemm(_operand(a, layout[0]), _operand(b, layout[1]), None, rung="12_wgmma")).astype(np.float64)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.linalg.norm(out - ref) <= 2 * UNIT[suffix] * np.linalg.norm(ref)
+
+
+@SM90
+def test_wgmma_registered():
+    spec = rung_with("12_wgmma", {})
+    assert spec.target == "sm_90a" and spec.tile == (128, 256) and spec.block == (256,)
+    assert spec.smem == 4 * (128 + 256) * 128 + 1024

@@ -204,7 +204,8 @@ def main(argv=None):
     # configurations of the tunable rungs: a spent budget cuts the search, never a whole kind
     queue, tunables = [], []
     for kind in args.kinds:
-        cands = candidates(G.RUNGS, set(SUFFIX.values()), tuning, kind, args.rungs, args.seed)
+        here = {name: spec for name, spec in G.RUNGS.items() if G.runs_on(spec, int(arch[3:]))}   # 12: sm_90 only
+        cands = candidates(here, set(SUFFIX.values()), tuning, kind, args.rungs, args.seed)
         print(f"{kind}: {len(cands)} candidates", flush=True)
         queue += [(kind, c) for c in cands if not c[2]]
         tunables += [(kind, c) for c in cands if c[2]]
