@@ -51,16 +51,16 @@ def log(*a):
 # ---- references ---------------------------------------------------------------------------------
 def reference(q, k, v, w, scale, causal):
     """float64 output, natural log-sum-exp and gradients of sum(out * w); q [BH, L, d], k, v [BH, S, d]."""
-    s = np.einsum("bld,bsd->bls", q, k) * scale
+    s = q @ k.transpose(0, 2, 1) * scale
     if causal:
         s = np.where(np.tril(np.ones(s.shape[1:], bool)), s, -np.inf)
     mx = s.max(-1, keepdims=True)
     lse = np.log(np.exp(s - mx).sum(-1)) + mx[..., 0]
     p = np.exp(s - lse[..., None])
-    out = np.einsum("bls,bsd->bld", p, v)
-    dp = np.einsum("bld,bsd->bls", w, v)
+    out = p @ v
+    dp = w @ v.transpose(0, 2, 1)
     ds = p * (dp - (w * out).sum(-1, keepdims=True))
-    return out, lse, ds @ k * scale, np.einsum("bls,bld->bsd", ds, q) * scale, np.einsum("bls,bld->bsd", p, w)
+    return out, lse, ds @ k * scale, ds.transpose(0, 2, 1) @ q * scale, p.transpose(0, 2, 1) @ w
 
 
 def errors(ours, ref):

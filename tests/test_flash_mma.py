@@ -188,11 +188,11 @@ def test_every_ladder_step_and_tile(rng, name, config, E, causal):
     dev = lambda x: from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
     scale = 1 / np.sqrt(E)
     out, lse = native.flash_attention_mma(dev(q), dev(k), dev(v), scale, causal, config)
-    s = np.einsum("bld,bsd->bls", q, k) * scale
+    s = q @ k.transpose(0, 2, 1) * scale
     if causal:
         s = np.where(np.tril(np.ones((L, S), bool)), s, -np.inf)
     ref_lse = np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1)) + s.max(-1)
-    ref = np.einsum("bls,bsd->bld", np.exp(s - ref_lse[..., None]), v)
+    ref = np.exp(s - ref_lse[..., None]) @ v
     _close(to_numpy(out).astype(np.float64), ref, "bfloat16", "out", f"{name} E={E} causal={causal} output")
     np.testing.assert_allclose(to_numpy(lse), ref_lse, rtol=1e-3, atol=1e-3,
                                err_msg=f"{name} E={E} causal={causal}: the saved log-sum-exp")
