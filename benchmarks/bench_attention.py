@@ -1,6 +1,8 @@
-"""Scaled dot-product attention in float32 on the GPU: our FlashAttention kernels (rung 01,
-``minitorch/cuda/attention/01_flash_fp32.cu``) and our decomposition (GEMM, softmax, GEMM) next to
-PyTorch's SDPA backends (flash, memory-efficient, math, chosen with ``torch.nn.attention.sdpa_kernel``).
+"""Scaled dot-product attention on the GPU: our FlashAttention kernels (rung 01 in float32,
+``minitorch/cuda/attention/01_flash_fp32.cu``; rung 02 in bfloat16/float16 on tensor cores,
+``02_flash_mma.cu``, with ``--dtype bfloat16``) and our decomposition (GEMM, softmax, GEMM) next to
+PyTorch's SDPA backends (flash, memory-efficient, math and, where present, cuDNN, chosen with
+``torch.nn.attention.sdpa_kernel``). The ladder of rung 02, step by step: benchmarks/probe_flash_mma.py.
 
 For B = 4, H = 8, L = S in 512..4096, head dims 64 and 128, causal and not: forward alone and
 forward + backward, each timed with CUDA events (warm-up, then the median of the repeats).
@@ -12,7 +14,7 @@ Before timing, each of our paths is checked against PyTorch's math backend at L 
 
 Results go to ``--out`` as JSON (GPU, versions, date, every number); a table is printed last.
 
-    python benchmarks/bench_attention.py [--out DIR] [--quick]
+    python benchmarks/bench_attention.py [--out DIR] [--quick] [--dtype float32|bfloat16|float16]
 """
 import argparse
 import json
@@ -35,6 +37,9 @@ from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 B, H = 4, 8
 TORCH_BACKENDS = {"torch_flash": SDPBackend.FLASH_ATTENTION, "torch_mem_efficient": SDPBackend.EFFICIENT_ATTENTION,
                   "torch_math": SDPBackend.MATH}
+if hasattr(SDPBackend, "CUDNN_ATTENTION"):
+    TORCH_BACKENDS["torch_cudnn"] = SDPBackend.CUDNN_ATTENTION
+DTYPE = "float32"            # set by --dtype: the dtype of every q, k, v below
 
 
 def time_events(fn, warmup, repeats):
@@ -60,7 +65,8 @@ def flops(L, d, causal, backward):
 
 def ours(flash, L, d, causal, backward):
     """A closure running our attention (flash or decomposition) once."""
-    q, k, v = (minitorch.randn(B, H, L, d, device="cuda", requires_grad=backward) for _ in range(3))
+    dt = getattr(minitorch, DTYPE)
+    q, k, v = (minitorch.randn(B, H, L, d, device="cuda", dtype=dt, requires_grad=backward) for _ in range(3))
 
     def run():
         backends.cuda.enable_flash_sdp(flash)
@@ -72,7 +78,8 @@ def ours(flash, L, d, causal, backward):
 
 
 def theirs(backend, L, d, causal, backward):
-    q, k, v = (torch.randn(B, H, L, d, device="cuda", requires_grad=backward) for _ in range(3))
+    dt = getattr(torch, DTYPE)
+    q, k, v = (torch.randn(B, H, L, d, device="cuda", dtype=dt, requires_grad=backward) for _ in range(3))
 
     def run():
         with sdpa_kernel(backend):
@@ -84,10 +91,15 @@ def theirs(backend, L, d, causal, backward):
 
 
 def correctness(d, causal):
-    """Max |ours - torch math| of the output and the gradients, both our paths, at L = 512."""
+    """Max |ours - torch math| of the output and the gradients, both our paths, at L = 512 (half
+    dtypes: inputs rounded to DTYPE, torch's math backend on them upcast to float32)."""
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal((2, 4, 512, d)).astype(np.float32) for _ in range(3)]
-    tq, tk, tv = (torch.tensor(a, device="cuda", requires_grad=True) for a in arrays)
+    if DTYPE != "float32":
+        import ml_dtypes
+        half = {"bfloat16": ml_dtypes.bfloat16, "float16": np.float16}[DTYPE]
+        arrays = [a.astype(half) for a in arrays]
+    tq, tk, tv = (torch.tensor(a.astype(np.float32), device="cuda", requires_grad=True) for a in arrays)
     with sdpa_kernel(SDPBackend.MATH):
         ref = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=causal)
     ref.sum().backward()
@@ -98,7 +110,7 @@ def correctness(d, causal):
         q, k, v = (minitorch.tensor(a, device="cuda", requires_grad=True) for a in arrays)
         out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
         out.sum().backward()
-        got = [out.detach().cpu().numpy()] + [t.grad.cpu().numpy() for t in (q, k, v)]
+        got = [x.astype(np.float32) for x in [out.detach().cpu().numpy()] + [t.grad.cpu().numpy() for t in (q, k, v)]]
         errs["flash" if flash else "decomposition"] = max(float(np.abs(g - w).max()) for g, w in zip(got, want))
     backends.cuda.enable_flash_sdp(True)
     return errs
@@ -108,14 +120,18 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
     p.add_argument("--quick", action="store_true", help="fewer lengths and repeats (a smoke run)")
+    p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"],
+                   help="float32: rung 01; bfloat16/float16: rung 02 on tensor cores")
     args = p.parse_args()
+    global DTYPE
+    DTYPE = args.dtype
     if not (minitorch.cuda.is_available() and torch.cuda.is_available()):
         sys.exit("bench_attention needs CuPy, a CUDA GPU and a CUDA build of PyTorch")
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     warmup, repeats = (2, 5) if args.quick else (5, 20)
     lengths = [512, 2048] if args.quick else [512, 1024, 2048, 4096]
-    record = {"benchmark": "scaled_dot_product_attention float32", "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    record = {"benchmark": f"scaled_dot_product_attention {DTYPE}", "dtype": DTYPE, "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
               "env": environment("cuda", torch), "batch": B, "heads": H, "tf32": False,
               "timing": f"CUDA events, {warmup} warm-up runs, median of {repeats}",
               "flops": "forward 4 B H L^2 d (x0.5 causal); forward+backward 3.5x that",
@@ -144,7 +160,7 @@ def main():
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     slug = record["env"]["gpu_name"].replace(" ", "-").lower()
-    path = out / f"bench_attention-{slug}.json"
+    path = out / (f"bench_attention-{slug}.json" if DTYPE == "float32" else f"bench_attention-{DTYPE}-{slug}.json")
     path.write_text(json.dumps(record, indent=1))
     print("correctness (max abs error vs torch math, L=512):", record["correctness"])
     print("wrote", path)

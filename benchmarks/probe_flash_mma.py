@@ -1,0 +1,290 @@
+"""One GPU call for rung 02 of the attention ladder (``minitorch/cuda/attention/02_flash_mma.cu``):
+check every compile-time configuration, then time the ladder against PyTorch's SDPA in bfloat16.
+
+1. Correctness, on fresh random data with every output poisoned (our allocator fills each block with
+   0xFF bytes first, NaN in bf16/fp16, so an element left unwritten shows): the forward of each ladder
+   step and tile size (bf16; head dims 32, 64, 128; L = 129 vs S = 1000 and causal L = S = 1000, plus
+   L = 1 and 17) against a float64 NumPy reference, output and log-sum-exp; the backward (bf16 and
+   fp16) against float64 gradients. Errors: relative Frobenius error and the largest element error
+   over the largest reference value. A configuration that fails is still timed, marked WRONG.
+2. Timing, bf16, 16384 tokens (B = 16384 / L) and 2048 channels (H = 2048 / d), L = S in 512..8192,
+   d 64 and 128, causal and not: the forward of each ladder step (baseline, swizzle, double buffer,
+   exp2/FMA, then the best tile size), and forward + backward of the default configuration, against
+   torch SDPA's flash backend and cuDNN's (when present). CUDA events around each call, L2 flushed
+   (a 256 MB write) before each, median of the repeats. Our kernels are called on raw arrays
+   (minitorch.native.cuda), torch through F.scaled_dot_product_attention.
+   TFLOP/s: forward 4 B H L S d (x 0.5 causal), forward + backward 3.5 times that.
+A failing case prints its error and the run goes on. JSON goes to $OUT/probe_flash_mma.json (or
+benchmarks/results/), a short table is printed last. About 1-3 minutes on an H100 (mostly NVRTC
+compiling one module per configuration).
+
+    python benchmarks/probe_flash_mma.py [--quick]
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import minitorch  # noqa: E402
+
+import ml_dtypes  # noqa: E402
+import torch  # noqa: E402
+
+DEADLINE_S = 210            # stop starting new timings after this (the whole call must stay < ~4 min)
+TOKENS, CHANNELS = 16384, 2048
+HALF = {"bfloat16": ml_dtypes.bfloat16, "float16": np.float16}
+TOL = {"bfloat16": (2e-2, 5e-2), "float16": (5e-3, 1.5e-2)}   # (relative Frobenius, max element / max |ref|)
+T0 = time.time()
+
+
+def log(*a):
+    print(f"[{time.time() - T0:6.1f}s]", *a, flush=True)
+
+
+# ---- references ---------------------------------------------------------------------------------
+def reference(q, k, v, w, scale, causal):
+    """float64 output, natural log-sum-exp and gradients of sum(out * w); q [BH, L, d], k, v [BH, S, d]."""
+    s = q @ k.transpose(0, 2, 1) * scale
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[1:], bool)), s, -np.inf)
+    mx = s.max(-1, keepdims=True)
+    lse = np.log(np.exp(s - mx).sum(-1)) + mx[..., 0]
+    p = np.exp(s - lse[..., None])
+    out = p @ v
+    dp = w @ v.transpose(0, 2, 1)
+    ds = p * (dp - (w * out).sum(-1, keepdims=True))
+    return out, lse, ds @ k * scale, ds.transpose(0, 2, 1) @ q * scale, p.transpose(0, 2, 1) @ w
+
+
+def errors(ours, ref):
+    ours, ref = np.asarray(ours, np.float64), np.asarray(ref, np.float64)
+    if not np.isfinite(ours).all():
+        return float("inf"), float("inf")
+    frob = np.linalg.norm(ours - ref) / max(np.linalg.norm(ref), 1e-12)
+    return float(frob), float(np.abs(ours - ref).max() / max(np.abs(ref).max(), 1e-12))
+
+
+def poison_allocator():
+    """Every block our allocator hands out is filled with 0xFF first (tests/conftest.py's fixture)."""
+    import cupy as cp
+    from minitorch.cuda import memory
+    real = memory.Pool.malloc
+
+    def malloc(self, nbytes, stream):
+        block = real(self, nbytes, stream)
+        cp.cuda.runtime.memsetAsync(block.ptr, 0xFF, block.size, stream)
+        return block
+    memory.Pool.malloc = malloc
+    return lambda: setattr(memory.Pool, "malloc", real)
+
+
+def rounded(rng, shape, dtype, lo=-2.0, hi=2.0):
+    return rng.uniform(lo, hi, shape).astype(HALF[dtype]).astype(np.float64)
+
+
+def to_dev(x, dtype):
+    from minitorch.cuda.array import from_numpy
+    return from_numpy(np.ascontiguousarray(x.astype(HALF[dtype])), 0)
+
+
+def to_numpy(a):
+    from minitorch.cuda.array import to_numpy as host
+    return host(a)
+
+
+CHECK_SHAPES = [(3, 129, 1000, False), (2, 1000, 1000, True), (2, 1, 17, False), (2, 17, 17, True)]
+
+
+def check_forward(N, name, config, rng):
+    worst = {"frob": 0.0, "max": 0.0, "lse": 0.0, "failures": []}
+    for d in (32, 64, 128):
+        for bh, L, S, causal in CHECK_SHAPES:
+            q, k, v = (rounded(rng, (bh, n, d), "bfloat16") for n in (L, S, S))
+            scale = 1 / np.sqrt(d)
+            out, lse = N.flash_attention_mma(to_dev(q, "bfloat16"), to_dev(k, "bfloat16"), to_dev(v, "bfloat16"),
+                                             scale, causal, config)
+            r_out, r_lse = reference(q, k, v, np.zeros_like(q), scale, causal)[:2]
+            frob, mx = errors(to_numpy(out), r_out)
+            lse_err = float(np.abs(to_numpy(lse) - r_lse).max()) if np.isfinite(to_numpy(lse)).all() else float("inf")
+            worst["frob"], worst["max"], worst["lse"] = max(worst["frob"], frob), max(worst["max"], mx), max(worst["lse"], lse_err)
+            if frob > TOL["bfloat16"][0] or mx > TOL["bfloat16"][1] or lse_err > 1e-2:
+                worst["failures"].append(f"d={d} BH={bh} L={L} S={S} causal={causal}: frob {frob:.2e} "
+                                         f"max {mx:.2e} lse {lse_err:.2e}")
+    worst["ok"] = not worst["failures"]
+    log(f"forward {name:14s} {'ok' if worst['ok'] else 'WRONG'}  frob {worst['frob']:.2e} max {worst['max']:.2e} "
+        f"lse {worst['lse']:.2e}", *worst["failures"][:4])
+    return worst
+
+
+def check_backward(N, dtype, rng):
+    worst = {"failures": []}
+    for d in (32, 64, 128):
+        for bh, L, S, causal in CHECK_SHAPES:
+            q, k, v = (rounded(rng, (bh, n, d), dtype) for n in (L, S, S))
+            w = rounded(rng, (bh, L, d), dtype, -1, 1)
+            scale = 1 / np.sqrt(d)
+            dq_, dk_, dv_ = (to_dev(x, dtype) for x in (q, k, v))
+            out, lse = N.flash_attention_mma(dq_, dk_, dv_, scale, causal)
+            grads = N.flash_attention_mma_backward(dq_, dk_, dv_, out, lse, to_dev(w, dtype), scale, causal)
+            ref = reference(q, k, v, w, scale, causal)
+            for gname, g, r in zip(("dq", "dk", "dv"), grads, ref[2:]):
+                frob, mx = errors(to_numpy(g), r)
+                worst[gname] = max(worst.get(gname, 0.0), frob)
+                if frob > 1.5 * TOL[dtype][0] or mx > 1.5 * TOL[dtype][1]:
+                    worst["failures"].append(f"{gname} d={d} BH={bh} L={L} S={S} causal={causal}: "
+                                             f"frob {frob:.2e} max {mx:.2e}")
+    worst["ok"] = not worst["failures"]
+    log(f"backward {dtype:9s} {'ok' if worst['ok'] else 'WRONG'}",
+        {k: f"{v:.2e}" for k, v in worst.items() if k in ("dq", "dk", "dv")}, *worst["failures"][:4])
+    return worst
+
+
+# ---- timing -------------------------------------------------------------------------------------
+_flush = None
+
+
+def time_ms(fn, warmup=2, repeats=9):
+    """Median ms of fn() between CUDA events, the L2 cache flushed (256 MB written) before each call."""
+    global _flush
+    if _flush is None:
+        _flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(repeats):
+        _flush.zero_()
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        samples.append(start.elapsed_time(stop))
+    return statistics.median(samples)
+
+
+def flops(bh, L, d, causal, backward):
+    f = 4 * bh * L * L * d * (0.5 if causal else 1.0)
+    return f * 3.5 if backward else f
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="L 1024 and 4096 only")
+    args = p.parse_args()
+    if not (minitorch.cuda.is_available() and torch.cuda.is_available()):
+        sys.exit("probe_flash_mma needs CuPy, a CUDA GPU and a CUDA build of PyTorch")
+    from minitorch.native import cuda as N
+    from minitorch.native.cuda import attention as NA
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    torch_backends = {"torch_flash": SDPBackend.FLASH_ATTENTION}
+    if hasattr(SDPBackend, "CUDNN_ATTENTION"):
+        torch_backends["torch_cudnn"] = SDPBackend.CUDNN_ATTENTION
+    configs = dict(NA.LADDER)
+    tiles = {f"tiles_{bq}x{bkv}": dict(NA.TUNED, BQ=bq, BKV=bkv) for bq, bkv in NA.TILE_CHOICES}
+    record = {"probe": "flash_mma", "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+              "ladder": {k: v for k, v in NA.LADDER}, "tiles": tiles, "tuned": NA.TUNED,
+              "tokens": TOKENS, "channels": CHANNELS, "timing": "CUDA events, L2 flushed, median of 9 after 2",
+              "flops": "forward 4 B H L^2 d (x0.5 causal); fwd+bwd 3.5x", "check": {}, "rows": []}
+
+    # 1. correctness
+    rng = np.random.default_rng(int(time.time()))
+    unpoison = poison_allocator()
+    for name, cfg in list(configs.items()) + list(tiles.items()):
+        try:
+            record["check"][f"fwd {name}"] = check_forward(N, name, cfg, rng)
+        except Exception as e:                       # noqa: BLE001 - one failure must not stop the rest
+            record["check"][f"fwd {name}"] = {"ok": False, "failures": [repr(e)]}
+            log(f"forward {name}: ERROR", repr(e)); traceback.print_exc()
+    for dtype in HALF:
+        try:
+            record["check"][f"bwd {dtype}"] = check_backward(N, dtype, rng)
+        except Exception as e:                       # noqa: BLE001
+            record["check"][f"bwd {dtype}"] = {"ok": False, "failures": [repr(e)]}
+            log(f"backward {dtype}: ERROR", repr(e)); traceback.print_exc()
+    unpoison()
+
+    # 2. timing
+    lengths = [1024, 4096] if args.quick else [512, 1024, 2048, 4096, 8192]
+    for d in (128, 64):
+        for causal in (False, True):
+            for L in lengths:
+                B, H = TOKENS // L, CHANNELS // d
+                bh = B * H
+                row = {"d": d, "causal": causal, "L": L, "B": B, "H": H}
+                try:
+                    tq, tk, tv = (torch.randn(B, H, L, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+                    q, k, v = (minitorch.randn(bh, L, d, device="cuda", dtype=minitorch.bfloat16)._data
+                               for _ in range(3))
+                except Exception as e:               # noqa: BLE001
+                    log(f"d={d} causal={causal} L={L}: setup failed", repr(e))
+                    continue
+                scale = 1 / d ** 0.5
+                cases = {f"fwd {n}": (lambda c=c: N.flash_attention_mma(q, k, v, scale, causal, c))
+                         for n, c in list(configs.items()) + list(tiles.items())}
+                for n, be in torch_backends.items():
+                    def run(be=be):
+                        with sdpa_kernel(be):
+                            torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=causal)
+                    cases[f"fwd {n}"] = run
+                g = minitorch.ones(bh, L, d, device="cuda", dtype=minitorch.bfloat16)._data
+
+                def ours_fb():
+                    out, lse = N.flash_attention_mma(q, k, v, scale, causal)
+                    N.flash_attention_mma_backward(q, k, v, out, lse, g, scale, causal)
+                cases["fwdbwd tuned"] = ours_fb
+                tl = [t.detach().clone().requires_grad_(True) for t in (tq, tk, tv)]
+                tg = torch.ones_like(tq)
+                for n, be in torch_backends.items():
+                    def run_fb(be=be):
+                        with sdpa_kernel(be):
+                            out = torch.nn.functional.scaled_dot_product_attention(*tl, is_causal=causal)
+                        out.backward(tg)
+                        for t in tl:
+                            t.grad = None
+                    cases[f"fwdbwd {n}"] = run_fb
+                for name, fn in cases.items():
+                    if time.time() - T0 > DEADLINE_S:
+                        row[name] = {"skipped": "time budget"}
+                        continue
+                    try:
+                        ms = time_ms(fn)
+                        row[name] = {"ms": ms, "TFLOPs": flops(bh, L, d, causal, name.startswith("fwdbwd")) / ms / 1e9}
+                    except Exception as e:           # noqa: BLE001
+                        row[name] = {"error": repr(e)[:300]}
+                record["rows"].append(row)
+                log(f"d={d} causal={causal} L={L}:", " ".join(
+                    f"{n.split()[-1]}={r['TFLOPs']:.0f}" for n, r in row.items() if isinstance(r, dict) and "TFLOPs" in r))
+                torch.cuda.empty_cache()
+
+    out_dir = Path(os.environ.get("OUT") or Path(__file__).resolve().parent / "results")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "probe_flash_mma.json").write_text(json.dumps(record, indent=1, default=str))
+    print_table(record, configs, tiles)
+    log("wrote", out_dir / "probe_flash_mma.json")
+
+
+def print_table(record, configs, tiles):
+    print("\ncorrectness:", ", ".join(f"{k} {'ok' if v.get('ok') else 'WRONG'}" for k, v in record["check"].items()))
+    tf = lambda r, key: f"{r[key]['TFLOPs']:6.0f}" if "TFLOPs" in r.get(key, {}) else "     -"
+    steps = list(configs)
+    print("\nbf16 TFLOP/s (forward: ladder steps, best tile, torch; fwd+bwd: ours default vs torch)")
+    print(f"{'d':>3} {'causal':>6} {'L':>5} | " + " ".join(f"{s[:6]:>6}" for s in steps)
+          + " | best_tile      | t_flash t_cudnn || fb_ours fb_flash fb_cudnn")
+    for r in record["rows"]:
+        best = max(((r[f"fwd {t}"]["TFLOPs"], t) for t in tiles if "TFLOPs" in r.get(f"fwd {t}", {})), default=None)
+        best_s = f"{best[0]:6.0f} {best[1][6:]:>7}" if best else "     -        "
+        print(f"{r['d']:>3} {str(r['causal']):>6} {r['L']:>5} | " + " ".join(tf(r, f"fwd {s}") for s in steps)
+              + f" | {best_s} | {tf(r, 'fwd torch_flash')}  {tf(r, 'fwd torch_cudnn')} || "
+              + f"{tf(r, 'fwdbwd tuned')}  {tf(r, 'fwdbwd torch_flash')}   {tf(r, 'fwdbwd torch_cudnn')}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,212 @@
+"""Phase 07: FlashAttention-2 in bfloat16 / float16 on tensor cores (minitorch/cuda/attention/02_flash_mma.cu),
+forward and gradients, against float64 references.
+
+Inputs are drawn in float64, rounded to bf16/fp16 once, and the references computed from those rounded
+values (torch's SDPA in float64, our own decomposition in float64 on cpu, and torch's SDPA in float32 on
+the upcast inputs), so the only differences left are the kernel's: P (and dS) rounded to the input type
+before their mma, float32 sums, the output rounded once. That bounds the error to a few units of the type's
+roundoff relative to the values' scale; a wrong fragment, swizzle, mask or pipeline stage gives O(1)
+errors. Two measures per array: the relative Frobenius error (catches widespread small bias) and the
+largest element error over the largest reference element (catches one wrong row or tile).
+Cases: L in {1, 17, 64, 129, 1000}, head dims 32, 64, 128, causal and not, S != L when not causal,
+batch * heads > 1, every ladder configuration and tile size, inputs in the transposed layout of MHA.
+Outputs come from a poisoned allocator (NaN bytes): an element left unwritten fails. Needs sm_80+.
+"""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import minitorch as mt
+
+if not mt.cuda.is_available():
+    pytest.skip("needs CuPy and a CUDA GPU", allow_module_level=True)
+
+import cupy as cp  # noqa: E402
+import ml_dtypes  # noqa: E402
+
+import minitorch.nn.functional as F  # noqa: E402
+from minitorch.cuda.array import from_numpy, to_numpy  # noqa: E402
+from minitorch.native import cuda as native  # noqa: E402
+from minitorch.native.cuda import attention as NA  # noqa: E402
+from minitorch.ops import attention as A  # noqa: E402
+
+if int(cp.cuda.Device().compute_capability) < 80:
+    pytest.skip("the tensor-core kernels need sm_80 or newer", allow_module_level=True)
+
+DTYPES = {"bfloat16": (mt.bfloat16, ml_dtypes.bfloat16), "float16": (mt.float16, np.float16)}
+# (relative Frobenius error, max element error / max |reference|): bf16 keeps 8 bits, fp16 11
+TOL = {"bfloat16": {"out": (1.5e-2, 4e-2), "grad": (3e-2, 8e-2)},
+       "float16": {"out": (3e-3, 8e-3), "grad": (6e-3, 2e-2)}}
+LENGTHS = [1, 17, 64, 129, 1000]
+OTHER = {1: 17, 17: 64, 64: 129, 129: 1000, 1000: 129}      # S for the non-causal cases (S != L)
+
+pytestmark = [pytest.mark.cuda, pytest.mark.usefixtures("poisoned_allocator")]
+
+
+def _rounded(rng, shape, npdtype, lo=-2.0, hi=2.0):
+    """Random values already representable in the half type, as float64."""
+    return rng.uniform(lo, hi, shape).astype(npdtype).astype(np.float64)
+
+
+def _close(ours, ref, dtype, kind, what):
+    ours, ref = np.asarray(ours, np.float64), np.asarray(ref, np.float64)
+    assert np.isfinite(ours).all(), f"{what}: non-finite values (an unwritten or NaN element)"
+    frob_tol, max_tol = TOL[dtype][kind]
+    scale = max(np.abs(ref).max(), 1e-6)
+    frob = np.linalg.norm(ours - ref) / max(np.linalg.norm(ref), 1e-6)
+    worst = np.abs(ours - ref).max() / scale
+    where = np.unravel_index(np.abs(ours - ref).argmax(), ref.shape)
+    assert frob <= frob_tol and worst <= max_tol, (
+        f"{what}: relative error {frob:.2e} (tolerance {frob_tol}), largest element error {worst:.2e} of the "
+        f"largest value (tolerance {max_tol}) at index {where}: ours {ours[where]:.5g}, reference {ref[where]:.5g}")
+
+
+def _torch_ref(q, k, v, w, causal, scale, torch_dtype):
+    leaves = [torch.tensor(x, dtype=torch_dtype, requires_grad=True) for x in (q, k, v)]
+    out = TF.scaled_dot_product_attention(*leaves, is_causal=causal, scale=scale)
+    (out * torch.tensor(w, dtype=torch_dtype)).sum().backward()
+    return [out.detach().double().numpy()] + [t.grad.double().numpy() for t in leaves]
+
+
+def _decomposition_ref(q, k, v, w, causal, scale):
+    """Our own decomposition (matmul, mask, softmax, matmul) in float64 on cpu."""
+    leaves = [mt.tensor(x).requires_grad_(True) for x in (q, k, v)]
+    out = F.scaled_dot_product_attention(*leaves, is_causal=causal, scale=scale)
+    (out * mt.tensor(w)).sum().backward()
+    return [out.detach().numpy()] + [t.grad.numpy() for t in leaves]
+
+
+def _ours(q, k, v, w, causal, scale, dtype, transposed=False):
+    """Output and gradients of sum(out * w) through F.scaled_dot_product_attention on cuda in `dtype`."""
+    mt_dtype, npdtype = DTYPES[dtype]
+
+    def leaf(x):
+        if transposed:       # [B, L, H, E] memory seen as [B, H, L, E], the layout MHA produces
+            t = mt.tensor(np.ascontiguousarray(x.transpose(0, 2, 1, 3)).astype(npdtype), device="cuda")
+            return t.requires_grad_(True), t.transpose(1, 2)
+        t = mt.tensor(x.astype(npdtype), device="cuda").requires_grad_(True)
+        return t, t
+    (lq, q_), (lk, k_), (lv, v_) = leaf(q), leaf(k), leaf(v)
+    assert q_.dtype is mt_dtype
+    s = 1.0 / np.sqrt(q.shape[-1]) if scale is None else scale
+    assert A._flash_applies(q_, k_, v_, None, 0.0, s), "this case must take the tensor-core flash path"
+    out = F.scaled_dot_product_attention(q_, k_, v_, is_causal=causal, scale=scale)
+    assert out.dtype is mt_dtype, f"the output must keep the input dtype {mt_dtype}, got {out.dtype}"
+    (out * mt.tensor(w.astype(npdtype), device="cuda")).sum().backward()
+    grads = [g.grad.cpu().numpy().astype(np.float64) for g in (lq, lk, lv)]
+    if transposed:
+        grads = [g.transpose(0, 2, 1, 3) for g in grads]
+    return [out.detach().cpu().numpy().astype(np.float64)] + grads
+
+
+def _check_all(ours, refs, dtype, label):
+    for ref_name, ref in refs.items():
+        for name, a, b in zip(["output", "dq", "dk", "dv"], ours, ref):
+            _close(a, b, dtype, "out" if name == "output" else "grad", f"{label} {name} vs {ref_name}")
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("E", [32, 64, 128])
+@pytest.mark.parametrize("L", LENGTHS)
+@pytest.mark.parametrize("causal", [False, True])
+def test_sdpa_forward_and_gradients(rng, dtype, E, L, causal):
+    S = L if causal else OTHER[L]
+    npdtype = DTYPES[dtype][1]
+    q = _rounded(rng, (2, 3, L, E), npdtype)
+    k, v = (_rounded(rng, (2, 3, S, E), npdtype) for _ in range(2))
+    w = _rounded(rng, (2, 3, L, E), npdtype, -1, 1)
+    ours = _ours(q, k, v, w, causal, None, dtype)
+    refs = {"torch float64": _torch_ref(q, k, v, w, causal, None, torch.float64),
+            "torch float32 (upcast)": _torch_ref(q, k, v, w, causal, None, torch.float32)}
+    if L <= 129:        # our cpu decomposition; the large case is covered by torch's float64
+        refs["our float64 decomposition"] = _decomposition_ref(q, k, v, w, causal, None)
+    _check_all(ours, refs, dtype, f"{dtype} L={L} S={S} E={E} causal={causal}")
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("L,S", [(17, 129), (129, 64)])       # causal with L != S: top-left aligned
+def test_causal_with_unequal_lengths(rng, dtype, L, S):
+    npdtype = DTYPES[dtype][1]
+    q = _rounded(rng, (1, 2, L, 64), npdtype)
+    k, v = (_rounded(rng, (1, 2, S, 64), npdtype) for _ in range(2))
+    w = _rounded(rng, (1, 2, L, 64), npdtype, -1, 1)
+    ours = _ours(q, k, v, w, True, None, dtype)
+    _check_all(ours, {"torch float64": _torch_ref(q, k, v, w, True, None, torch.float64)}, dtype,
+               f"{dtype} causal L={L} S={S}")
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_scale_and_transposed_inputs(rng, causal):
+    B, H, L, S, E = 2, 4, 70, 70 if causal else 129, 64
+    npdtype = ml_dtypes.bfloat16
+    q = _rounded(rng, (B, H, L, E), npdtype)
+    k, v = (_rounded(rng, (B, H, S, E), npdtype) for _ in range(2))
+    w = _rounded(rng, (B, H, L, E), npdtype, -1, 1)
+    ours = _ours(q, k, v, w, causal, 0.3, "bfloat16", transposed=True)
+    _check_all(ours, {"torch float64": _torch_ref(q, k, v, w, causal, 0.3, torch.float64)}, "bfloat16",
+               f"bf16 scale=0.3 transposed causal={causal}")
+
+
+def test_dispatch_calls_the_mma_kernels(rng, monkeypatch):
+    calls = []
+    for name in ("flash_attention_mma", "flash_attention_mma_backward"):
+        real = getattr(native, name)
+        monkeypatch.setattr(native, name, lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a))
+    q = mt.tensor(rng.standard_normal((2, 33, 64)).astype(ml_dtypes.bfloat16), device="cuda").requires_grad_(True)
+    F.scaled_dot_product_attention(q, q, q, is_causal=True).sum().backward()
+    assert calls == ["flash_attention_mma", "flash_attention_mma_backward"], (
+        f"bf16 attention on cuda must run the tensor-core forward then backward, ran {calls}")
+
+
+def test_fallbacks_take_the_decomposition(rng):
+    q = mt.tensor(rng.standard_normal((2, 33, 64)).astype(np.float16), device="cuda")
+    assert not A._flash_applies(q, q, q, None, 0.0, -0.5), "a negative scale must not take the tensor-core path"
+    assert not A._flash_applies(q, q, q, None, 0.1, 0.125), "dropout must not take the flash path"
+    odd = mt.tensor(rng.standard_normal((2, 33, 48)).astype(np.float16), device="cuda")
+    assert not A._flash_applies(odd, odd, odd, None, 0.0, 0.125), "head dim 48 has no flash kernel"
+    out = F.scaled_dot_product_attention(q, q, q, scale=-0.5)      # the decomposition, still right
+    x = q.cpu().numpy().astype(np.float64)
+    ref = TF.scaled_dot_product_attention(*(torch.tensor(x),) * 3, scale=-0.5).numpy()
+    _close(out.cpu().numpy(), ref, "float16", "out", "float16 scale=-0.5 by the decomposition")
+
+
+LADDER_CASES = [(name, cfg) for name, cfg in NA.LADDER] + [
+    (f"tiles BQ={bq} BKV={bkv}", dict(NA.TUNED, BQ=bq, BKV=bkv)) for bq, bkv in NA.TILE_CHOICES]
+
+
+@pytest.mark.parametrize("name,config", LADDER_CASES, ids=[n for n, _ in LADDER_CASES])
+@pytest.mark.parametrize("E", [32, 64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_every_ladder_step_and_tile(rng, name, config, E, causal):
+    """Each compile-time configuration the notebook times computes the same forward (native call)."""
+    BH, L = 3, 300
+    S = L if causal else 257
+    npdtype = ml_dtypes.bfloat16
+    q = _rounded(rng, (BH, L, E), npdtype)
+    k, v = (_rounded(rng, (BH, S, E), npdtype) for _ in range(2))
+    dev = lambda x: from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
+    scale = 1 / np.sqrt(E)
+    out, lse = native.flash_attention_mma(dev(q), dev(k), dev(v), scale, causal, config)
+    s = q @ k.transpose(0, 2, 1) * scale
+    if causal:
+        s = np.where(np.tril(np.ones((L, S), bool)), s, -np.inf)
+    ref_lse = np.log(np.exp(s - s.max(-1, keepdims=True)).sum(-1)) + s.max(-1)
+    ref = np.exp(s - ref_lse[..., None]) @ v
+    _close(to_numpy(out).astype(np.float64), ref, "bfloat16", "out", f"{name} E={E} causal={causal} output")
+    np.testing.assert_allclose(to_numpy(lse), ref_lse, rtol=1e-3, atol=1e-3,
+                               err_msg=f"{name} E={E} causal={causal}: the saved log-sum-exp")
+
+
+def test_memory_is_linear_in_length():
+    L, E = 4096, 64
+    q, k, v = (mt.randn(1, L, E, device="cuda", dtype=mt.bfloat16, requires_grad=True) for _ in range(3))
+    mt.cuda.synchronize()
+    base = mt.cuda.memory_allocated()
+    mt.cuda.reset_peak_memory_stats()
+    F.scaled_dot_product_attention(q, k, v, is_causal=True).sum().backward()
+    mt.cuda.synchronize()
+    extra = mt.cuda.max_memory_allocated() - base
+    scores = L * L * 2
+    assert extra < scores // 4, (f"the bf16 flash path used {extra} bytes beyond its inputs at L={L}; an [L, L] "
+                                 f"bf16 score matrix alone is {scores} bytes: it must be O(L), not O(L^2)")

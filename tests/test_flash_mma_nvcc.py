@@ -1,0 +1,43 @@
+"""Every compile-time configuration of 02_flash_mma.cu that the attention ladder times (the steps of
+``minitorch.native.cuda.attention.LADDER`` and the tile sizes of ``TILE_CHOICES``) compiles with nvcc
+for sm_80 and sm_90 without register spills, and its SASS runs the tensor cores (HMMA) when a
+disassembler (cuobjdump) is on PATH. tests/test_nvcc.py checks the default configuration only.
+Needs nvcc, no GPU; slow (one full compile per configuration and architecture)."""
+import shutil
+import subprocess
+
+import pytest
+
+from minitorch.cuda.compiler import KERNEL_DIR
+from test_nvcc import NVCC, SPILLS
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")]
+
+PATH = KERNEL_DIR / "attention" / "02_flash_mma.cu"
+LADDER = {"baseline": "-DSWIZZLE=0 -DDOUBLE_BUFFER=0 -DEXP2_FMA=0",
+          "swizzle": "-DSWIZZLE=1 -DDOUBLE_BUFFER=0 -DEXP2_FMA=0",
+          "double_buffer": "-DSWIZZLE=1 -DDOUBLE_BUFFER=1 -DEXP2_FMA=0"}
+TILES = [(64, 32), (64, 64), (64, 128), (128, 64), (128, 128)]
+CASES = dict(LADDER, **{f"tiles_{bq}x{bkv}": f"-DBQ={bq} -DBKV={bkv}" for bq, bkv in TILES})
+
+
+def test_cases_follow_the_python_ladder():
+    pytest.importorskip("cupy")
+    from minitorch.native.cuda import attention as NA
+    assert [tuple(t) for t in NA.TILE_CHOICES] == TILES, "keep this test's tiles equal to TILE_CHOICES"
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_configuration_compiles_without_spills(name, arch, tmp_path):
+    cubin = tmp_path / "out.cubin"
+    cmd = [NVCC, f"-arch={arch}", "-std=c++17", "-cubin", "-o", str(cubin), "--resource-usage",
+           *CASES[name].split(), "-I", str(KERNEL_DIR), "-I", str(PATH.parent), str(PATH)]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    log = run.stdout + run.stderr
+    assert run.returncode == 0, f"nvcc failed on 02_flash_mma.cu {name} for {arch}:\n{log}"
+    spilling = [f"{f}: {s} bytes spill stores" for f, _, s, l_ in SPILLS.findall(log) if int(s) or int(l_)]
+    assert not spilling, f"02_flash_mma.cu {name} ({arch}) spills registers:\n" + "\n".join(spilling)
+    if shutil.which("cuobjdump"):
+        sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True).stdout
+        assert "HMMA.16816.F32" in sass, f"02_flash_mma.cu {name} ({arch}): no HMMA in the SASS"
