@@ -209,8 +209,11 @@ def test_binary_scalar(op, dtype, view, reflected, rng):
 def test_unary(op, dtype, view, rng):
     kind = "positive" if op in ("log", "sqrt") else ("wide" if op in ("sigmoid", "tanh") else "normal")
     a, ga = pair(rng, view, dtype, kind)
-    # exp/tanh/sigmoid are within 2 ulp of the correctly rounded value; tiny results need atol
-    check(gpu.unary(op, ga), cpu.unary(op, a), atol=1e-30)
+    # exp/tanh/sigmoid are within 2 ulp of the correctly rounded value; tiny results need atol.
+    # gelu in float32: erfc/exp of a rounded argument, whose relative error in the far tail grows
+    # with x^2 (the condition number): ~6e-6 at x = -7.5
+    rtol = 2e-5 if op.startswith("gelu") and dtype == np.float32 else None
+    check(gpu.unary(op, ga), cpu.unary(op, a), rtol=rtol, atol=1e-30)
 
 
 def test_unary_special_values():
