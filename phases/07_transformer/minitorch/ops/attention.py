@@ -13,6 +13,8 @@
 :func:`scaled_dot_product_attention` takes the flash path on cuda for float32 without dropout or an
 explicit mask (``is_causal`` is fine), head dimension 32, 64 or 128 shared by q, k and v, and equal
 batch dimensions, unless ``minitorch.backends.cuda.enable_flash_sdp(False)``; else the decomposition.
+bfloat16 and float16 under the same conditions (and scale > 0) take the tensor-core kernels of
+``minitorch/cuda/attention/02_flash_mma.cu`` (FlashAttention-2 with mma.sync, float32 statistics).
 """
 import math
 
@@ -24,6 +26,7 @@ from .dropout import dropout
 from .softmax import softmax
 
 FLASH_HEAD_DIMS = (32, 64, 128)
+FLASH_MMA_DTYPES = ("bfloat16", "float16")     # tensor-core flash (sm_80 and later)
 
 
 class FlashAttention(Function):
@@ -43,6 +46,33 @@ class FlashAttention(Function):
         b = grad._backend
         g = grad._data if grad._data.flags.c_contiguous else b.contiguous(grad._data)
         dq, dk, dv = b.flash_attention_backward(*ctx.saved, g, ctx.scale, ctx.causal)
+        return Tensor(dq, grad.device), Tensor(dk, grad.device), Tensor(dv, grad.device), None, None
+
+
+def _aligned(x, b):
+    """x's array if it is C-contiguous and 16-byte aligned (the tensor-core kernels copy rows in
+    16-byte pieces), else a fresh contiguous copy (our allocator's blocks are aligned)."""
+    a = x._data
+    return a if a.flags.c_contiguous and a.ptr % 16 == 0 else b.contiguous(a)
+
+
+class FlashAttentionMMA(Function):
+    """Attention of bfloat16/float16 q [BH, L, D], k, v [BH, S, D] on cuda with the tensor-core
+    kernels of ``minitorch/cuda/attention/02_flash_mma.cu`` (float32 accumulation and statistics)."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, scale, causal):
+        b, device = q._backend, q.device
+        q, k, v = (_aligned(x, b) for x in (q, k, v))
+        out, lse = b.flash_attention_mma(q, k, v, scale, causal)
+        ctx.saved = (q, k, v, out, lse)
+        ctx.scale, ctx.causal = scale, causal
+        return Tensor(out, device)
+
+    @staticmethod
+    def backward(ctx, grad):
+        dq, dk, dv = grad._backend.flash_attention_mma_backward(*ctx.saved, _aligned(grad, grad._backend),
+                                                                ctx.scale, ctx.causal)
         return Tensor(dq, grad.device), Tensor(dk, grad.device), Tensor(dv, grad.device), None, None
 
 
@@ -77,12 +107,17 @@ def _flash_attention(query, key, value, is_causal, scale):
     q = query.reshape(-1, L, E).contiguous()
     k = key.reshape(-1, S, E).contiguous()
     v = value.reshape(-1, S, E).contiguous()
-    return FlashAttention.apply(q, k, v, float(scale), bool(is_causal)).reshape(query.shape)
+    fn = FlashAttention if query.dtype.name == "float32" else FlashAttentionMMA
+    return fn.apply(q, k, v, float(scale), bool(is_causal)).reshape(query.shape)
 
 
-def _flash_applies(query, key, value, attn_mask, dropout_p):
+def _flash_applies(query, key, value, attn_mask, dropout_p, scale=1.0):
+    """float32 takes 01_flash_fp32.cu; bfloat16/float16 take the tensor cores (02_flash_mma.cu),
+    whose running max is kept unscaled and so needs scale > 0."""
+    dtype = query.dtype.name
     return (query.device.type == "cuda" and backends.cuda.flash_sdp_enabled()
-            and query.dtype.name == key.dtype.name == value.dtype.name == "float32"
+            and dtype == key.dtype.name == value.dtype.name
+            and (dtype == "float32" or (dtype in FLASH_MMA_DTYPES and scale > 0))
             and attn_mask is None and dropout_p == 0
             and query.shape[-1] in FLASH_HEAD_DIMS and value.shape[-1] == query.shape[-1]
             and query.shape[:-2] == key.shape[:-2] == value.shape[:-2]
@@ -136,6 +171,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """
     _check(query, key, value, attn_mask, dropout_p, is_causal)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    if _flash_applies(query, key, value, attn_mask, dropout_p):
+    if _flash_applies(query, key, value, attn_mask, dropout_p, scale):
         return _flash_attention(query, key, value, is_causal, scale)
     return _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale)

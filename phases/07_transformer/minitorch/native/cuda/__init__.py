@@ -37,3 +37,4 @@ from .pooling import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, avg_poo
 from .embedding import embedding_backward
 from .layernorm import layer_norm, layer_norm_backward
 from .attention import flash_attention, flash_attention_backward
+from .attention import flash_attention_mma, flash_attention_mma_backward

@@ -1,6 +1,7 @@
 # GENERATED from minitorch/native/cuda/attention.py by tools/sync_phases.py (phase 07 snapshot): edit the source and re-run, not this file.
 # phase: 07
-"""FlashAttention on ``DeviceArray``s: the launchers of ``minitorch/cuda/attention/01_flash_fp32.cu``.
+"""FlashAttention on ``DeviceArray``s: the launchers of ``minitorch/cuda/attention/01_flash_fp32.cu``
+(float32) and, at the end, of ``02_flash_mma.cu`` (bfloat16 / float16 on tensor cores).
 
 Inputs are C-contiguous float32 arrays ``q [BH, L, D]``, ``k [BH, S, D]``, ``v [BH, S, D]`` (batch
 and heads flattened into BH, one head dimension D in {32, 64, 128} for all three); the Tensor layer
@@ -101,4 +102,119 @@ def flash_attention_backward(q, k, v, out, lse, grad, scale, causal):
     fn, smem = _kernel("flash_bwd_dq", d, idx, "dq")
     launch(fn, (bh, cdiv(L, QBQ)), (THREADS,), (q, k, v, grad, lse, delta, dq) + common,
            shared_mem=smem, index=idx)
+    return dq, dk, dv
+
+
+# ---- bfloat16 / float16 on tensor cores: minitorch/cuda/attention/02_flash_mma.cu ----------------
+# The kernel file's compile-time options are the steps of the attention ladder; each option tuple is
+# its own NVRTC module (compiler.kernel). TUNED is what scaled_dot_product_attention runs (the
+# file's defaults); LADDER lists the steps in the order the notebook times them.
+MMA_FILE = "attention/02_flash_mma.cu"
+MMA_DTYPES = {"bfloat16": "bf16", "float16": "f16"}
+TUNED = {"SWIZZLE": 1, "DOUBLE_BUFFER": 1, "EXP2_FMA": 1, "BQ": 128, "BKV": 64}
+LADDER = (
+    ("baseline", {"SWIZZLE": 0, "DOUBLE_BUFFER": 0, "EXP2_FMA": 0, "BQ": 128, "BKV": 64}),
+    ("swizzle", {"SWIZZLE": 1, "DOUBLE_BUFFER": 0, "EXP2_FMA": 0, "BQ": 128, "BKV": 64}),
+    ("double_buffer", {"SWIZZLE": 1, "DOUBLE_BUFFER": 1, "EXP2_FMA": 0, "BQ": 128, "BKV": 64}),
+    ("exp2_fma", {"SWIZZLE": 1, "DOUBLE_BUFFER": 1, "EXP2_FMA": 1, "BQ": 128, "BKV": 64}),
+    ("tuned", TUNED),
+)
+# Tile sizes the kernel accepts (its static_asserts): BQ = 128 with BKV = 32 is refused.
+TILE_CHOICES = ((64, 32), (64, 64), (64, 128), (128, 64), (128, 128))
+BWD_THREADS, BWD_ROWS = 128, 64          # backward: 4 warps, 64 keys (dK/dV) or queries (dQ) per block
+
+
+def mma_options(config):
+    """NVRTC options (``-DNAME=value``) of a forward configuration (a dict like TUNED)."""
+    return tuple(f"-D{k}={int(v)}" for k, v in sorted(config.items()))
+
+
+def _mma_fwd_smem(d, config):
+    """Bytes of dynamic shared memory of the forward: Q [BQ][d], K and V [stages][BKV][d], 2-byte elements."""
+    stages = 2 if config["DOUBLE_BUFFER"] else 1
+    return 2 * d * (config["BQ"] + 2 * stages * config["BKV"])
+
+
+def _mma_bwd_smem(kind, d):
+    """Bytes of the backward kernels: 64 rows of two operands, a tile of the walked dimension of two."""
+    n = 32 if d == 128 else 64
+    extra = 2 * n * 4 if kind == "dkdv" else 0      # lse and delta of the query tile (float32)
+    return 2 * d * (2 * BWD_ROWS + 2 * n) + extra
+
+
+def _mma_kernel(name, suffix, d, idx, smem, options=()):
+    fn = kernel(MMA_FILE, f"{name}_{suffix}_d{d}", idx, options)
+    if smem > STATIC_SMEM and id(fn) not in _raised:
+        with cp.cuda.Device(idx):
+            fn.max_dynamic_shared_size_bytes = smem      # opt in once per kernel (see module doc)
+        _raised[id(fn)] = fn
+    return fn
+
+
+def _check_mma(q, k, v):
+    suffix = MMA_DTYPES.get(q.dtype.name)
+    for name, a in (("q", q), ("k", k), ("v", v)):
+        if a.dtype != q.dtype or suffix is None or a.ndim != 3 or not a.c_contiguous or a.ptr % 16:
+            raise ValueError(f"flash_attention_mma: {name} must be a C-contiguous, 16-byte aligned bfloat16 or "
+                             f"float16 [BH, len, D] array like q, got {a.dtype} shape {a.shape} strides "
+                             f"{a.strides} address {a.ptr:#x}")
+    bh, _, d = q.shape
+    if d not in HEAD_DIMS:
+        raise ValueError(f"flash_attention_mma: head dimension must be one of {HEAD_DIMS}, got {d}")
+    if k.shape[0] != bh or k.shape[2] != d or v.shape != k.shape:
+        raise ValueError(f"flash_attention_mma: expected k and v of shape ({bh}, S, {d}), got {k.shape} and {v.shape}")
+    return suffix
+
+
+def flash_attention_mma(q, k, v, scale, causal, config=None):
+    """``softmax(q k^T * scale) v`` on tensor cores (02_flash_mma.cu), float32 accumulation.
+
+    Args: q [BH, L, D], k, v [BH, S, D] bfloat16 or float16 (one dtype), C-contiguous, 16-byte
+    aligned, D in {32, 64, 128}, S >= 1; scale > 0; causal a bool; config: the kernel's
+    compile-time options (a dict like TUNED; None = TUNED).
+    Returns: (out [BH, L, D] of q's dtype, lse [BH, L] float32, the natural log-sum-exp of each row).
+    Raises: ValueError for dtypes, shapes, layout or head dimension outside the above.
+    """
+    suffix = _check_mma(q, k, v)
+    config = TUNED if config is None else config
+    bh, L, d = q.shape
+    S = k.shape[1]
+    idx = q.device_id
+    out = empty((bh, L, d), q.dtype, idx)
+    lse = empty((bh, L), _F32, idx)
+    if bh and L:
+        smem = _mma_fwd_smem(d, config)
+        fn = _mma_kernel("flash_mma_fwd", suffix, d, idx, smem, mma_options(config))
+        launch(fn, (bh, cdiv(L, config["BQ"])), (2 * config["BQ"],),
+               (q, k, v, out, lse, L, S, np.float32(scale), np.bool_(causal)), shared_mem=smem, index=idx)
+    return out, lse
+
+
+def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal):
+    """Gradients (dq, dk, dv) of :func:`flash_attention_mma`, of q's dtype, from its inputs, output,
+    log-sum-exp and the upstream gradient ``grad`` [BH, L, D] (q's dtype, contiguous, aligned).
+    FlashAttention-2's backward: delta = rowsum(grad * out); dK, dV per key tile; dQ per query tile
+    (no atomics: deterministic)."""
+    suffix = _check_mma(q, k, v)
+    _check_mma(grad, out, out)
+    bh, L, d = q.shape
+    S = k.shape[1]
+    idx = q.device_id
+    dq = empty(q.shape, q.dtype, idx)
+    dk = empty(k.shape, q.dtype, idx)
+    dv = empty(v.shape, q.dtype, idx)
+    if not (bh and L and S):
+        return dq, dk, dv
+    delta = empty((bh, L), _F32, idx)
+    rows = bh * L
+    opts = mma_options(TUNED)      # the backward ignores the forward's options: share its module
+    launch(_mma_kernel("flash_mma_bwd_dot", suffix, d, idx, 0, opts), (cdiv(rows * 32, THREADS),), (THREADS,),
+           (grad, out, delta, rows), index=idx)
+    common = (L, S, np.float32(scale), np.bool_(causal))
+    smem = _mma_bwd_smem("dkdv", d)
+    launch(_mma_kernel("flash_mma_bwd_dkdv", suffix, d, idx, smem, opts), (bh, cdiv(S, BWD_ROWS)), (BWD_THREADS,),
+           (q, k, v, grad, lse, delta, dk, dv) + common, shared_mem=smem, index=idx)
+    smem = _mma_bwd_smem("dq", d)
+    launch(_mma_kernel("flash_mma_bwd_dq", suffix, d, idx, smem, opts), (bh, cdiv(L, BWD_ROWS)), (BWD_THREADS,),
+           (q, k, v, grad, lse, delta, dq) + common, shared_mem=smem, index=idx)
     return dq, dk, dv

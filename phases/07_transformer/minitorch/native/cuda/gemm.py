@@ -12,7 +12,9 @@ transposed view (``W.T``, ``grad.T``) is multiplied where it lies.
 Dispatch: :func:`matmul` and :func:`linear` (the backend functions the Tensor layer calls) ask
 :func:`choose` for the rung of a product's (shape class, kind of arithmetic, GPU architecture):
 first the tuned table ``minitorch/cuda/gemm/tuned.json`` that the autotuner writes, then a built-in
-order (the highest rung that exists, runs on this GPU and has the dtype).
+order (the highest rung that exists, runs on this GPU and has the dtype). Rung 12 (wgmma) is built
+for the arch-specific target sm_90a, which CuPy's RawModule cannot ask NVRTC for: see
+:func:`target_kernel`; it runs on sm_90 GPUs only (:func:`runs_on`).
 """
 import functools
 import itertools
@@ -35,7 +37,10 @@ class Rung:
     rows and columns of C one block computes, ``dtypes`` the kernel suffixes it has, ``smem``
     dynamic shared memory in bytes (0: static only), ``arch`` the oldest compute capability,
     ``tensor_cores`` whether float32 inputs are rounded to TF32 (only with allow_tf32),
-    ``options`` NVRTC options (compile-time tile sizes for the tuned rungs)."""
+    ``options`` NVRTC options (compile-time tile sizes for the tuned rungs); ``target`` the
+    arch-specific NVRTC target it is built for ("sm_90a": it runs on that GPU only, see
+    :func:`target_kernel`), ``entries`` the kernel names it has when not every layout of every
+    dtype (the other products go to rung ``fallback``)."""
     file: str
     block: tuple
     tile: tuple
@@ -44,6 +49,9 @@ class Rung:
     arch: int = 70
     tensor_cores: bool = False
     options: tuple = field(default=())
+    target: str = ""
+    entries: tuple = ()
+    fallback: str = ""
 
 
 RUNGS = {
@@ -63,10 +71,18 @@ RUNGS = {
     # bf16/fp16 on tensor cores (sm_80+): ldmatrix from swizzled smem tiles, 3 stages. tensor_cores
     # stays False: it marks float32 rounded to TF32 (allow_tf32), and this rung has no float32.
     "11_half_mma": Rung("gemm/11_half_mma.cu", (256,), (128, 128), ("bf16", "f16"), smem=98304, arch=80),
+    # wgmma (sm_90a only): 2 warpgroups, 128 x BN block tile from 128-byte-swizzled cp.async tiles.
+    # bf16/f16 in all four layouts; float32 (TF32, K-major operands only) in 'nt' alone, the other
+    # layouts run rung 10. Block, tile, smem and options come from TUNED_DEFAULTS below.
+    "12_wgmma": Rung("gemm/12_wgmma.cu", (256,), (128, 256), ("bf16", "f16", "f32"), arch=90,
+                     tensor_cores=True, target="sm_90a",
+                     entries=tuple(f"gemm_{la}{lb}_{s}" for s in ("bf16", "f16") for la in "nt" for lb in "nt")
+                     + ("gemm_nt_f32",),
+                     fallback="10_tf32_mma"),
 }
 
 
-# ---- the tuned rungs (07-11): tile sizes are compile-time parameters --------------------------
+# ---- the tuned rungs (07-12): tile sizes are compile-time parameters --------------------------
 # Each of these files reads its tile sizes from macros (-DBM=128 ...); the values below are the
 # files' own defaults, written out so that Python always knows the block, tile and shared memory
 # that go with a compiled kernel. rung_with(rung, config) makes the Rung of any configuration;
@@ -88,6 +104,9 @@ TUNED_DEFAULTS = {
                     "FRAG_DB": 0, "KPERM": 0, "CVT_SMEM": 0, "GROUP_M": 0, "MINB": 0},
     "11_half_mma": {"BM": 128, "BN": 128, "BK": 64, "WM": 64, "WN": 32, "STAGES": 3,
                     "FRAG_DB": 0, "GROUP_M": 0, "MINB": 0},
+    # rung 12: the wgmma's N (= the tile's BN; BM is 128, two warpgroups), pipeline depth,
+    # rasterization, blocks per SM promised to the compiler (2: BN 128, STAGES 3, 128 registers)
+    "12_wgmma": {"BN": 256, "STAGES": 4, "GROUP_M": 0, "MINB": 1},
 }
 
 # The values the autotuner tries for each parameter (tuning_configs keeps the valid combinations).
@@ -107,6 +126,7 @@ TUNING_SPACE = {
                     "MINB": [0, 1]},
     "11_half_mma": {"BM": [128], "BN": [128], "BK": [64], "WM": [64], "WN": [32],
                     "STAGES": [3, 4], "FRAG_DB": [0, 1], "GROUP_M": [0, 8], "MINB": [0, 1]},
+    "12_wgmma": {"BN": [128, 256], "STAGES": [3, 4], "GROUP_M": [0, 8], "MINB": [1, 2]},
 }
 
 # Accumulators (C elements) per thread worth trying: more do not fit in 255 registers without
@@ -114,7 +134,7 @@ TUNING_SPACE = {
 # 32 leave too few FMAs per shared-memory read, and fewer than 128 threads too few warps to hide
 # latency. Not validity rules: such configurations are correct, only not worth timing.
 _ACCUMULATORS = {"07_autotuned": (16, 128), "08_warptile": (32, 128), "09_pipelined": (32, 64),
-                 "10_tf32_mma": (32, 128), "11_half_mma": (32, 128)}
+                 "10_tf32_mma": (32, 128), "11_half_mma": (32, 128), "12_wgmma": (64, 128)}
 _MIN_THREADS = 128
 # Rung 09: 4-byte copies a thread issues per k-tile in the worst layout ('nt': both operands along
 # k), (BM + BN) * BK / NUM_THREADS; past 16 some layouts spill registers (seen at 24: BM=64,
@@ -146,6 +166,7 @@ _SPILLING = frozenset({
     ('11_half_mma', ('-DBM=128', '-DBN=128', '-DBK=64', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=0', '-DGROUP_M=8', '-DMINB=0')),
     ('11_half_mma', ('-DBM=128', '-DBN=128', '-DBK=64', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DGROUP_M=0', '-DMINB=0')),
     ('11_half_mma', ('-DBM=128', '-DBN=128', '-DBK=64', '-DWM=64', '-DWN=32', '-DSTAGES=3', '-DFRAG_DB=1', '-DGROUP_M=8', '-DMINB=0')),
+    ('12_wgmma', ('-DBN=128', '-DSTAGES=3', '-DGROUP_M=8', '-DMINB=2')),          # sm_90a
 })
 STATIC_SMEM = 48 * 1024      # shared memory a block may declare statically (rungs 07, 08)
 MAX_SMEM = 227 * 1024        # the most dynamic shared memory any GPU gives one block (sm_90)
@@ -205,6 +226,20 @@ def _tc_geometry(rung, c, need):
     return threads, smem
 
 
+def _wgmma_geometry(c, need):
+    """_geometry for rung 12 (12_wgmma.cu's static_asserts): 256 threads, a 128 x BN tile, STAGES
+    buffers of (128 + BN) rows of 128 bytes, plus 1 KB to align them to 1024 bytes."""
+    bn, stages, group, minb = c["BN"], c["STAGES"], c["GROUP_M"], c["MINB"]
+    need(bn in (128, 256), "BN 128 or 256")
+    need(stages in (3, 4), "STAGES 3 or 4")
+    need(isinstance(group, int) and group >= 0, "GROUP_M >= 0")
+    smem = stages * (128 + bn) * 128 + 1024
+    need(smem <= MAX_SMEM, "dynamic shared memory <= 227 KB")
+    need(minb == 1 or (minb == 2 and bn == 128 and 2 * (smem + 1024) <= SM_SMEM),
+         "MINB 1, or 2 with BN = 128 and two blocks' shared memory in one SM (STAGES 3)")
+    return 256, (128, bn), smem
+
+
 def _geometry(rung, c):
     """(threads per block, (BM, BN), dynamic shared memory bytes) of configuration ``c`` (a full
     dict) of tuned rung ``rung``, after checking the rules the file's static_asserts check.
@@ -215,6 +250,11 @@ def _geometry(rung, c):
         if not ok:
             broken.append(rule)
 
+    if rung == "12_wgmma":
+        threads, tile, smem = _wgmma_geometry(c, need)
+        if broken:
+            raise ValueError(f"{rung}: invalid configuration {c}: needs " + "; ".join(broken))
+        return threads, tile, smem
     if rung in TENSOR_CORE_TUNED:
         threads, smem = _tc_geometry(rung, c, need)
         if "NUM_THREADS" in c:
@@ -307,7 +347,7 @@ def _rung_with(rung, items):
 
 def rung_with(rung, config):
     """The :class:`Rung` of tuned rung ``rung`` ("07_autotuned", "08_warptile", "09_pipelined",
-    "10_tf32_mma", "11_half_mma")
+    "10_tf32_mma", "11_half_mma", "12_wgmma")
     compiled with ``config``: a dict of parameters ({"BM": 64, "BK": 16, ...}; missing ones keep
     the defaults of :data:`TUNED_DEFAULTS`) or a tuple of NVRTC options ("-DBM=64", ...). Its
     block, tile, dynamic shared memory and options all follow the configuration.
@@ -393,20 +433,20 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
         except ValueError:
             continue
         threads = spec.block[0]
+        bm, bn = spec.tile
         low, high = _ACCUMULATORS[rung]
-        if not low <= config["BM"] * config["BN"] // threads <= high or threads < _MIN_THREADS \
-                or spec.smem > max_smem:
+        if not low <= bm * bn // threads <= high or threads < _MIN_THREADS or spec.smem > max_smem:
             continue
-        staged = (config["BM"] + config["BN"]) * config["BK"] // threads     # floats a tile, per thread
+        staged = (bm + bn) * config.get("BK", 0) // threads     # floats a tile, per thread
         if rung == "09_pipelined" and staged > _MAX_COPIES:
             continue
-        if rung == "08_warptile" and config["BM"] * config["BN"] // threads + staged > _MAX_LIVE:
+        if rung == "08_warptile" and bm * bn // threads + staged > _MAX_LIVE:
             continue
         if not _switches_worth(rung, config, threads, spec.smem) or spec.options in _SPILLING_09:
             continue
         if rung in TENSOR_CORE_TUNED and threads != 256:
             continue        # 4 warps of 64 x 64 warptiles spill (nvcc 13); 8 warps it is
-        if config.get("MINB"):
+        if rung in TENSOR_CORE_TUNED and config.get("MINB"):
             # MINB=1 is for FRAG_DB=1 and GROUP_M > 0 (they need more than the 128 registers a thread
             # has when two 256-thread blocks share an SM, and spill there); without them it only
             # lowers occupancy, and where one block per SM is all that fits it changes nothing
@@ -459,14 +499,18 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
     None; returns a new contiguous [..., M, N] array of the same dtype. Both operands share a dtype
     the rung has; each may be any view whose rows or columns are unit-stride (others are copied).
     ``options`` replaces the rung's NVRTC options (the autotuner's tile sizes). For a tuned rung
-    (07-11) the launch follows them: ``options=("-DBM=64", ...)`` or ``config={"BM": 64, ...}``
+    (07-12) the launch follows them: ``options=("-DBM=64", ...)`` or ``config={"BM": 64, ...}``
     (parameters not given keep their defaults) give the block, tile and shared memory of that
     configuration (:func:`rung_with`).
+
+    A rung with ``entries`` (12_wgmma: TF32 only in layout 'nt') hands the products it has no
+    kernel for to its ``fallback`` rung.
 
     Raises:
         KeyError: unknown rung.  TypeError: dtypes differ or the rung has none for them.
         ValueError: operands not 2-D or more, inner sizes or batch shapes that do not match, a
-            bias that is not [N]; for a tuned rung, an invalid configuration.
+            bias that is not [N]; for a tuned rung, an invalid configuration; an arch-specific
+            rung (12_wgmma: sm_90a) on another GPU.
     """
     spec = RUNGS[rung]
     if rung in TUNED_DEFAULTS and (options is not None or config is not None):
@@ -510,7 +554,16 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
             out = binary("add", out, bias)
         return out
     name = f"gemm_{la[0]}{lb[0]}_{SUFFIX[a.dtype]}"
-    fn = kernel(spec.file, name, idx, spec.options if options is None else tuple(options))
+    if spec.entries and name not in spec.entries:
+        return gemm(a, b, bias, spec.fallback)   # a layout/dtype this rung lacks (rung 12: TF32 'nn')
+    options = spec.options if options is None else tuple(options)
+    if spec.target:
+        if _target_arch(spec.target) != arch_of(idx):
+            raise ValueError(f"gemm rung {rung} is built for {spec.target} and runs only on sm_"
+                             f"{_target_arch(spec.target)} GPUs; GPU {idx} is sm_{arch_of(idx)}")
+        fn = target_kernel(spec.file, name, idx, options, spec.target)
+    else:
+        fn = kernel(spec.file, name, idx, options)
     if spec.smem > STATIC_SMEM and id(fn) not in _smem_raised:
         # Past 48 KB a kernel must opt in to more dynamic shared memory, once per kernel
         # (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)); the launch fails otherwise.
@@ -521,6 +574,79 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
     launch_2d(fn, (cdiv(n, bn), cdiv(m, bm), batch), spec.block,
               (a, b, out, bias, m, n, k, la[1], lb[1], batch, layout), idx, spec.smem)
     return out
+
+
+# ---- arch-specific builds (sm_90a) ------------------------------------------------------------------
+# CuPy's RawModule appends its own -arch=sm_<major><minor> to every NVRTC compile, and there is no
+# way to ask it for the arch-specific target sm_90a, the only one with wgmma. So the rungs with a
+# Rung.target are compiled here: the same source text as compiler.kernel (includes pasted in),
+# the same options, NVRTC's -arch=<target>; the cubin is written to a file (named by the hash of
+# what went in) and loaded with cupy.RawModule(path=...), which gives the same RawKernel objects.
+_target_kernels = {}     # (file, name, device, options, target) -> RawKernel
+_target_modules = {}     # (file, options, target, device) -> RawModule
+
+
+def _target_arch(target):
+    """The compute capability an arch-specific target runs on: 90 for 'sm_90a'."""
+    return int("".join(ch for ch in target if ch.isdigit()))
+
+
+def _nvrtc_options(options):
+    """``options`` plus what CuPy adds to a RawModule's NVRTC compile (the include directories of
+    the CUDA headers, cuda_bf16.h...), through CuPy's own helper where it has one."""
+    try:
+        return tuple(cp._core.core.assemble_cupy_compiler_options(tuple(options)))
+    except (AttributeError, TypeError):      # an older CuPy: the CUDA toolkit's include directory
+        cuda_path = cp.cuda.get_cuda_path()
+        found = cuda_path and (Path(cuda_path) / "include").is_dir()
+        return tuple(options) + ((f"-I{Path(cuda_path) / 'include'}",) if found else ())
+
+
+def target_kernel(file, name, device, options, target):
+    """The kernel ``name`` of ``minitorch/cuda/<file>`` built by NVRTC for ``target`` ('sm_90a')
+    on GPU ``device``, compiled once per (file, options, target, device).
+
+    Raises:
+        KernelCompileError: NVRTC rejected the file (its log follows).
+    """
+    key = (file, name, device, options, target)
+    fn = _target_kernels.get(key)
+    if fn is not None:
+        return fn
+    mkey = (file, options, target, device)
+    module = _target_modules.get(mkey)
+    if module is None:
+        import hashlib
+        import os
+        import tempfile
+        from cupy_backends.cuda.libs import nvrtc
+
+        from ...cuda import compiler
+        text, _ = compiler.source(compiler.KERNEL_DIR / file)
+        opts = _nvrtc_options(compiler.OPTIONS + tuple(options)) + (f"-arch={target}",)
+        digest = hashlib.sha1("\0".join((text,) + opts + (str(nvrtc.getVersion()),)).encode()).hexdigest()
+        path = Path(tempfile.gettempdir()) / f"minitorch-{os.getuid()}" / f"{target}-{digest}.cubin"
+        if not path.is_file():
+            prog = nvrtc.createProgram(text, file, (), ())
+            try:
+                try:
+                    nvrtc.compileProgram(prog, opts)
+                except nvrtc.NVRTCError as e:
+                    raise compiler.KernelCompileError(
+                        f"{file}: NVRTC could not compile the kernel file for {target} ({e}).\n"
+                        + nvrtc.getProgramLog(prog)) from None
+                cubin = nvrtc.getCUBIN(prog)
+            finally:
+                nvrtc.destroyProgram(prog)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(cubin)
+            tmp.replace(path)             # atomic: a concurrent reader sees all of it or nothing
+        with cp.cuda.Device(device):
+            module = _target_modules[mkey] = cp.RawModule(path=str(path))
+    with cp.cuda.Device(device):
+        fn = _target_kernels[key] = module.get_function(name)
+    return fn
 
 
 # ---- dispatch: which rung for which product ----------------------------------------------------------
@@ -564,8 +690,14 @@ def _usable(name, suffix, arch, tensor_cores_ok):
     """Whether rung ``name`` exists, has entry points for ``suffix``, runs on compute capability
     ``arch`` and (for float32) uses tensor cores only when ``tensor_cores_ok``."""
     spec = RUNGS.get(name)
-    return (spec is not None and suffix in spec.dtypes and spec.arch <= arch
+    return (spec is not None and suffix in spec.dtypes and runs_on(spec, arch)
             and (suffix != "f32" or tensor_cores_ok or not spec.tensor_cores))
+
+
+def runs_on(spec, arch):
+    """Whether the kernels of Rung ``spec`` run on a GPU of compute capability ``arch`` (90):
+    ``spec.arch`` or newer, and exactly the target's GPU for an arch-specific build (sm_90a)."""
+    return spec.arch <= arch and (not spec.target or _target_arch(spec.target) == arch)
 
 
 def _default(suffix, arch, tf32):
