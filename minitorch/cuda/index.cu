@@ -211,12 +211,12 @@ __device__ __forceinline__ long long warp_inclusive_scan(long long v) {
     })
 
 // scatter_mul_<t>, scatter_max_<t>, scatter_min_<t>: scatter_reduce's prod, amax, amin (CAS loops)
-#define SCATTER_REDUCE(T, SUF, NAME, OP)                                                             \
+#define SCATTER_REDUCE(T, SUF, NAME, OP) MT_IF_##SUF(                                               \
     extern "C" __global__ void scatter_##NAME##_##SUF(T* dst, const long long* __restrict__ index,   \
                                                       const T* __restrict__ src, long long n, long long size, \
                                                       long long stride, const Layout L) {            \
         ix::scatter(dst, index, src, n, size, stride, L, ix::OP());                                  \
-    }
+    })
 #define SCATTER_REDUCE_ALL(T, SUF) SCATTER_REDUCE(T, SUF, mul, Mul) SCATTER_REDUCE(T, SUF, max, Max) \
     SCATTER_REDUCE(T, SUF, min, Min)
 
