@@ -187,7 +187,7 @@ def test_scan_lengths(device, rng, n):
     check_op(lambda lib, x: lib.cumsum(x, 0), [(n,)], device, rng, dtype="int64")     # exact: any order
 
 
-TILE = 8192              # cuda's float32 scan tile (8-byte dtypes: 4096, so n sits at tile edges for both); a row of more than 4 tiles takes the look-back scan
+TILE = 16384             # cuda's float32 scan tile (8-byte dtypes: 4096, so n sits at tile edges for both); a row of more than 4 tiles takes the look-back scan
 
 
 @pytest.mark.parametrize("n", [TILE - 1, TILE, TILE + 1, 4 * TILE + 1, 33 * TILE + 5, 2**24 + 3])
@@ -197,7 +197,7 @@ def test_scan_tiles_exact(device, rng, n, dtype):
     EXACTLY: cumsum of small integers and cumprod of +-1 are exact in every dtype and any order of
     additions, so one tile prefix too many or too few shows. Also an unaligned view (no 128-bit
     loads), a strided output (dim 0 of (n, 2)), two launches in a row (statuses reset) and 3 rows of
-    ~2n/3: one block per row, tile after tile, up to 4 tiles (4 TILE + 1: rows of 21845, their tiles
+    ~2n/3: one block per row, tile after tile, up to 4 tiles (4 TILE + 1: rows of 43690, their tiles
     16-byte aligned in rows 0 and 2 only), else the look-back over 3 rows (windows reaching into the
     row before)."""
     _long_only_on_cuda(device, n)

@@ -78,7 +78,7 @@
 #define BQ 128
 #endif
 #ifndef BKV
-#define BKV 64
+#define BKV 128
 #endif
 
 #define FM_NEG_INF __int_as_float(0xff800000)

@@ -7,12 +7,12 @@
 // of two operands (`kept`), and the element step along the row with in_stride / out_stride, so any
 // view is read in place.
 //
-// Both kernels work on TILES of TILE = THREADS x ITEMS consecutive elements of a row, ITEMS = 128
-// bytes / sizeof(T) per thread (256 x 32 = 8192 floats, 256 x 16 = 4096 doubles), read once into registers, scanned there, and written once: memory sees one read and one
-// write per element, like a copy. (Why 32 per thread: a long row's tiles wait on each other in the
-// look-back below, and fewer, larger tiles make that chain shorter. benchmarks/tune_scan.py timed
-// the choices on the H100: 64M floats took 0.29 ms with 16 per thread, 0.24 ms with 32, a copy 0.18.
-// 8-byte values keep 16 per thread: 32 would not fit in the 64 registers of 4 blocks per SM.)
+// Both kernels work on TILES of TILE = THREADS x ITEMS consecutive elements of a row, ITEMS = 64
+// floats or 16 doubles/int64s per thread (256 x 64 = 16384 floats, 4096 doubles), read once into registers, scanned there, and written once: memory sees one read and one
+// write per element, like a copy. (Why 64 floats per thread: a long row's tiles wait on each other in
+// the look-back below, and fewer, larger tiles make that chain shorter. benchmarks/tune_scan.py
+// timed the choices on the H100: 64M floats took 0.29 ms with 16 per thread, 0.24 ms with 32 and
+// 0.227 ms with 64 (80% of a copy's 0.181 ms; torch.cumsum 0.259 ms).)
 //
 // Mapping of threads to data inside a tile: warp w (of 8) owns the 32 ITEMS elements starting at
 // 32 ITEMS w, cut into chunks of 32 x VEC elements, VEC = 16 bytes / sizeof(T) (4 floats, 2 doubles
@@ -63,22 +63,23 @@ namespace sc {
 #define SCAN_THREADS 256
 #endif
 #ifndef SCAN_BYTES
-#define SCAN_BYTES 128                        // bytes of the row per thread: 32 floats, 16 doubles/int64s
+#define SCAN_BYTES 256                        // bytes of the row per thread: 64 floats (16 doubles/int64s)
 #endif
 #ifndef SCAN_MAX_SLEEP_NS
 #define SCAN_MAX_SLEEP_NS 256                 // the look-back's longest wait between two polls
 #endif
-// Blocks per SM that __launch_bounds__ keeps registers for: as many as fit without spilling the
-// 128 bytes each thread holds (3 for 4-byte values: 85 registers; 2 for 8-byte ones: 128).
-#ifdef SCAN_MIN_BLOCKS
-template <typename T> constexpr int MIN_BLOCKS = SCAN_MIN_BLOCKS;
-#else
-template <typename T> constexpr int MIN_BLOCKS = sizeof(T) == 4 ? 3 : 2;
+// Blocks per SM that __launch_bounds__ keeps registers for: 2 (128 registers a thread) hold what
+// each thread keeps without spilling.
+#ifndef SCAN_MIN_BLOCKS
+#define SCAN_MIN_BLOCKS 2
 #endif
+template <typename T> constexpr int MIN_BLOCKS = SCAN_MIN_BLOCKS;
 constexpr int THREADS = SCAN_THREADS;         // per block (8 warps); the launcher uses the same
 constexpr int WARPS = THREADS / 32;
-template <typename T> constexpr int ITEMS = SCAN_BYTES / sizeof(T);   // elements per thread, in registers
-template <typename T> constexpr int TILE = THREADS * ITEMS<T>;         // 8192 floats a tile; the launcher's
+// elements per thread, in registers: SCAN_BYTES of 4-byte values, half as many bytes of 8-byte ones
+// (32 doubles and the look-back's state do not fit in 128 registers)
+template <typename T> constexpr int ITEMS = (sizeof(T) == 4 ? SCAN_BYTES : SCAN_BYTES / 2) / sizeof(T);
+template <typename T> constexpr int TILE = THREADS * ITEMS<T>;         // 16384 floats a tile; the launcher's
 
 template <typename T> struct Sum {
     __device__ static T identity() { return T(0); }

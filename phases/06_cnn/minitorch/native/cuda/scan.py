@@ -14,7 +14,7 @@ from .launch import SUFFIX, blocks_per_gpu, cdiv, kernel, launch_2d, pack_layout
 _SUFFIXES = ("f32", "f64", "i64")
 _I64 = np.dtype(np.int64)
 _BLOCK = 256                 # threads per block: scan.cu's THREADS
-_BYTES = 128                 # of a row per thread, in registers: scan.cu's SCAN_BYTES
+_BYTES = 256                 # of a row per thread, in registers (8-byte dtypes: half): scan.cu's SCAN_BYTES
 _occupancy = {}
 
 
@@ -32,8 +32,9 @@ def _plan(shape, strides, itemsize, dim):
 
 
 def _tile(itemsize):
-    """Elements of a row that one block scans at once: 128 bytes per thread (scan.cu's TILE<T>)."""
-    return _BLOCK * _BYTES // itemsize
+    """Elements of a row that one block scans at once (scan.cu's TILE<T>): 64 float32 or 16 8-byte
+    values per thread."""
+    return _BLOCK * (_BYTES if itemsize == 4 else _BYTES // 2) // itemsize
 
 
 def _few_long_rows(fn, n_rows, length, index, tile):
@@ -50,7 +51,7 @@ def cumulative(op, a, dim):
 
     ``a``: float32, float64 or int64 of any strides and shape (0-d: pass it as shape (1,)); ``dim``
     non-negative. Returns a new contiguous array of ``a``'s shape and dtype. One block scans each
-    row, or, for few long rows, one block each tile of 8192 floats (4096 8-byte values) in a single pass with
+    row, or, for few long rows, one block each tile of 16384 floats (4096 8-byte values) in a single pass with
     decoupled look-back (scan.cu); float results differ from a sequential sum by rounding.
 
     Raises:
