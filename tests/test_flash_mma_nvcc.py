@@ -14,9 +14,11 @@ from test_nvcc import NVCC, SPILLS
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")]
 
 PATH = KERNEL_DIR / "attention" / "02_flash_mma.cu"
-LADDER = {"baseline": "-DSWIZZLE=0 -DDOUBLE_BUFFER=0 -DEXP2_FMA=0",
-          "swizzle": "-DSWIZZLE=1 -DDOUBLE_BUFFER=0 -DEXP2_FMA=0",
-          "double_buffer": "-DSWIZZLE=1 -DDOUBLE_BUFFER=1 -DEXP2_FMA=0"}
+# the ladder's steps run 128 x 64 tiles (attention.LADDER); the file's defaults are the tuned kernel
+LADDER = {"baseline": "-DSWIZZLE=0 -DDOUBLE_BUFFER=0 -DEXP2_FMA=0 -DBQ=128 -DBKV=64",
+          "swizzle": "-DSWIZZLE=1 -DDOUBLE_BUFFER=0 -DEXP2_FMA=0 -DBQ=128 -DBKV=64",
+          "double_buffer": "-DSWIZZLE=1 -DDOUBLE_BUFFER=1 -DEXP2_FMA=0 -DBQ=128 -DBKV=64",
+          "tuned (defaults)": ""}
 TILES = [(64, 32), (64, 64), (64, 128), (128, 64), (128, 128)]
 CASES = dict(LADDER, **{f"tiles_{bq}x{bkv}": f"-DBQ={bq} -DBKV={bkv}" for bq, bkv in TILES})
 
