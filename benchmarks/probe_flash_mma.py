@@ -23,7 +23,6 @@ compiling one module per configuration).
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 import traceback
@@ -33,6 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import minitorch  # noqa: E402
+from gemm_common import poisoned, time_ms  # noqa: E402
 
 import ml_dtypes  # noqa: E402
 import torch  # noqa: E402
@@ -69,20 +69,6 @@ def errors(ours, ref):
         return float("inf"), float("inf")
     frob = np.linalg.norm(ours - ref) / max(np.linalg.norm(ref), 1e-12)
     return float(frob), float(np.abs(ours - ref).max() / max(np.abs(ref).max(), 1e-12))
-
-
-def poison_allocator():
-    """Every block our allocator hands out is filled with 0xFF first (tests/conftest.py's fixture)."""
-    import cupy as cp
-    from minitorch.cuda import memory
-    real = memory.Pool.malloc
-
-    def malloc(self, nbytes, stream):
-        block = real(self, nbytes, stream)
-        cp.cuda.runtime.memsetAsync(block.ptr, 0xFF, block.size, stream)
-        return block
-    memory.Pool.malloc = malloc
-    return lambda: setattr(memory.Pool, "malloc", real)
 
 
 def rounded(rng, shape, dtype, lo=-2.0, hi=2.0):
@@ -146,30 +132,23 @@ def check_backward(N, dtype, rng):
     return worst
 
 
+def check_all(N, record, configs, tiles, rng):
+    """Every forward configuration and both backward dtypes against the references (record["check"])."""
+    for name, cfg in list(configs.items()) + list(tiles.items()):
+        try:
+            record["check"][f"fwd {name}"] = check_forward(N, name, cfg, rng)
+        except Exception as e:                       # noqa: BLE001 - one failure must not stop the rest
+            record["check"][f"fwd {name}"] = {"ok": False, "failures": [repr(e)]}
+            log(f"forward {name}: ERROR", repr(e)); traceback.print_exc()
+    for dtype in HALF:
+        try:
+            record["check"][f"bwd {dtype}"] = check_backward(N, dtype, rng)
+        except Exception as e:                       # noqa: BLE001
+            record["check"][f"bwd {dtype}"] = {"ok": False, "failures": [repr(e)]}
+            log(f"backward {dtype}: ERROR", repr(e)); traceback.print_exc()
+
+
 # ---- timing -------------------------------------------------------------------------------------
-_flush = None
-
-
-def time_ms(fn, warmup=2, repeats=9):
-    """Median ms of fn() between CUDA events, the L2 cache flushed (256 MB written) before each call."""
-    global _flush
-    if _flush is None:
-        _flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    samples = []
-    for _ in range(repeats):
-        _flush.zero_()
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_time(stop))
-    return statistics.median(samples)
-
-
 def flops(bh, L, d, causal, backward):
     f = 4 * bh * L * L * d * (0.5 if causal else 1.0)
     return f * 3.5 if backward else f
@@ -196,20 +175,8 @@ def main():
 
     # 1. correctness
     rng = np.random.default_rng(int(time.time()))
-    unpoison = poison_allocator()
-    for name, cfg in list(configs.items()) + list(tiles.items()):
-        try:
-            record["check"][f"fwd {name}"] = check_forward(N, name, cfg, rng)
-        except Exception as e:                       # noqa: BLE001 - one failure must not stop the rest
-            record["check"][f"fwd {name}"] = {"ok": False, "failures": [repr(e)]}
-            log(f"forward {name}: ERROR", repr(e)); traceback.print_exc()
-    for dtype in HALF:
-        try:
-            record["check"][f"bwd {dtype}"] = check_backward(N, dtype, rng)
-        except Exception as e:                       # noqa: BLE001
-            record["check"][f"bwd {dtype}"] = {"ok": False, "failures": [repr(e)]}
-            log(f"backward {dtype}: ERROR", repr(e)); traceback.print_exc()
-    unpoison()
+    with poisoned():
+        check_all(N, record, configs, tiles, rng)
 
     # 2. timing
     lengths = [1024, 4096] if args.quick else [512, 1024, 2048, 4096, 8192]
