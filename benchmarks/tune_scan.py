@@ -27,12 +27,13 @@ from minitorch.native.cuda.launch import cdiv, launch_2d  # noqa: E402
 from minitorch.native.cuda.scan import _plan  # noqa: E402
 
 I64 = np.dtype(np.int64)
-# (threads per block, items per thread, min blocks per SM, longest sleep in ns): the shipped
+# (threads per block, items per thread, min blocks per SM, longest sleep in ns, streaming cache
+# hints): the shipped
 # default first; on the H100 (2026-11-24) 256 x 16 gave 62% of copy, 256 x 32 (4 blocks) 76%,
 # 256 x 64 (2 blocks) 80%, 256 x 48 52% (12 chunks of 4 split unevenly), 8 items 50%
-CONFIGS = [(256, 64, 2, 256), (256, 32, 3, 256), (256, 32, 4, 256), (256, 32, 2, 256), (256, 32, 4, 64), (256, 32, 4, 1024), (256, 48, 2, 256), (256, 32, 3, 64),
-           (256, 64, 1, 256), (128, 32, 8, 256), (128, 64, 4, 256), (128, 64, 2, 256),
-           (512, 32, 2, 256), (512, 32, 1, 256), (256, 16, 2, 256)]
+CONFIGS = [(256, 64, 2, 256, 0), (256, 64, 2, 256, 1), (256, 64, 1, 256, 0), (256, 64, 1, 256, 1),
+           (512, 64, 1, 256, 0), (512, 64, 1, 256, 1), (512, 32, 2, 256, 0), (512, 32, 2, 256, 1),
+           (256, 32, 4, 256, 0), (256, 32, 4, 256, 1), (128, 64, 4, 256, 1), (256, 64, 2, 64, 1)]
 
 
 def cumsum_with(options, threads, tile, x):
@@ -61,10 +62,10 @@ def main():
     torch_ms = time_ms(lambda: torch.cumsum(tx, 0), args.repeats)
     rows = []
     print(f"copy {copy_ms:.3f} ms; torch.cumsum {torch_ms:.3f} ms ({100 * copy_ms / torch_ms:.0f}% of copy)", flush=True)
-    print(f"{'threads':>8}{'items':>6}{'minb':>5}{'sleep':>6}{'ms':>8}{'% copy':>8}{'max rel err':>12}")
-    for threads, items, minb, sleep in CONFIGS:
+    print(f"{'threads':>8}{'items':>6}{'minb':>5}{'sleep':>6}{'stream':>7}{'ms':>8}{'% copy':>8}{'max rel err':>12}")
+    for threads, items, minb, sleep, streaming in CONFIGS:
         opts = (f"-DSCAN_THREADS={threads}", f"-DSCAN_BYTES={4 * items}", f"-DSCAN_MIN_BLOCKS={minb}",
-                f"-DSCAN_MAX_SLEEP_NS={sleep}")
+                f"-DSCAN_MAX_SLEEP_NS={sleep}", f"-DSCAN_STREAMING={streaming}")
         tile = threads * items
         try:
             got = to_numpy(cumsum_with(opts, threads, tile, x)).astype(np.float64)
@@ -73,15 +74,16 @@ def main():
         except Exception as e:   # one configuration failing (registers, compile) must not stop the rest
             print(f"{opts}: {type(e).__name__}: {str(e)[:200]}")
             continue
-        rows.append((ms, threads, items, minb, sleep, err))
-        print(f"{threads:>8}{items:>6}{minb:>5}{sleep:>6}{ms:>8.3f}{100 * copy_ms / ms:>7.0f}%{err:>12.1e}", flush=True)
+        rows.append((ms, threads, items, minb, sleep, streaming, err))
+        print(f"{threads:>8}{items:>6}{minb:>5}{sleep:>6}{streaming:>7}{ms:>8.3f}{100 * copy_ms / ms:>7.1f}%{err:>12.1e}",
+              flush=True)
     rows.sort()
     print(f"\nlook-back cumsum of {n} float32 on {torch.cuda.get_device_name()} (median ms, L2 flushed)")
     print(f"copy {copy_ms:.3f} ms ({copy_gbs:.0f} GB/s); torch.cumsum {torch_ms:.3f} ms "
           f"({100 * copy_ms / torch_ms:.0f}% of copy)")
     print("fastest first:")
-    for ms, threads, items, minb, sleep, err in rows[:20]:
-        print(f"{threads:>8}{items:>6}{minb:>5}{sleep:>6}{ms:>8.3f}{100 * copy_ms / ms:>7.0f}%{err:>12.1e}")
+    for ms, threads, items, minb, sleep, streaming, err in rows[:20]:
+        print(f"{threads:>8}{items:>6}{minb:>5}{sleep:>6}{streaming:>7}{ms:>8.3f}{100 * copy_ms / ms:>7.1f}%{err:>12.1e}")
 
 
 if __name__ == "__main__":

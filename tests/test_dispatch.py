@@ -79,6 +79,7 @@ class FakeLauncher:
         m.kernel = lambda file, name, index, options=(): types.SimpleNamespace(file=file, name=name, options=options)
         m.broadcast_layout = self.broadcast_layout
         m.launch_2d = self.launch_2d
+        m.sm_count = lambda index: 132         # an H100
         m.cp = None
 
     @staticmethod
@@ -130,6 +131,9 @@ def gm(monkeypatch):
     elementwise.contiguous = launcher.contiguous
     elementwise.binary = lambda op, x, y: array.from_numpy(read(x) + read(y), x.device_id)
     monkeypatch.setitem(sys.modules, "minitorch.native.cuda.elementwise", elementwise)
+    reduce = types.ModuleType("minitorch.native.cuda.reduce")
+    reduce.sum = lambda x, dims, keepdim=False, scale=1.0: array.from_numpy(read(x).sum(axis=dims), x.device_id)
+    monkeypatch.setitem(sys.modules, "minitorch.native.cuda.reduce", reduce)
     creation = types.ModuleType("minitorch.native.cuda.creation")
     creation.fill_ = lambda x, v: write(x, np.full(x.shape, v))
     monkeypatch.setitem(sys.modules, "minitorch.native.cuda.creation", creation)
@@ -402,6 +406,34 @@ def test_transposed_views_reach_the_kernel_as_layouts_without_copies(gm, rng):
     assert not launcher.copies
 
 
+def test_split_k_slices_rule(gm):
+    split = gm[0].split_k_slices
+    assert split(1536, 384, 16384, 1, "f32", 132) == 4       # the GPT's MLP weight gradient: 36 tiles
+    assert split(384, 384, 16384, 1, "f32", 132) == 16       # 9 tiles: as many slices as allowed
+    assert split(1536, 384, 2048, 1, "f32", 132) == 1        # short K: not worth a second pass
+    assert split(4096, 4096, 16384, 1, "f32", 132) == 1      # enough tiles to fill the GPU
+    assert split(1536, 384, 16384, 2, "f32", 132) == 1       # batched: the batch fills it already
+    assert split(1536, 384, 16384, 1, "bf16", 132) == 1      # half partial sums would round
+    assert split(1536, 384, 12288, 1, "f32", 132) == 4       # a power of two dividing K
+    assert split(1536, 384, 4099, 1, "f32", 132) == 1        # K prime: no equal slices
+
+
+def test_tall_k_products_are_split_and_summed(gm, rng):
+    mod, launcher, array = gm
+    g, x = rng.standard_normal((8192, 300)).astype(F32), rng.standard_normal((8192, 200)).astype(F32)
+    G, X = dev(array, g), dev(array, x)
+    got = mod.matmul(G.T, X)                                 # [300, 8192] @ [8192, 200], a 'tn' weight gradient
+    want = g.T.astype(np.float64) @ x                        # float32 partial sums of 8192 terms: scaled atol
+    np.testing.assert_allclose(read(got), want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+    rec = launcher.launches[-1]
+    slices = mod.split_k_slices(300, 200, 8192, 1, "f32", 132)
+    assert slices > 1 and rec["batch"] == slices and rec["k"] == 8192 // slices and rec["name"] == "gemm_tn_f32"
+    assert not launcher.copies                               # the slices are views
+    bias = rng.standard_normal(200).astype(F32)
+    np.testing.assert_allclose(read(mod.matmul(G.T, X, dev(array, bias))), want + bias, rtol=1e-5,
+                               atol=1e-6 * np.abs(want).max())
+
+
 def test_views_without_a_blas_layout_are_copied_first(gm, rng):
     mod, launcher, array = gm
     base = rng.standard_normal((40, 66)).astype(F32)
@@ -655,6 +687,31 @@ def test_cuda_dispatch_matches_cpu(rng, monkeypatch, allow_tf32):
     a, b = rng.standard_normal((5, 33, 70)).astype(np.float32), rng.standard_normal((5, 70, 17)).astype(np.float32)
     got = mt.bmm(mt.tensor(a, device="cuda"), mt.tensor(b, device="cuda"))
     np.testing.assert_allclose(to_np(got), a @ b, rtol=tol, atol=tol * np.abs(a @ b).max())
+
+
+@pytest.mark.cuda
+def test_cuda_split_k_weight_gradient(rng):
+    """A Linear over 8192 rows: its weight gradient (K = 8192, 12 x 3 output tiles) takes the
+    split-K path; values and gradients against float64, odd sizes (not multiples of the tiles)."""
+    from minitorch.native.cuda import gemm as G
+    assert G.split_k_slices(301, 199, 8192, 1, "f32", G.sm_count(0)) > 1
+    x = rng.standard_normal((8192, 199)).astype(np.float32)
+    w = rng.standard_normal((301, 199)).astype(np.float32)
+    g = rng.standard_normal((8192, 301)).astype(np.float32)
+    tx, tw = (mt.tensor(v, device="cuda", requires_grad=True) for v in (x, w))
+    y = F.linear(tx, tw)
+    y.backward(mt.tensor(g, device="cuda"))
+    want_w = g.T.astype(np.float64) @ x
+    np.testing.assert_allclose(to_np(tw.grad), want_w, rtol=1e-4, atol=1e-4 * np.abs(want_w).max())
+    np.testing.assert_allclose(to_np(y), x.astype(np.float64) @ w.T, rtol=1e-4, atol=1e-3)
+    for dtype in (np.float32, np.float64):                  # a plain tall-K product, both layouts of A
+        a, b = rng.standard_normal((4096 * 3, 131)).astype(dtype), rng.standard_normal((4096 * 3, 77)).astype(dtype)
+        want = a.T.astype(np.float64) @ b
+        got = mt.tensor(a, device="cuda").T @ mt.tensor(b, device="cuda")
+        tol = 1e-4 if dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(to_np(got), want, rtol=tol, atol=tol * np.abs(want).max())
+        got = mt.tensor(np.ascontiguousarray(a.T), device="cuda") @ mt.tensor(b, device="cuda")
+        np.testing.assert_allclose(to_np(got), want, rtol=tol, atol=tol * np.abs(want).max())
 
 
 @pytest.mark.cuda

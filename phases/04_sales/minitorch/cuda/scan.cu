@@ -68,6 +68,9 @@ namespace sc {
 #ifndef SCAN_MAX_SLEEP_NS
 #define SCAN_MAX_SLEEP_NS 256                 // the look-back's longest wait between two polls
 #endif
+#ifndef SCAN_STREAMING
+#define SCAN_STREAMING 0                      // 1: 16-byte loads and stores with the "streaming" cache hint
+#endif
 // Blocks per SM that __launch_bounds__ keeps registers for: 2 (128 registers a thread) hold what
 // each thread keeps without spilling.
 #ifndef SCAN_MIN_BLOCKS
@@ -110,6 +113,31 @@ __device__ __forceinline__ bool vectors_ok(const T* src, const T* dst, long long
     return n == TILE<T> && in_stride == 1 && out_stride == 1 && ((size_t)src & 15) == 0 && ((size_t)dst & 15) == 0;
 }
 
+// One 16-byte vector from / to global memory. With SCAN_STREAMING, through __ldcs / __stcs: every
+// byte is touched once, so the hint asks the caches to evict these lines first.
+template <typename V>
+__device__ __forceinline__ V load16(const V* p) {
+#if SCAN_STREAMING
+    const int4 r = __ldcs(reinterpret_cast<const int4*>(p));
+    V v;
+    memcpy(&v, &r, 16);
+    return v;
+#else
+    return *p;
+#endif
+}
+
+template <typename V>
+__device__ __forceinline__ void store16(V* p, const V& v) {
+#if SCAN_STREAMING
+    int4 r;
+    memcpy(&r, &v, 16);
+    __stcs(reinterpret_cast<int4*>(p), r);
+#else
+    *p = v;
+#endif
+}
+
 // Loads the n <= TILE<T> elements of the tile starting at `src` (step in_stride); past n: identity.
 template <typename T, class Op>
 __device__ __forceinline__ void load_tile(Items<T>& it, const T* __restrict__ src, long long n, long long in_stride,
@@ -118,7 +146,7 @@ __device__ __forceinline__ void load_tile(Items<T>& it, const T* __restrict__ sr
 #pragma unroll
     for (int k = 0; k < I::CHUNKS; ++k) {
         if (vec) {
-            const typename I::Vec v = *(const typename I::Vec*)(src + I::offset(k, 0));
+            const typename I::Vec v = load16((const typename I::Vec*)(src + I::offset(k, 0)));
 #pragma unroll
             for (int j = 0; j < I::VEC; ++j) it.x[k][j] = v.v[j];
         } else {
@@ -142,7 +170,7 @@ __device__ __forceinline__ void store_tile(const Items<T>& it, T* __restrict__ d
             typename I::Vec v;
 #pragma unroll
             for (int j = 0; j < I::VEC; ++j) v.v[j] = it.x[k][j];
-            *(typename I::Vec*)(dst + I::offset(k, 0)) = v;
+            store16((typename I::Vec*)(dst + I::offset(k, 0)), v);
         } else {
 #pragma unroll
             for (int j = 0; j < I::VEC; ++j) {

@@ -28,7 +28,7 @@ from ...backends.cuda import matmul as _tf32_switch
 from ...broadcast import broadcast_shape
 from ...cuda import cupy_or_raise
 from ...cuda.array import empty
-from .launch import SUFFIX, broadcast_layout, cdiv, cp, kernel, launch_2d
+from .launch import SUFFIX, broadcast_layout, cdiv, cp, kernel, launch_2d, sm_count
 
 
 @dataclass(frozen=True)
@@ -370,6 +370,13 @@ def rung_with(rung, config):
 
 
 
+@functools.lru_cache(maxsize=None)
+def _spec_of(rung, options):
+    """``rung_with(rung, options)``, remembered: parsing the options and checking the geometry
+    took ~30 us of host time per GEMM, paid on every matmul of a training step."""
+    return rung_with(rung, config_of(rung, options))
+
+
 def _switches_worth(rung, config, threads, smem):
     """Whether rung 09's register switches (KUNROLL, MIN_BLOCKS, ELEM_COPY) are worth timing with
     this configuration: either all at their defaults (16, 0, 0), or the combination that fits two
@@ -513,10 +520,13 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
             rung (12_wgmma: sm_90a) on another GPU.
     """
     spec = RUNGS[rung]
-    if rung in TUNED_DEFAULTS and (options is not None or config is not None):
-        merged = config_of(rung, options) if options is not None else dict(TUNED_DEFAULTS[rung])
-        spec = rung_with(rung, {**merged, **(config or {})})
+    if rung in TUNED_DEFAULTS and options is not None and config is None:
+        spec = _spec_of(rung, tuple(options))     # matmul's every call: one cached lookup
         options = None                  # spec.options now holds them, in canonical order
+    elif rung in TUNED_DEFAULTS and config is not None:
+        merged = config_of(rung, options) if options is not None else dict(TUNED_DEFAULTS[rung])
+        spec = rung_with(rung, {**merged, **config})
+        options = None
     elif config is not None:
         raise ValueError(f"gemm: rung {rung} has no compile-time configuration")
     if a.dtype != b.dtype or SUFFIX.get(a.dtype) not in spec.dtypes:
@@ -758,6 +768,7 @@ def reload_tuned():
     global _tuned
     _tuned = None
     _choose.cache_clear()
+    _spec_of.cache_clear()
 
 
 @functools.lru_cache(maxsize=None)
@@ -773,8 +784,52 @@ def _mm(a, b, bias):
     suffix = SUFFIX.get(a.dtype)
     if suffix is None or a.dtype != b.dtype:
         raise TypeError(f"cuda matmul takes two arrays of one floating dtype, got {a.dtype} and {b.dtype}")
+    slices = split_k_slices(m, n, k, batch, suffix, sm_count(a.device_id)) if a.ndim == b.ndim == 2 else 1
+    if slices > 1:
+        return _split_k(a, b, bias, slices)
     rung, options = choose(m, n, k, batch, suffix, arch_of(a.device_id))
     return gemm(a, b, bias, rung, options)
+
+
+# ---- split-K: few output tiles, a long inner dimension --------------------------------------------
+# A weight gradient x^T @ dy (the GPT's MLP: 1536 x 384 outputs, K = 16384 tokens) has 36 output
+# tiles of 128 x 128 for 132 SMs: most of the GPU idles while each tile walks all of K. Cutting K
+# into S slices gives S x as many blocks; each slice's product is one batch of a strided-batched
+# GEMM (views, no copies) into an [S, M, N] float32 scratch, which one reduction sums.
+SPLIT_K_MIN_K = 4096          # shorter inner dimensions are not worth the extra pass
+SPLIT_K_TILE = 128            # the output tile the rule counts with (the tuned rungs' BM, BN)
+
+
+def split_k_slices(m, n, k, batch, dtype_suffix, sms):
+    """How many slices to cut K into for ``batch`` products [m, k] @ [k, n] on a GPU of ``sms``
+    SMs: 1 (no split) unless the product is a single float32/float64 matrix with fewer output tiles
+    than SMs and k >= SPLIT_K_MIN_K; then the largest power of two, at most 16, that divides k,
+    keeps every slice at least 1024 long and makes at most about two blocks per SM."""
+    if batch != 1 or dtype_suffix not in ("f32", "f64") or k < SPLIT_K_MIN_K:
+        return 1
+    tiles = cdiv(m, SPLIT_K_TILE) * cdiv(n, SPLIT_K_TILE)
+    if tiles >= sms:
+        return 1
+    slices = 1
+    while (slices * 2 <= 16 and k % (slices * 2) == 0 and k // (slices * 2) >= 1024
+           and tiles * slices * 2 <= 2 * sms):
+        slices *= 2
+    return slices
+
+
+def _split_k(a, b, bias, slices):
+    """``a @ b (+ bias)`` for 2-D ``a`` [M, K], ``b`` [K, N] as the sum over ``slices`` equal K
+    slices: a strided-batched GEMM of views into [slices, M, N], then one sum over the slices."""
+    from .elementwise import binary
+    from .reduce import sum as reduce_sum
+    (m, k), n = a.shape, b.shape[1]
+    kc = k // slices
+    (sa_m, sa_k), (sb_k, sb_n) = a.strides, b.strides
+    a_s = a.as_strided((slices, m, kc), (kc * sa_k, sa_m, sa_k))
+    b_s = b.as_strided((slices, kc, n), (kc * sb_k, sb_k, sb_n))
+    rung, options = choose(m, n, kc, slices, SUFFIX[a.dtype], arch_of(a.device_id))
+    out = reduce_sum(gemm(a_s, b_s, None, rung, options), (0,))
+    return out if bias is None else binary("add", out, bias)
 
 
 def matmul(a, b, bias=None):
