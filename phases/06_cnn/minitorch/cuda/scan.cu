@@ -10,13 +10,14 @@
 // Both kernels work on TILES of TILE = THREADS x ITEMS consecutive elements of a row, ITEMS = 64
 // floats or 16 doubles/int64s per thread (256 x 64 = 16384 floats, 4096 doubles; the look-back
 // kernel is compiled with 512 threads, see native/cuda/scan.py), read once into registers, scanned
-// there, and written once: memory sees one read and one write per element, like a copy. (Why 64
-// floats per thread: a long row's tiles wait on each other in the look-back below, and fewer,
-// larger tiles make that chain shorter. benchmarks/tune_scan.py timed the choices on the H100: 64M floats took 0.29 ms with 16 per thread, 0.24 ms with 32,
-// 0.227 ms with 64, and 0.223 ms with 64 in 512-thread blocks (81% of a copy's 0.181 ms;
-// torch.cumsum 0.26 ms).)
+// there, and written once: memory sees one read and one write per element, like a copy.
+// Why 64 floats per thread: a long row's tiles wait on each other in the look-back below, and
+// fewer, larger tiles make that chain shorter. benchmarks/tune_scan.py timed the choices on the
+// H100: 64M floats took 0.29 ms with 16 per thread, 0.24 ms with 32, 0.227 ms with 64, and
+// 0.223 ms with 64 in 512-thread blocks (81% of a copy's 0.181 ms; torch.cumsum 0.26 ms).
 //
-// Mapping of threads to data inside a tile: warp w (of THREADS / 32) owns the 32 ITEMS elements starting at
+// Mapping of threads to data inside a tile: warp w (of THREADS / 32) owns the 32 ITEMS elements
+// starting at
 // 32 ITEMS w, cut into chunks of 32 x VEC elements, VEC = 16 bytes / sizeof(T) (4 floats, 2 doubles
 // or int64s); in chunk k, lane l holds the VEC consecutive elements 32 ITEMS w + 32 VEC k + VEC l + j,
 // j < VEC. So
