@@ -17,11 +17,9 @@
 // 0.223 ms with 64 in 512-thread blocks (81% of a copy's 0.181 ms; torch.cumsum 0.26 ms).
 //
 // Mapping of threads to data inside a tile: warp w (of THREADS / 32) owns the 32 ITEMS elements
-// starting at
-// 32 ITEMS w, cut into chunks of 32 x VEC elements, VEC = 16 bytes / sizeof(T) (4 floats, 2 doubles
-// or int64s); in chunk k, lane l holds the VEC consecutive elements 32 ITEMS w + 32 VEC k + VEC l + j,
-// j < VEC. So
-// one warp instruction moves 32 x 16 contiguous bytes (a float4 / double2 per lane: fully coalesced
+// starting at 32 ITEMS w, cut into chunks of 32 x VEC elements, VEC = 16 bytes / sizeof(T) (4 floats,
+// 2 doubles or int64s); in chunk k, lane l holds the VEC consecutive elements
+// 32 ITEMS w + 32 VEC k + VEC l + j, j < VEC. So one warp instruction moves 32 x 16 contiguous bytes (a float4 / double2 per lane: fully coalesced
 // 128-bit loads and stores when the row is contiguous and 16-byte aligned; other views and the
 // row's last, partial tile use the same mapping with one guarded load per element).
 // The tile's scan then takes three levels, each combining "everything before me" in front:
