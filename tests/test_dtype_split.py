@@ -3,7 +3,7 @@ MT_IF_<suffix> guards of common.cuh).
 
 CPU: the options each kernel name selects; compiler.kernel against a fake CuPy (which modules it
 builds, with which options); and, where nvcc is on PATH, tools/check_dtype_split.py on the
-kernels and on phase 02's snapshot: every kernel is in exactly the module of the suffix its name
+kernels and on phase 02's snapshot (preprocessed, seconds): every kernel is in exactly the module of the suffix its name
 ends in, and the per-dtype modules together hold the whole file.
 GPU (marked cuda): add_f32 and add_f64 run, from two different modules.
 """
@@ -113,7 +113,7 @@ def test_kernel_keeps_caller_options_and_whole_files(fake_cupy):
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
 @pytest.mark.parametrize("kernels", ["minitorch/cuda", "phases/02_ops/minitorch/cuda"])
 def test_check_dtype_split_tool(kernels):
-    """Every guarded kernel sits in the module of its own suffix and no kernel is lost (nvcc, PTX)."""
+    """Every guarded kernel sits in the module of its own suffix and no kernel is lost (nvcc -E)."""
     run = subprocess.run([sys.executable, str(ROOT / "tools" / "check_dtype_split.py"),
                           "--kernels", str(ROOT / kernels)], capture_output=True, text=True)
     assert run.returncode == 0, f"tools/check_dtype_split.py failed on {kernels}:\n{run.stdout}{run.stderr}"

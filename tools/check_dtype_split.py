@@ -6,8 +6,10 @@ SPLIT_BY_DTYPE; the MT_IF_<suffix> guards of common.cuh) with nvcc, no GPU neede
     python tools/check_dtype_split.py --time       # also time cubin builds: whole file vs f32 module
     python tools/check_dtype_split.py --kernels phases/02_ops/minitorch/cuda   # a phase's snapshot
 
-Each file is compiled to PTX once whole and once per dtype suffix with -DMT_DTYPE_<suffix> (as
-compiler.py asks NVRTC to), and the kernels (the PTX ``.entry`` names) are compared:
+Each file is preprocessed (``nvcc -E``, seconds) once whole and once per dtype suffix with
+-DMT_DTYPE_<suffix> (as compiler.py asks NVRTC to), and its kernels (the ``extern "C" __global__``
+names left after the macros expand; ``--ptx``: the PTX ``.entry`` names of full compiles, minutes)
+are compared:
 
   (a) the union of the per-suffix modules' kernels is the whole file's set: no kernel is lost;
   (b) every kernel of the <suffix> module ends in _<suffix> or in no dtype suffix at all: each
@@ -35,12 +37,17 @@ sys.path.insert(0, str(ROOT))
 from minitorch.cuda.compiler import DTYPE_SUFFIXES, KERNEL_DIR, SPLIT_BY_DTYPE  # noqa: E402
 
 ENTRY = re.compile(r"^\s*\.(?:visible\s+)?\.entry\s+(\w+)\s*\(", re.M)
+EXTERN_C = re.compile(r'extern\s+"C"\s+')
+GLOBAL = re.compile(r"\s*(?:__global__|__attribute__\(\(global\)\))")
+ATTRIBUTES = re.compile(r"(?:__launch_bounds__\s*\(|__attribute__\s*\(\()(?:[^()]|\([^()]*\))*\)\)?")
+KERNEL_HEAD = re.compile(r"\s*(?:void\s+)?(?:\s*)(\w+)\s*\(")
 
 
 def nvcc_run(nvcc, path, defines, kind, arch, out_dir):
-    """Compile ``path`` with ``-D`` ``defines`` to ``kind`` ('ptx' or 'cubin'); (seconds, output path)."""
+    """Compile ``path`` with ``-D`` ``defines`` to ``kind`` ('ptx', 'cubin', or 'i': preprocess
+    only); (seconds, output path)."""
     out = Path(out_dir) / f"{path.stem}_{'_'.join(defines) or 'whole'}.{kind}"
-    cmd = [nvcc, f"-{kind}", f"-arch={arch}", "-std=c++17", "-I", str(path.parent), "-o", str(out),
+    cmd = [nvcc, "-E" if kind == "i" else f"-{kind}", f"-arch={arch}", "-std=c++17", "-I", str(path.parent), "-o", str(out),
            *(f"-D{d}" for d in defines), str(path)]
     start = time.perf_counter()
     run = subprocess.run(cmd, capture_output=True, text=True)
@@ -50,9 +57,20 @@ def nvcc_run(nvcc, path, defines, kind, arch, out_dir):
     return seconds, out
 
 
-def entries(ptx_path):
-    """The kernel names a PTX file defines."""
-    return set(ENTRY.findall(Path(ptx_path).read_text()))
+def entries(path):
+    """The kernel names a PTX file defines, or a preprocessed source (``.i``) declares."""
+    text = Path(path).read_text()
+    if path.suffix == ".ptx":
+        return set(ENTRY.findall(text))
+    names = set()
+    for m in EXTERN_C.finditer(text):             # nvcc -E spells __global__ __attribute__((global))
+        head = text[m.end():m.end() + 400]
+        if not GLOBAL.match(head):
+            continue
+        k = KERNEL_HEAD.match(ATTRIBUTES.sub(" ", GLOBAL.sub(" ", head, count=1)))
+        if k:
+            names.add(k.group(1))
+    return names
 
 
 def dtype_of(name):
@@ -61,11 +79,11 @@ def dtype_of(name):
     return last if last in DTYPE_SUFFIXES else None
 
 
-def check_file(path, nvcc, arch, jobs, tmp):
+def check_file(path, nvcc, arch, jobs, tmp, kind="i"):
     """{'file', 'whole', 'per_suffix': {suffix: names}, 'errors': [...]} for one kernel file."""
     builds = [()] + [(f"MT_DTYPE_{s}",) for s in DTYPE_SUFFIXES]
     with ThreadPoolExecutor(jobs) as pool:
-        done = list(pool.map(lambda d: nvcc_run(nvcc, path, d, "ptx", arch, tmp), builds))
+        done = list(pool.map(lambda d: nvcc_run(nvcc, path, d, kind, arch, tmp), builds))
     whole = entries(done[0][1])
     per_suffix = {s: entries(out) for s, (_, out) in zip(DTYPE_SUFFIXES, done[1:])}
     errors = []
@@ -97,6 +115,7 @@ def main():
     p.add_argument("--arch", default="sm_90")
     p.add_argument("-j", type=int, default=2, help="parallel nvcc runs for the PTX checks")
     p.add_argument("--time", action="store_true", help="also time cubin builds: whole vs f32 module")
+    p.add_argument("--ptx", action="store_true", help="compare PTX entries of full compiles (slow)")
     args = p.parse_args()
     nvcc = shutil.which("nvcc")
     if nvcc is None:
@@ -108,7 +127,7 @@ def main():
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for file in files:
-            r = check_file(args.kernels / file, nvcc, args.arch, args.j, tmp)
+            r = check_file(args.kernels / file, nvcc, args.arch, args.j, tmp, "ptx" if args.ptx else "i")
             if args.time:
                 r.update(time_file(args.kernels / file, nvcc, args.arch, tmp))
             results.append(r)
