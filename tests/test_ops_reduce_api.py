@@ -187,7 +187,7 @@ def test_scan_lengths(device, rng, n):
     check_op(lambda lib, x: lib.cumsum(x, 0), [(n,)], device, rng, dtype="int64")     # exact: any order
 
 
-TILE = 16384             # cuda's float32 scan tile (8-byte dtypes: 4096, so n sits at tile edges for both); a row of more than 4 tiles takes the look-back scan
+TILE = 16384             # cuda's float32 rows-scan tile, the look-back's is 2 TILE (8-byte dtypes: a quarter of each): n sits at tile edges for all; a row of more than 4 tiles takes the look-back scan
 
 
 @pytest.mark.parametrize("n", [TILE - 1, TILE, TILE + 1, 4 * TILE + 1, 33 * TILE + 5, 2**24 + 3])

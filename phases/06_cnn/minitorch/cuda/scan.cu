@@ -8,14 +8,13 @@
 // view is read in place.
 //
 // Both kernels work on TILES of TILE = THREADS x ITEMS consecutive elements of a row, ITEMS = 64
-// floats or 16 doubles/int64s per thread (256 x 64 = 16384 floats, 4096 doubles), read once into
-// registers, scanned there, and written once: memory sees one read and one write per element, like
-// a copy.
+// floats or 16 doubles/int64s per thread (256 x 64 = 16384 floats, 4096 doubles; the look-back
+// kernel is compiled with 512 threads, see native/cuda/scan.py), read once into registers, scanned
+// there, and written once: memory sees one read and one write per element, like a copy.
 // Why 64 floats per thread: a long row's tiles wait on each other in the look-back below, and
 // fewer, larger tiles make that chain shorter. benchmarks/tune_scan.py timed the choices on the
-// H100: 64M floats took 0.29 ms with 16 per thread, 0.24 ms with 32, 0.227 ms with 64 (80% of a
-// copy's 0.181 ms; torch.cumsum 0.26 ms). A look-back compiled with -DSCAN_THREADS=512
-// -DSCAN_MIN_BLOCKS=1 took 0.223 ms (81%) in the same sweep: not yet through the exact tests.
+// H100: 64M floats took 0.29 ms with 16 per thread, 0.24 ms with 32, 0.227 ms with 64, and
+// 0.223 ms with 64 in 512-thread blocks (81% of a copy's 0.181 ms; torch.cumsum 0.26 ms).
 //
 // Mapping of threads to data inside a tile: warp w (of THREADS / 32) owns the 32 ITEMS elements
 // starting at 32 ITEMS w, cut into chunks of 32 x VEC elements, VEC = 16 bytes / sizeof(T) (4 floats,
@@ -79,7 +78,7 @@ namespace sc {
 #define SCAN_MIN_BLOCKS 2
 #endif
 template <typename T> constexpr int MIN_BLOCKS = SCAN_MIN_BLOCKS;
-constexpr int THREADS = SCAN_THREADS;         // per block (8 warps); the launcher uses the same
+constexpr int THREADS = SCAN_THREADS;         // per block (8 warps; the look-back's: 16); the launcher's
 constexpr int WARPS = THREADS / 32;
 // elements per thread, in registers: SCAN_BYTES of 4-byte values, half as many bytes of 8-byte ones
 // (32 doubles and the look-back's state do not fit in 128 registers)
