@@ -4,6 +4,9 @@
     python benchmarks/train_gpt.py --config nanogpt      # nanoGPT's shakespeare_char (6 x 384, 5000 iters)
     python benchmarks/train_gpt.py --torch               # then the same model in PyTorch, for the race
     python benchmarks/train_gpt.py --device cpu --iters 20 --eval-iters 2   # a smoke test
+    python benchmarks/train_gpt.py --config nanogpt --checkpoint ck.safetensors --time-limit 480
+                                                         # stops at an evaluation after 480 s and
+                                                         # saves; the same command resumes there
 
 Both sides train the same model from the same initial weights (ours, copied by name into a PyTorch
 twin with nanoGPT's layout) on the same batches (window starts from one seeded minitorch.Generator):
@@ -11,6 +14,9 @@ AdamW with decay/no-decay groups, nanoGPT's warmup + cosine learning rate, gradi
 1.0, float32 everywhere, TF32 off on the PyTorch side. Only the dropout masks differ.
 
 Every ``eval_interval`` steps: mean train and val loss over ``eval_iters`` batches (dropout off).
+The batches and dropout masks of each stretch between evaluations come from generators seeded with
+(seed + step), so a run stopped at an evaluation and resumed from its checkpoint (model, AdamW
+moments, schedule, losses so far) trains exactly as one that never stopped.
 ms/iter times the training steps only (synchronized at each evaluation, evaluations excluded).
 Writes, per side, ``benchmarks/results/07-transformer__train-gpt-<config>__<side>__<device>.json``
 (config, losses, ms/iter, a time breakdown of one step, device and versions) and a generated
@@ -80,6 +86,20 @@ class Ours:
         if self.device != "cpu":
             mt.cuda.synchronize()
 
+    def seed(self, seed):
+        mt.manual_seed(seed)
+
+    def save(self, path, loop):
+        mt.save({"model": self.model.state_dict(), "optimizer": self.opt.state_dict(),
+                 "scheduler": self.sched.state_dict(), "loop": loop}, path)
+
+    def load(self, path):
+        ckpt = mt.load(path, map_location=self.device)
+        self.model.load_state_dict(ckpt["model"])
+        self.opt.load_state_dict(ckpt["optimizer"])
+        self.sched.load_state_dict(ckpt["scheduler"])
+        return ckpt["loop"]
+
     def no_grad(self):
         return mt.no_grad()
 
@@ -132,6 +152,20 @@ class Theirs(Ours):
     def sync(self):
         if self.device != "cpu":
             self.torch.cuda.synchronize()
+
+    def seed(self, seed):
+        self.torch.manual_seed(seed)
+
+    def save(self, path, loop):
+        self.torch.save({"model": self.model.state_dict(), "optimizer": self.opt.state_dict(),
+                         "scheduler": self.sched.state_dict(), "loop": loop}, path)
+
+    def load(self, path):
+        ckpt = self.torch.load(path, map_location=self.device, weights_only=False)
+        self.model.load_state_dict(ckpt["model"])
+        self.opt.load_state_dict(ckpt["optimizer"])
+        self.sched.load_state_dict(ckpt["scheduler"])
+        return ckpt["loop"]
 
     def no_grad(self):
         return self.torch.no_grad()
@@ -245,19 +279,34 @@ def time_breakdown(side, data, run, steps=10):
     return {key: float(np.median(v)) for key, v in parts.items()}
 
 
-def train(side, data, run, seed, log=print):
+def train(side, data, run, seed, log=print, checkpoint=None, time_limit=math.inf):
     """Train ``side`` for ``max_iters`` steps, evaluating every ``eval_interval`` and at the end.
-    Returns ``{"history": [{"step", "train", "val"}...], "ms_per_iter", "train_seconds"}``."""
-    gen = mt.Generator().manual_seed(seed)
-    history, train_s, last_loss, it = [], 0.0, math.nan, 0
+    Returns ``{"history": [{"step", "train", "val"}...], "ms_per_iter", "train_seconds"}``, or None
+    when ``time_limit`` seconds passed first: then the state at the last evaluation is saved to
+    ``checkpoint`` (a path), and calling again with the same arguments resumes from it."""
+    loop = {"history": [], "train_seconds": 0.0, "step": 0}
+    if checkpoint is not None and Path(checkpoint).exists():
+        loop = side.load(checkpoint)
+        log(f"{side.name}: resumed at step {loop['step']} from {checkpoint}")
+    history, it, last_loss, started = loop["history"], loop["step"], math.nan, time.perf_counter()
+    start_step = it                                          # each call trains at least one stretch
     while True:
-        losses = estimate_loss(side, data, run, seed + 1)
-        history.append({"step": it, **losses})
-        ms = train_s / it * 1e3 if it else math.nan
-        log(f"{side.name:5s} step {it:5d}: train {losses['train']:.4f}, val {losses['val']:.4f}, "
-            f"last batch {last_loss:.4f}, {ms:.1f} ms/iter")
+        if not history or history[-1]["step"] != it:        # a resumed run evaluated here already
+            losses = estimate_loss(side, data, run, seed + 1)
+            history.append({"step": it, **losses})
+            ms = loop["train_seconds"] / it * 1e3 if it else math.nan
+            log(f"{side.name:5s} step {it:5d}: train {losses['train']:.4f}, val {losses['val']:.4f}, "
+                f"last batch {last_loss:.4f}, {ms:.1f} ms/iter")
         if it == run["max_iters"]:
+            if checkpoint is not None:                      # finished: calling again only reports
+                side.save(checkpoint, {**loop, "step": it})
             break
+        if it > start_step and time.perf_counter() - started > time_limit and checkpoint is not None:
+            side.save(checkpoint, {**loop, "step": it})
+            log(f"{side.name}: {time_limit:.0f} s passed; saved step {it} to {checkpoint}")
+            return None
+        gen = mt.Generator().manual_seed(seed + it)          # batches and dropout: a function of the step
+        side.seed(seed + it)
         steps = min(run["eval_interval"], run["max_iters"] - it)
         side.sync()
         t0 = time.perf_counter()
@@ -267,9 +316,10 @@ def train(side, data, run, seed, log=print):
             side.backward(loss)
             side.step()
         last_loss = loss.item()                     # synchronizes: the segment's time is complete
-        train_s += time.perf_counter() - t0
+        loop["train_seconds"] += time.perf_counter() - t0
         it += steps
-    return {"history": history, "ms_per_iter": train_s / run["max_iters"] * 1e3, "train_seconds": train_s}
+    return {"history": history, "ms_per_iter": loop["train_seconds"] / run["max_iters"] * 1e3,
+            "train_seconds": loop["train_seconds"]}
 
 
 def device_name(device):
@@ -289,6 +339,9 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=1337)
     p.add_argument("--sample-chars", type=int, default=500)
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
+    p.add_argument("--checkpoint", type=Path, help="save here when --time-limit passes; resume from it")
+    p.add_argument("--time-limit", type=float, default=math.inf,
+                   help="seconds of training before saving to --checkpoint and stopping (at an evaluation)")
     return p.parse_args(argv)
 
 
@@ -309,7 +362,11 @@ def main(argv=None):
         sides.append(Theirs(model_config, run, args.device, initial))
     args.out.mkdir(parents=True, exist_ok=True)
     for side in sides:
-        record = train(side, data, run, args.seed)
+        checkpoint = args.checkpoint and args.checkpoint.with_suffix(f".{side.name}{args.checkpoint.suffix}")
+        record = train(side, data, run, args.seed, checkpoint=checkpoint, time_limit=args.time_limit)
+        if record is None:
+            print(f"stopped after --time-limit: run the same command again to resume from {checkpoint}")
+            return
         record["breakdown_ms"] = time_breakdown(side, data, run)
         side.model.eval()
         sample = data.tokenizer.decode(side.generate(data.tokenizer.encode("\n"), args.sample_chars, args.seed))
