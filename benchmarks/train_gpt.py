@@ -368,6 +368,10 @@ def main(argv=None):
             print(f"stopped after --time-limit: run the same command again to resume from {checkpoint}")
             return
         record["breakdown_ms"] = time_breakdown(side, data, run)
+        # nanoGPT keeps the checkpoint of the lowest val loss (the model overfits this small corpus:
+        # val rises again late in the run) and reports that loss: we report it beside the final one
+        best = min(record["history"], key=lambda h: h["val"])
+        record["best_val"] = {"step": best["step"], "val": best["val"], "train": best["train"]}
         side.model.eval()
         sample = data.tokenizer.decode(side.generate(data.tokenizer.encode("\n"), args.sample_chars, args.seed))
         stem = f"07-transformer__train-gpt-{args.config}__{side.name}__{slug(device_name(args.device))}"
@@ -382,6 +386,7 @@ def main(argv=None):
         (args.out / f"{stem}.json").write_text(json.dumps(record, indent=1))
         (args.out / f"{stem}.sample.txt").write_text(sample)
         print(f"{side.name}: {record['ms_per_iter']:.1f} ms/iter, final val {record['history'][-1]['val']:.4f}, "
+              f"best val {best['val']:.4f} at step {best['step']}, "
               f"step breakdown (ms) {record['breakdown_ms']}\n{sample[:200]}\n-> {args.out / stem}.json")
 
 
