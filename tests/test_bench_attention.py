@@ -4,6 +4,7 @@ cells that show their saved JSON (on made-up results, and on none). The measurem
 need a GPU: the lead runs the two scripts on the H100."""
 import json
 import sys
+import types
 from pathlib import Path
 
 import matplotlib
@@ -150,3 +151,80 @@ def test_notebook_cells_show_sweeps_and_memory_slopes(tmp_path, monkeypatch, cap
     bf16 = [line for line in lines if "0.50x" in line]               # ours 100 / torch flash 200
     assert len(bf16) == 4 and all("skipped" in line for line in bf16)
     assert sum("n/a" in line and "1.00x" not in line for line in lines) == 4   # the float32 sweep: torch flash refuses
+
+
+# ---------------------------------------------------------------------------------------------
+# the scripts' main loops, with the GPU work replaced by stand-ins
+
+@pytest.fixture
+def no_gpu_work(monkeypatch):
+    """Both scripts' mains as on a GPU, but every measurement a stand-in: returns the calls made."""
+    import torch
+    calls = []
+    monkeypatch.setattr(A.minitorch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    for module in (A, M):
+        monkeypatch.setattr(module, "environment", lambda device, torch: {"gpu_name": "Fake GPU 80GB"})
+    for module in (A, M):
+        monkeypatch.setattr(module, "empty_caches", lambda: None)
+        monkeypatch.setattr(module, "gc", types.SimpleNamespace(collect=lambda: 0))    # ~0.5 s each here
+    monkeypatch.setattr(A, "correctness", lambda d, causal: {"flash": 0.0, "decomposition": 0.0})
+    monkeypatch.setattr(A, "time_once", lambda fn: (fn(), 2.0)[1])
+
+    def stand_in(*args):
+        calls.append(args)
+        if args[0] == SDPBackendFlash and A.DTYPE == "float32":
+            raise RuntimeError("No available kernel. Aborting execution.")
+        return lambda: None
+    SDPBackendFlash = A.TORCH_BACKENDS["torch_flash"]
+    monkeypatch.setattr(A, "ours", stand_in)
+    monkeypatch.setattr(A, "theirs", stand_in)
+
+    def peak(*args):
+        calls.append(args)
+        if args[-2] == 1024 and args[0] == "math":
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 8.00 GiB")
+        return 1000 * args[-2]
+    monkeypatch.setattr(M, "peak_ours", peak)
+    monkeypatch.setattr(M, "peak_torch", peak)
+    return calls
+
+
+def test_bench_main_writes_every_case_skipped_or_timed(tmp_path, monkeypatch, no_gpu_work, capsys):
+    monkeypatch.setattr(sys, "argv", ["bench_attention.py", "--out", str(tmp_path), "--dtype", "bfloat16",
+                                      "--lengths", "512", "4096", "--memory-limit", "10"])
+    A.main()
+    record = json.loads((tmp_path / "bench_attention-bfloat16-fake-gpu-80gb.json").read_text())
+    assert record["lengths"] == [512, 4096] and len(record["rows"]) == 2 * 2 * 2 * 2
+    for row in record["rows"]:
+        for name in ["ours_flash", *A.TORCH_BACKENDS]:
+            if name in A.NAIVE and row["L"] == 4096:   # B 4, H 8: 8.6 GB forward, 12.9 GB with backward
+                assert ("skipped" in row[name]) == (row["pass"] == "fwd+bwd"), row
+            if "ms" in row[name]:
+                assert row[name]["ms"] == 2.0 and row[name]["TFLOPs"] == A.flops(row["L"], row["d"], row["causal"],
+                                                                               row["pass"] == "fwd+bwd") / 2.0 / 1e9
+    timed_naive = [args for args in no_gpu_work if args[0] is False and args[1] == 4096]
+    assert timed_naive and all(args[4] is False for args in timed_naive)   # at 4096: forward only
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_bench_main_records_refusals_as_unsupported(tmp_path, monkeypatch, no_gpu_work):
+    monkeypatch.setattr(sys, "argv", ["bench_attention.py", "--out", str(tmp_path), "--lengths", "512"])
+    A.main()
+    record = json.loads((tmp_path / "bench_attention-fake-gpu-80gb.json").read_text())
+    assert all(row["torch_flash"] == {"unsupported": "No available kernel. Aborting execution."} for row in record["rows"])
+
+
+def test_memory_main_writes_a_point_per_case_and_length(tmp_path, monkeypatch, no_gpu_work, capsys):
+    monkeypatch.setattr(sys, "argv", ["bench_attention_memory.py", "--out", str(tmp_path), "--lengths", "512", "1024",
+                                      "65536"])
+    M.main()
+    record = json.loads((tmp_path / "bench_attention_memory-fake-gpu-80gb.json").read_text())
+    points = {(r["case"], r["L"]): r for r in record["rows"]}
+    assert len(points) == 3 * len(M.CASES)
+    assert points["ours_flash", 1024]["peak_bytes"] == 1024 * 1000
+    assert points["torch_math", 1024]["skipped"].startswith("out of memory")
+    assert "skipped: about" in points["ours_decomposition", 65536]["skipped"]
+    assert points["ours_flash", 65536]["peak_bytes"] == 65536 * 1000
+    assert "skip" in capsys.readouterr().out
