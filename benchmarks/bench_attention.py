@@ -19,8 +19,9 @@ out-of-memory error. Before timing, each of our paths is checked against PyTorch
 L = 512.
 
 Results go to ``--out`` as JSON (GPU, versions, date, every number); a table is printed last. The
-bfloat16 sweep (rung 02 against torch's flash, memory-efficient and cuDNN backends) takes about
-two minutes on an H100::
+bfloat16 sweep (rung 02 against torch's flash, memory-efficient and cuDNN backends) is sized to
+finish within about two minutes on an H100, NVRTC compilation on a fresh machine included (an
+estimate: it prints the seconds it took after the checks, which compile every kernel, and at the end)::
 
     python benchmarks/bench_attention.py [--out DIR] [--quick] [--dtype float32|bfloat16|float16]
                                          [--lengths 512 1024 ...] [--memory-limit GB]
@@ -215,6 +216,7 @@ def main():
     for d in (64, 128):
         for causal in (False, True):
             record["correctness"][f"d{d}{'_causal' if causal else ''}"] = correctness(d, causal)
+    print(f"checked against torch's math backend (kernels compiled) after {time.perf_counter() - started:.0f} s", flush=True)
     for d in (64, 128):
         for causal in (False, True):
             for backward in (False, True):

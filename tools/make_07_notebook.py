@@ -558,9 +558,10 @@ md(r"""
 **Memory.** The decomposition keeps [L, L] buffers per (batch, head): the scores, the softmax, and
 in the backward their gradients, so its memory grows as L²; FlashAttention keeps q, k, v, the
 output, the log-sum-exp and the gradients, all O(L). `benchmarks/bench_attention_memory.py`
-measured the peak of one forward + backward on the H100 (B = 1, H = 8, d = 64), each library by
-its own allocator's counter (`minitorch.cuda.max_memory_allocated`, `torch.cuda.max_memory_allocated`,
-less what was held before the inputs were made). On log-log axes a power law is a straight line
+measures the peak of one forward + backward on a GPU (B = 1, H = 8, d = 64, L up to 16384), each
+library by its own allocator's counter (`minitorch.cuda.max_memory_allocated`,
+`torch.cuda.max_memory_allocated`, less what was held before the inputs were made); the cell below
+plots its saved run. On log-log axes a power law is a straight line
 whose slope is the exponent: the dotted guides have slopes 1 and 2, and the table gives each line's
 measured slope over its last three points.
 """)
