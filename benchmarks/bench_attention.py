@@ -13,7 +13,7 @@ forward, 4 B H L S D flops (half of it when causal), and 2.5 times that for the 
 products): TFLOP/s = flops / time. TF32 is OFF on both sides (``torch.backends.cuda.matmul.allow_tf32
 = False``; ours never uses it here): float32 against float32. PyTorch's flash backend takes only
 float16/bfloat16: its float32 cells say "unsupported". The paths that write the [L, L] scores to
-memory (our decomposition, torch's math backend) are not run where a generous estimate of their
+memory (our decomposition, torch's math backend) are not run where an estimate of their peak
 memory (:func:`naive_bytes`) exceeds ``--memory-limit`` GB: those cells say "skipped", as does an
 out-of-memory error. Before timing, each of our paths is checked against PyTorch's math backend at
 L = 512.
@@ -21,7 +21,7 @@ L = 512.
 Results go to ``--out`` as JSON (GPU, versions, date, every number); a table is printed last. The
 bfloat16 sweep (rung 02 against torch's flash, memory-efficient and cuDNN backends) is sized to
 finish within about two minutes on an H100, NVRTC compilation on a fresh machine included (an
-estimate: it prints the seconds it took after the checks, which compile every kernel, and at the end)::
+estimate; it prints the seconds taken by the checks, which compile the kernels, and in all)::
 
     python benchmarks/bench_attention.py [--out DIR] [--quick] [--dtype float32|bfloat16|float16]
                                          [--lengths 512 1024 ...] [--memory-limit GB]
@@ -59,7 +59,7 @@ WARMUP_MS, TIMED_MS = 100.0, 200.0                # about how long each case war
 
 
 def naive_bytes(batch, heads, L, backward):
-    """A generous estimate of the peak bytes of attention through the [L, L] scores: score-sized
+    """An estimate of the peak bytes of attention through the [L, L] scores: score-sized
     buffers of 4 bytes (float32; torch's math backend may upcast half dtypes), 4 alive at once in
     the forward, 6 with the backward. (Our decomposition on the cpu, traced by tracemalloc at
     B = 1, H = 8, L = 1024: 4.0 and 5.2 of them, 5.1 and 6.2 when causal.)"""

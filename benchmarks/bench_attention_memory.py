@@ -21,12 +21,13 @@ what the process held before (PyTorch's cuBLAS workspace, say). Each library's o
 and ``torch.cuda.max_memory_allocated``; memory a library takes outside its allocator (none in
 ours) is not counted. Every case runs once at L = 512 first (compilation, lazy initialization).
 
-The [L, L] paths are not run where a generous estimate of their peak (bench_attention.naive_bytes:
-6 float32 score-sized buffers) exceeds ``--memory-limit`` GB (default 60, of the H100's 80): those
-points say "skipped", and an allocation failure says "skipped: out of memory".
+The [L, L] paths are not run where an estimate of their peak (bench_attention.naive_bytes: 6
+float32 score-sized buffers, 52 GB at L = 16384) exceeds ``--memory-limit`` GB (default 60, of the
+H100's 80): those points say "skipped", and an allocation failure says "skipped: out of memory".
 
 Results go to ``--out`` (default benchmarks/results) as bench_attention_memory-<gpu>.json (GPU,
-versions, date, every number); a table is printed last. Seconds on an H100::
+versions, date, every number); a table is printed last. Well under a minute on an H100 (an
+estimate: it prints the seconds it took)::
 
     python benchmarks/bench_attention_memory.py [--out DIR] [--lengths 512 1024 ...] [--causal]
                                                 [--memory-limit GB]
