@@ -172,16 +172,15 @@ def no_gpu_work(monkeypatch):
     monkeypatch.setattr(A, "correctness", lambda d, causal: {"flash": 0.0, "decomposition": 0.0})
     monkeypatch.setattr(A, "time_once", lambda fn: (fn(), 2.0)[1])
 
-    def stand_in(*args):
+    def stand_in(*args):       # ours(flash, L, d, causal, backward) or theirs(backend, L, ...)
         calls.append(args)
-        if args[0] == SDPBackendFlash and A.DTYPE == "float32":
+        if args[0] == A.TORCH_BACKENDS["torch_flash"] and A.DTYPE == "float32":
             raise RuntimeError("No available kernel. Aborting execution.")
         return lambda: None
-    SDPBackendFlash = A.TORCH_BACKENDS["torch_flash"]
     monkeypatch.setattr(A, "ours", stand_in)
     monkeypatch.setattr(A, "theirs", stand_in)
 
-    def peak(*args):
+    def peak(*args):           # peak_ours(flash, dtype, L, causal) or peak_torch(path, dtype, L, causal)
         calls.append(args)
         if args[-2] == 1024 and args[0] == "math":
             raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 8.00 GiB")
