@@ -502,23 +502,109 @@ if session.needs_gpu("FlashAttention against the decomposition"):
 md(r"""
 The float32 rung's measurements, from `benchmarks/bench_attention.py` on the H100 (TFLOP/s against
 PyTorch's SDPA backends: `torch_mem_efficient` is the one that takes float32; `torch_flash` and
-cuDNN refuse it). The next rung, on tensor cores, is 7f+ below:
+cuDNN refuse it: "n/a"; "skipped": a path through the [L, L] scores whose memory would pass the
+run's limit). The last column divides our flash path by the fastest of PyTorch's backends. The
+next rung, on tensor cores, is 7f+ below:
 """)
 
 code(r'''
+import pandas as pd
 from minitorch.utils.race import reference_dir
 
-found = sorted(reference_dir().glob("bench_attention*.json"))
-if not found:
-    print("no benchmarks/results/bench_attention*.json yet: run python benchmarks/bench_attention.py on a GPU")
-for path in found:
-    result = json.loads(path.read_text())
-    rows = result.get("rows") or result.get("results") or []
-    print(f"{path.name}: {result.get('gpu') or result.get('device', '')}")
-    if rows and isinstance(rows, list) and isinstance(rows[0], dict):
-        show_markdown(md_table([list(r.values()) for r in rows], list(rows[0])))
-    else:
-        print(json.dumps(result, indent=1)[:2000])
+PATH_NAMES = {"ours_flash": "ours flash", "ours_decomposition": "ours decomposition", "torch_flash": "torch flash",
+              "torch_mem_efficient": "torch mem-efficient", "torch_math": "torch math", "torch_cudnn": "cuDNN"}
+
+
+def attention_sweeps(dtype):
+    """[(path, result)] of the saved benchmarks/bench_attention.py runs in ``dtype``, by file name."""
+    runs = [(path, json.loads(path.read_text())) for path in sorted(reference_dir().glob("bench_attention-*.json"))]
+    return [(path, result) for path, result in runs if result.get("dtype", "float32") == dtype]
+
+
+def sweep_table(result):
+    """A DataFrame: a row per (d, causal, pass, L), a column of TFLOP/s per path ("n/a": the backend
+    refused the case, "skipped": not run, see the file's "skipped"), and ours flash / the best of torch's."""
+    def cell(entry):
+        return round(entry["TFLOPs"], 1) if "TFLOPs" in entry else ("skipped" if "skipped" in entry else "n/a")
+
+    rows = []
+    for r in result["rows"]:
+        paths = {name: entry for name, entry in r.items() if isinstance(entry, dict)}
+        best_torch = max((e["TFLOPs"] for name, e in paths.items() if name.startswith("torch") and "TFLOPs" in e), default=None)
+        ours = paths.get("ours_flash", {}).get("TFLOPs")
+        rows.append({"d": r["d"], "causal": r["causal"], "pass": r["pass"], "L": r["L"],
+                     **{PATH_NAMES.get(name, name): cell(e) for name, e in paths.items()},
+                     "ours flash / best torch": f"{ours / best_torch:.2f}x" if ours and best_torch else "-"})
+    return pd.DataFrame(rows).sort_values(["d", "causal", "pass", "L"], kind="stable")
+
+
+def show_sweeps(dtype, command):
+    sweeps = attention_sweeps(dtype)
+    if not sweeps:
+        show_markdown(f"*No saved {dtype} sweep (`benchmarks/results/bench_attention-*.json` of dtype {dtype}) yet: "
+                      f"on a GPU, run `{command}`, then this cell again.*")
+    for path, result in sweeps:
+        env = result.get("env", {})
+        print(f"{path.name}: {env.get('gpu_name')}, torch {env.get('torch_version')}, {result.get('date')}; "
+              f"B {result.get('batch')}, H {result.get('heads')}; {result.get('timing')}")
+        frame = sweep_table(result)
+        show_markdown(md_table(frame.values.tolist(), list(frame.columns)))
+
+
+show_sweeps("float32", "python benchmarks/bench_attention.py")
+''')
+
+md(r"""
+**Memory.** The decomposition keeps [L, L] buffers per (batch, head): the scores, the softmax, and
+in the backward their gradients, so its memory grows as L²; FlashAttention keeps q, k, v, the
+output, the log-sum-exp and the gradients, all O(L). `benchmarks/bench_attention_memory.py`
+measures the peak of one forward + backward on a GPU (B = 1, H = 8, d = 64, L up to 16384), each
+library by its own allocator's counter (`minitorch.cuda.max_memory_allocated`,
+`torch.cuda.max_memory_allocated`, less what was held before the inputs were made); the cell below
+plots its saved run. On log-log axes a power law is a straight line
+whose slope is the exponent: the dotted guides have slopes 1 and 2, and the table gives each line's
+measured slope over its last three points.
+""")
+
+code(r'''
+memory_files = sorted(reference_dir().glob("bench_attention_memory-*.json"))
+if not memory_files:
+    show_markdown("*No saved memory measurements (`benchmarks/results/bench_attention_memory-*.json`) yet: "
+                  "on a GPU, run `python benchmarks/bench_attention_memory.py`, then this cell again.*")
+else:
+    memory = json.loads(memory_files[-1].read_text())
+    env = memory["env"]
+    print(f"{memory_files[-1].name}: {env['gpu_name']}, torch {env['torch_version']}, {memory['date']}; "
+          f"B {memory['batch']}, H {memory['heads']}, d {memory['head_dim']}, causal {memory['causal']}")
+    fig, ax = plt.subplots(figsize=(9, 6.5), layout="constrained")
+    table = []
+    for name, case in memory["cases"].items():
+        rows = [r for r in memory["rows"] if r["case"] == name]
+        done = [(r["L"], r["peak_bytes"] / 2**20) for r in rows if "peak_bytes" in r]
+        not_run = [r["L"] for r in rows if "peak_bytes" not in r]
+        label = f"{name} ({case['dtype']})" + (f", not run at L = {', '.join(map(str, not_run))}" if not_run else "")
+        if done:
+            ax.loglog(*zip(*done), "-" if case["library"] == "minitorch" else "--", marker="o", label=label)
+        slope = None
+        if len(done) >= 2:
+            last = np.log(np.array(done[-3:]))
+            slope = round(np.polyfit(last[:, 0], last[:, 1], 1)[0], 2)
+        table.append([name, case["dtype"], case["path"], slope]
+                     + [next((f"{r['peak_bytes'] / 2**20:.1f}" if "peak_bytes" in r else "skipped")
+                             for r in rows if r["L"] == L) for L in memory["lengths"]])
+    L = np.array(memory["lengths"], dtype=float)
+    low = min((r["peak_bytes"] for r in memory["rows"] if "peak_bytes" in r), default=2**20) / 2**20
+    for power, text in ((1, "∝ L (slope 1)"), (2, "∝ L² (slope 2)")):
+        ax.loglog(L, low * (L / L[0]) ** power, ":", color="gray")
+        ax.annotate(text, (L[-1], low * (L[-1] / L[0]) ** power), color="gray", ha="right", va="bottom")
+    ax.axhline(memory["memory_limit_gb"] * 1e9 / 2**20, color="red", lw=0.8, alpha=0.5)
+    ax.annotate(f"the run's limit for [L, L] paths ({memory['memory_limit_gb']:g} GB)",
+                (L[-1], memory["memory_limit_gb"] * 1e9 / 2**20), color="red", ha="right", va="bottom", fontsize=8)
+    ax.set_xticks(L, [str(int(x)) for x in L])
+    ax.set(xlabel="sequence length L", ylabel="peak memory of forward + backward (MiB)",
+           title=f"attention memory, B {memory['batch']}, H {memory['heads']}, d {memory['head_dim']}, {env['gpu_name']}")
+    ax.legend(fontsize=8, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.12)); ax.grid(alpha=0.3, which="both")
+    show_markdown(md_table(table, ["path", "dtype", "kind", "slope (last 3 points)"] + [f"L {x} (MiB)" for x in memory["lengths"]]))
 ''')
 
 # ---------------------------------------------------------------------------------------------
@@ -715,6 +801,18 @@ if mma_probe is not None:
 ''')
 
 md(r"""
+The same kernels through `F.scaled_dot_product_attention`, as a model calls them: the bfloat16 sweep
+of `benchmarks/bench_attention.py --dtype bfloat16` (B = 4, H = 8, L = 512 to 8192, head dims 64 and
+128, causal and not, forward and forward + backward; CUDA events, median; no L2 flush, unlike the
+probe above), against every SDPA backend of PyTorch that takes bfloat16. "skipped": a path through
+the [L, L] scores whose memory would pass the run's limit; "n/a": the backend refused the case.
+""")
+
+code(r'''
+show_sweeps("bfloat16", "python benchmarks/bench_attention.py --dtype bfloat16")
+''')
+
+md(r"""
 ## Against the targets
 
 Issue 15 set the targets below. Honestly: **none is met yet.** Every ladder step pays — the
@@ -733,7 +831,7 @@ a result to lean on.
 """)
 
 code(r'''
-bench_files = sorted(reference_dir().glob("bench_attention*.json"))
+bench_files = [result for path, result in attention_sweeps("float32")]
 if mma_probe is None or not bench_files:
     print("the saved benchmarks are missing (benchmarks/results): no comparison")
 else:
@@ -741,7 +839,7 @@ else:
         return next(r for r in rows if all(r.get(k) == v for k, v in want.items()))
 
     big = find(mma_probe["rows"], d=128, L=4096, causal=False)
-    fp32 = json.loads(bench_files[-1].read_text())
+    fp32 = bench_files[-1]
     f32 = {p: find(fp32["rows"], d=128, L=2048, causal=False, **{"pass": p}) for p in ("fwd", "fwd+bwd")}
     targets = [
         ("bf16 forward, d 128, L 4096", "torch flash", 1.0, best_tile(big)[1] / tflops(big, "fwd torch_flash")),
@@ -753,6 +851,13 @@ else:
         ("float32 forward + backward, d 128, L 2048", "torch memory-efficient", None,
          tflops(f32["fwd+bwd"], "ours_flash") / tflops(f32["fwd+bwd"], "torch_mem_efficient")),
     ]
+    bf16_sweeps = attention_sweeps("bfloat16")      # the same targets through F.scaled_dot_product_attention
+    for pass_, target in (("fwd", 1.0), ("fwd+bwd", 0.8)):
+        row = next((r for r in bf16_sweeps[-1][1]["rows"] if (r["d"], r["L"], r["causal"], r["pass"]) == (128, 4096, False, pass_)),
+                   None) if bf16_sweeps else None
+        if row and tflops(row, "ours_flash") and tflops(row, "torch_flash"):
+            targets.append((f"bf16 {pass_}, d 128, L 4096, SDPA sweep (B 4, H 8)", "torch flash", target,
+                            tflops(row, "ours_flash") / tflops(row, "torch_flash")))
     show_markdown(md_table([[what, against, f">= {t:.1f}x" if t else "-", f"{ratio:.2f}x",
                              ("met" if ratio >= t else "not met") if t else "-"] for what, against, t, ratio in targets],
                            ["case", "against", "target (issue 15)", "ours", ""]))
