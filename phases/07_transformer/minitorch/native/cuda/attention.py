@@ -10,7 +10,8 @@ and heads flattened into BH, one head dimension D in {32, 64, 128} for all three
 brings any shape to this form. Nothing here waits for the GPU.
 
 Grids (the kernels' tiles, see the .cu): forward and dQ: (BH, ceil(L / 64)) blocks (rung 1b's
-forward: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks; 256 threads each. Shared memory is dynamic, up to ~116 KB for D = 128:
+forward: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks; 256 threads each. Shared memory is
+dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB):
 past 48 KB a kernel must opt in once (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)).
 """
 import numpy as np
