@@ -1,9 +1,10 @@
-"""Phase 07: rung 1b of the attention ladder, the float32 FlashAttention forward with register tiling
-(minitorch/cuda/attention/01b_flash_fp32_tiled.cu), against float64 references.
+"""Phase 07: rung 1b of the attention ladder, the float32 FlashAttention forward and backward with
+register tiling (minitorch/cuda/attention/01b_flash_fp32_tiled.cu), against float64 references and
+against rung 1 (01_flash_fp32.cu).
 
 Its tiles are 128 query rows by 64 keys, so the lengths below sit on both sides of them (1, 63, 65,
-127, 129, 257, 300); head dims 32, 64, 128; causal and not; S != L; batch * heads > 1. The backward
-is rung 1's, fed the tiled forward's log-sum-exp: the gradients check that it is the same quantity.
+127, 129, 257, 300, 513); head dims 32, 64, 128; causal and not; S != L; batch * heads > 1; the
+two rungs mixed (one's forward, the other's backward: the log-sum-exp is the same quantity).
 Outputs come from a poisoned allocator (NaN bytes), so an element the kernel never writes fails.
 The first test also runs on cpu (the decomposition): both devices answer the same cases.
 """
@@ -106,6 +107,32 @@ def test_tiled_forward_output_and_lse(rng, bh, L, S, causal, E):
 
 @pytest.mark.cuda
 @pytest.mark.usefixtures("poisoned_allocator")
+@pytest.mark.parametrize("E", [32, 64, 128])
+@pytest.mark.parametrize("bh,L,S,causal", SHAPES)
+def test_tiled_backward_gradients(rng, bh, L, S, causal, E):
+    """Rung 1b's dQ, dK, dV (from rung 1b's forward) against float64 and against rung 1's backward
+    fed rung 1's forward; and rung 1b's backward fed rung 1's forward (the rungs mix)."""
+    array, NA = _native()
+    q, k, v, w = _inputs(rng, (bh,), L, S, E)
+    scale = 1 / np.sqrt(E)
+    dev = [array.from_numpy(x, 0) for x in (q, k, v)]
+    g = array.from_numpy(w, 0)
+    _, _, want = _reference(q, k, v, w, causal, scale)
+    runs = {}
+    for fwd, bwd in ((True, True), (False, False), (False, True)):
+        out, lse = NA.flash_attention(*dev, scale, causal, tiled=fwd)
+        grads = NA.flash_attention_backward(*dev, out, lse, g, scale, causal, tiled=bwd)
+        runs[fwd, bwd] = [array.to_numpy(x) for x in grads]
+    what = f"BH={bh} L={L} S={S} E={E} causal={causal}"
+    for name, ours, ref, rung1, mixed in zip("qkv", runs[True, True], want, runs[False, False], runs[False, True]):
+        np.testing.assert_allclose(ours, ref, rtol=1e-3, atol=1e-3, err_msg=f"tiled d{name}, {what}")
+        np.testing.assert_allclose(ours, rung1, rtol=1e-3, atol=1e-4, err_msg=f"tiled vs rung 1 d{name}, {what}")
+        np.testing.assert_allclose(mixed, rung1, rtol=1e-3, atol=1e-4,
+                                   err_msg=f"rung 1b backward on rung 1's forward, d{name}, {what}")
+
+
+@pytest.mark.cuda
+@pytest.mark.usefixtures("poisoned_allocator")
 @pytest.mark.parametrize("causal", [False, True])
 def test_tiled_running_max_climbs_across_tiles(rng, causal):
     """Keys grow along S, so each row's max moves up tile after tile (and scores reach ~60 in base e):
@@ -127,17 +154,21 @@ def test_tiled_running_max_climbs_across_tiles(rng, causal):
 @pytest.mark.usefixtures("poisoned_allocator")
 def test_misaligned_inputs_fall_back_to_rung_1(rng):
     """A contiguous view 4 bytes past an aligned address cannot be copied in 16-byte pieces: the
-    launcher must take rung 1 and still be right."""
+    launchers must take rung 1 and still be right, forward and backward."""
     array, NA = _native()
     bh, L, E = 2, 70, 32
-    q, k, v, _ = _inputs(rng, (bh,), L, L, E)
+    q, k, v, w = _inputs(rng, (bh,), L, L, E)
 
     def shifted(x):
         flat = array.from_numpy(np.concatenate([[0.0], x.ravel()]).astype(np.float32), 0)
         view = flat.as_strided(x.shape, x.strides, offset=4)
         assert view.c_contiguous and view.ptr % 16 == 4
         return view
-    out, lse = (array.to_numpy(a) for a in NA.flash_attention(*(shifted(x) for x in (q, k, v)), 1 / np.sqrt(E), True))
-    want, want_lse, _ = _reference(q, k, v, np.zeros_like(q), True, 1 / np.sqrt(E))
-    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4, err_msg="misaligned output")
-    np.testing.assert_allclose(lse, want_lse, rtol=1e-5, atol=1e-4, err_msg="misaligned log-sum-exp")
+    dev = [shifted(x) for x in (q, k, v)]
+    out, lse = NA.flash_attention(*dev, 1 / np.sqrt(E), True)
+    grads = NA.flash_attention_backward(*dev, out, lse, shifted(w), 1 / np.sqrt(E), True)
+    want, want_lse, want_grads = _reference(q, k, v, w, True, 1 / np.sqrt(E))
+    np.testing.assert_allclose(array.to_numpy(out), want, rtol=1e-4, atol=1e-4, err_msg="misaligned output")
+    np.testing.assert_allclose(array.to_numpy(lse), want_lse, rtol=1e-5, atol=1e-4, err_msg="misaligned log-sum-exp")
+    for name, ours, ref in zip("qkv", grads, want_grads):
+        np.testing.assert_allclose(array.to_numpy(ours), ref, rtol=1e-3, atol=1e-3, err_msg=f"misaligned d{name}")

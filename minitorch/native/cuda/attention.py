@@ -1,7 +1,7 @@
 # phase: 07
 """FlashAttention on ``DeviceArray``s: the launchers of ``minitorch/cuda/attention/01_flash_fp32.cu``
-(float32, rung 1), of ``01b_flash_fp32_tiled.cu`` (rung 1b: the float32 forward with GEMM-style
-register tiling, what the forward runs by default) and, at the end, of ``02_flash_mma.cu``
+(float32, rung 1), of ``01b_flash_fp32_tiled.cu`` (rung 1b: the same float32 kernels with GEMM-style
+register tiling, what runs by default) and, at the end, of ``02_flash_mma.cu``
 (bfloat16 / float16 on tensor cores).
 
 Inputs are C-contiguous float32 arrays ``q [BH, L, D]``, ``k [BH, S, D]``, ``v [BH, S, D]`` (batch
@@ -36,6 +36,10 @@ def _smem_floats(kind, d):
     dp = d + 1
     if kind == "fwd_tiled":          # Q, K, V rows padded to d + 4; P [TBQ][TBK + 16]
         return (TBQ + 2 * TBK) * (d + 4) + TBQ * (TBK + 16)
+    if kind == "dkdv_tiled":         # K, V, Q, dO rows padded to d + 4; P^T, dS^T [KBK][48]; lse, delta
+        return 2 * (KBK + KBQ) * (d + 4) + 2 * KBK * 48 + 2 * KBQ
+    if kind == "dq_tiled":           # Q, dO, K, V rows padded to d + 4; dS [QBQ][48]
+        return 2 * (QBQ + QBK) * (d + 4) + QBQ * 48
     if kind == "fwd":
         return (FBQ + FBK) * dp + FBQ * (FBK + 1)
     if kind == "dkdv":
@@ -92,10 +96,11 @@ def flash_attention(q, k, v, scale, causal, tiled=True):
     return out, lse
 
 
-def flash_attention_backward(q, k, v, out, lse, grad, scale, causal):
+def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True):
     """Gradients (dq, dk, dv) of :func:`flash_attention` from its inputs, output, log-sum-exp and the
     upstream gradient ``grad`` [BH, L, D] (contiguous float32). Three kernels: delta = rowsum(grad *
-    out); dK and dV per key tile; dQ per query tile (FlashAttention-2's backward, deterministic)."""
+    out); dK and dV per key tile; dQ per query tile (FlashAttention-2's backward, deterministic).
+    tiled: the last two from rung 1b when q, k, v and grad are 16-byte aligned, else rung 1's."""
     _check(q, k, v)
     bh, L, d = q.shape
     S = k.shape[1]
@@ -110,10 +115,13 @@ def flash_attention_backward(q, k, v, out, lse, grad, scale, causal):
     launch(kernel(FILE, f"flash_bwd_dot_f32_d{d}", idx), (cdiv(rows * 32, THREADS),), (THREADS,),
            (grad, out, delta, rows), index=idx)
     common = (L, S, np.float32(scale), np.bool_(causal))
-    fn, smem = _kernel("flash_bwd_dkdv", d, idx, "dkdv")
+    # rung 1b's kernels take rung 1's arguments, grids and threads; only names and shared memory differ
+    tiled = tiled and all(a.ptr % 16 == 0 for a in (q, k, v, grad))
+    suffix, file = ("_tiled", TILED_FILE) if tiled else ("", FILE)
+    fn, smem = _kernel(f"flash_bwd_dkdv{suffix}", d, idx, f"dkdv{suffix}", file)
     launch(fn, (bh, cdiv(S, KBK)), (THREADS,), (q, k, v, grad, lse, delta, dk, dv) + common,
            shared_mem=smem, index=idx)
-    fn, smem = _kernel("flash_bwd_dq", d, idx, "dq")
+    fn, smem = _kernel(f"flash_bwd_dq{suffix}", d, idx, f"dq{suffix}", file)
     launch(fn, (bh, cdiv(L, QBQ)), (THREADS,), (q, k, v, grad, lse, delta, dq) + common,
            shared_mem=smem, index=idx)
     return dq, dk, dv

@@ -1,8 +1,11 @@
 // GENERATED from minitorch/cuda/attention/01b_flash_fp32_tiled.cu by tools/sync_phases.py (phase 07 snapshot): edit the source and re-run, not this file.
 // phase: 07
 // 01b_flash_fp32_tiled.cu - rung 1b of the attention ladder: rung 1's float32 FlashAttention
-// forward (01_flash_fp32.cu, same algorithm, same arguments, same outputs O and lse) rewritten the
-// way a fast float32 GEMM is written. The backward stays rung 1's: it needs only O and lse.
+// (01_flash_fp32.cu: same algorithm, same arguments, same outputs O, lse, dQ, dK, dV) rewritten the
+// way a fast float32 GEMM is written. Forward first; the backward (end of the file) keeps rung 1's
+// tiles and thread roles and takes the same steps 1 and 3 (float4 operands, cp.async copies). The
+// two rungs' kernels mix: either backward takes either forward's O and lse (delta = rowsum(dO * O)
+// stays rung 1's flash_bwd_dot_f32_dD).
 //
 //   O = softmax(Q K^T * scale + causal mask) V     Q [BH, L, D], K, V [BH, S, D], O [BH, L, D]
 //
@@ -36,9 +39,11 @@
 // Every row sees key 0 (S >= 1, and causal keeps k <= q), so after the first tile each row's
 // running max m is finite and exp2f(m - m_new) never meets -inf - -inf.
 //
-// Entry points (D = 32, 64, 128): flash_fwd_tiled_f32_dD, grid (BH, ceil(L / 128)), 256 threads,
-// dynamic shared memory 4 * ((128 + 2 * 64) * (D + 4) + 128 * 80) bytes; arguments as rung 1's
-// flash_fwd_f32_dD. Q, K, V, O must be 16-byte aligned (the launcher falls back to rung 1).
+// Entry points (D = 32, 64, 128), 256 threads, arguments as rung 1's kernels of the same name
+// without _tiled; Q, K, V, O (and dO) must be 16-byte aligned (the launcher falls back to rung 1):
+//   flash_fwd_tiled_f32_dD        grid (BH, ceil(L / 128)), shared 4 * (256 (D + 4) + 128 * 80) bytes
+//   flash_bwd_dkdv_tiled_f32_dD   grid (BH, ceil(S / 64)),  shared 4 * (192 (D + 4) + 128 * 48 + 64)
+//   flash_bwd_dq_tiled_f32_dD     grid (BH, ceil(L / 64)),  shared 4 * (192 (D + 4) + 64 * 48)
 #include "../gemm/mma.cuh"
 
 #define NEG_INF __int_as_float(0xff800000)
@@ -232,9 +237,233 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
     }
 }
 
+
+// ---- backward -------------------------------------------------------------------------------------
+// Rung 1's two kernels (dK/dV per key tile, dQ per query tile: FlashAttention-2's backward without
+// atomics) with rung 1's tiles and thread roles, register-tiled the same way as the forward: tiles
+// padded to D + 4 floats and read as float4 along d (scores) or along the walked dimension (P, dS),
+// output columns 4 tx + 64 g + e. Per tile: cp.async copies, one wait, one __syncthreads().
+// With p = exp2(s * scale2 - lse2) (the forward's softmax) and dp = dO_q . V_k, ds = p (dp - delta_q).
+constexpr int KBK = 64, KBQ = 32;    // dK/dV: keys per block, query rows per step
+constexpr int QBQ = 64, QBK = 32;    // dQ: query rows per block, keys per step
+constexpr int GS = 48;               // row stride of P^T, dS^T, dS: 16 (mod 32) banks between ty rows
+
+__device__ __forceinline__ float dot4(float4 a, float4 b, float acc) {
+    return fmaf(a.w, b.w, fmaf(a.z, b.z, fmaf(a.y, b.y, fmaf(a.x, b.x, acc))));
+}
+
+// Two 4 x 2 score tiles at once: x[i][j] = A[ty + 16 i] . B[tx + 16 j], y[i][j] = C[ty + 16 i] . E[tx + 16 j]
+// (rows of the four [.][D + 4] tiles). A, C rows are one broadcast per quarter-warp, B, E rows 4 banks apart.
+template <int D>
+__device__ __forceinline__ void scores_4x2(float (&x)[4][2], float (&y)[4][2], const float* A, const float* B,
+                                           const float* C, const float* E, int ty, int tx) {
+    constexpr int DP = D + 4;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 2; ++j) x[i][j] = y[i][j] = 0.0f;
+#pragma unroll 1
+    for (int d = 0; d < D; d += 4) {
+        float4 b[2], e[2];
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+            b[j] = *reinterpret_cast<const float4*>(B + (tx + 16 * j) * DP + d);
+            e[j] = *reinterpret_cast<const float4*>(E + (tx + 16 * j) * DP + d);
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const float4 a = *reinterpret_cast<const float4*>(A + (ty + 16 * i) * DP + d);
+            const float4 c = *reinterpret_cast<const float4*>(C + (ty + 16 * i) * DP + d);
+#pragma unroll
+            for (int j = 0; j < 2; ++j) {
+                x[i][j] = dot4(a, b[j], x[i][j]);
+                y[i][j] = dot4(c, e[j], y[i][j]);
+            }
+        }
+    }
+}
+
+// acc[i][c] += sum_n W[ty + 16 i][n] X[n][col c] over n < N (W of row stride GS, X of row stride
+// D + 4): float4 of W along n, then X's rows one at a time. Two products at once when X2 is given.
+template <int D, int N, bool TWO>
+__device__ __forceinline__ void accumulate(float (&acc)[4][D / 16], float (&acc2)[4][D / 16], const float* W,
+                                           const float* X, const float* W2, const float* X2, int ty, int tx) {
+    constexpr int DP = D + 4, CN = D / 16;
+#pragma unroll 1
+    for (int n = 0; n < N; n += 4) {
+        float4 w[4], w2[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            w[i] = *reinterpret_cast<const float4*>(W + (ty + 16 * i) * GS + n);
+            if (TWO) w2[i] = *reinterpret_cast<const float4*>(W2 + (ty + 16 * i) * GS + n);
+        }
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            float x[CN], x2[CN];
+            load_cols<D>(x, X + (n + e) * DP, tx);
+            if (TWO) load_cols<D>(x2, X2 + (n + e) * DP, tx);
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const float a = e == 0 ? w[i].x : e == 1 ? w[i].y : e == 2 ? w[i].z : w[i].w;
+#pragma unroll
+                for (int c = 0; c < CN; ++c) acc[i][c] = fmaf(a, x[c], acc[i][c]);
+                if (TWO) {
+                    const float a2 = e == 0 ? w2[i].x : e == 1 ? w2[i].y : e == 2 ? w2[i].z : w2[i].w;
+#pragma unroll
+                    for (int c = 0; c < CN; ++c) acc2[i][c] = fmaf(a2, x2[c], acc2[i][c]);
+                }
+            }
+        }
+    }
+}
+
+// dK, dV of keys k0 .. k0 + 63: walk query tiles of 32. Thread: keys ty + 16 i (i < 4), queries
+// tx + 16 j (j < 2) of the transposed scores; dK, dV rows ty + 16 i, its D / 16 columns.
+// Shared (floats): K, V [64][D+4], Q, dO [32][D+4], P^T, dS^T [64][48], lse2, delta [32].
+template <int D>
+__device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restrict__ K,
+                               const float* __restrict__ V, const float* __restrict__ dO,
+                               const float* __restrict__ lse, const float* __restrict__ delta,
+                               float* __restrict__ dK, float* __restrict__ dV,
+                               long long L, long long S, float scale, bool causal) {
+    constexpr int DP = D + 4, CN = D / 16;
+    extern __shared__ float4 smem4[];
+    float* Ks = reinterpret_cast<float*>(smem4);   // [KBK][DP]
+    float* Vs = Ks + KBK * DP;                     // [KBK][DP]
+    float* Qs = Vs + KBK * DP;                     // [KBQ][DP]
+    float* dOs = Qs + KBQ * DP;                    // [KBQ][DP]
+    float* Pt = dOs + KBQ * DP;                    // [KBK][GS]
+    float* dSt = Pt + KBK * GS;                    // [KBK][GS]
+    float* lse2s = dSt + KBK * GS;                 // [KBQ]
+    float* deltas = lse2s + KBQ;                   // [KBQ]
+    const long long bh = blockIdx.x;
+    const long long k0 = (long long)blockIdx.y * KBK;
+    const int ty = threadIdx.x / 16, tx = threadIdx.x % 16;
+    Q += bh * L * D; K += bh * S * D; V += bh * S * D; dO += bh * L * D;
+    lse += bh * L; delta += bh * L; dK += bh * S * D; dV += bh * S * D;
+    const float scale2 = scale * LOG2E;
+
+    float dk[4][CN], dv[4][CN];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int c = 0; c < CN; ++c) dk[i][c] = dv[i][c] = 0.0f;
+    load_rows<D, KBK>(Ks, K, k0, S);
+    load_rows<D, KBK>(Vs, V, k0, S);
+    // causal: queries before k0 see none of these keys; start at the query tile holding k0
+    const long long q_begin = causal ? (k0 / KBQ) * KBQ : 0;
+    for (long long q0 = q_begin; q0 < L; q0 += KBQ) {
+        load_rows<D, KBQ>(Qs, Q, q0, L);
+        load_rows<D, KBQ>(dOs, dO, q0, L);
+        tc::cp_async_commit();
+        if (threadIdx.x < KBQ) {
+            const long long q = q0 + threadIdx.x;
+            lse2s[threadIdx.x] = q < L ? lse[q] * LOG2E : 0.0f;
+            deltas[threadIdx.x] = q < L ? delta[q] : 0.0f;
+        }
+        tc::cp_async_wait<0>();
+        __syncthreads();                                   // K, V (first pass), Q, dO, lse, delta in place
+        float s[4][2], dp[4][2];
+        scores_4x2<D>(s, dp, Ks, Qs, Vs, dOs, ty, tx);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const long long k = k0 + ty + 16 * i;
+#pragma unroll
+            for (int j = 0; j < 2; ++j) {
+                const int jq = tx + 16 * j;
+                const long long q = q0 + jq;
+                const bool keep = q < L && k < S && !(causal && k > q);
+                const float p = keep ? exp2f(s[i][j] * scale2 - lse2s[jq]) : 0.0f;
+                Pt[(ty + 16 * i) * GS + jq] = p;
+                dSt[(ty + 16 * i) * GS + jq] = p * (dp[i][j] - deltas[jq]);
+            }
+        }
+        __syncthreads();                                   // P^T and dS^T in place
+        accumulate<D, KBQ, true>(dv, dk, Pt, dOs, dSt, Qs, ty, tx);   // dV += P^T dO, dK += dS^T Q
+        __syncthreads();                                   // Q, dO, P^T, dS^T read: next tile may load
+    }
+    tc::cp_async_commit();                                 // L <= q_begin: K and V were never committed
+    tc::cp_async_wait<0>();                                // nothing left in flight at exit
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const long long k = k0 + ty + 16 * i;
+        if (k >= S) continue;
+        store_cols<D>(dK + k * D, dk[i], scale, tx);
+        store_cols<D>(dV + k * D, dv[i], 1.0f, tx);
+    }
+}
+
+// dQ of queries q0 .. q0 + 63: walk key tiles of 32. Thread: queries ty + 16 i (i < 4), keys
+// tx + 16 j (j < 2); dQ rows ty + 16 i, its D / 16 columns. Shared: Q, dO [64][D+4], K, V [32][D+4],
+// dS [64][48].
+template <int D>
+__device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restrict__ K,
+                             const float* __restrict__ V, const float* __restrict__ dO,
+                             const float* __restrict__ lse, const float* __restrict__ delta,
+                             float* __restrict__ dQ, long long L, long long S, float scale, bool causal) {
+    constexpr int DP = D + 4, CN = D / 16;
+    extern __shared__ float4 smem4[];
+    float* Qs = reinterpret_cast<float*>(smem4);   // [QBQ][DP]
+    float* dOs = Qs + QBQ * DP;                    // [QBQ][DP]
+    float* Ks = dOs + QBQ * DP;                    // [QBK][DP]
+    float* Vs = Ks + QBK * DP;                     // [QBK][DP]
+    float* dSs = Vs + QBK * DP;                    // [QBQ][GS]
+    const long long bh = blockIdx.x;
+    const long long q0 = (long long)(gridDim.y - 1 - blockIdx.y) * QBQ;   // causal: long rows first
+    const int ty = threadIdx.x / 16, tx = threadIdx.x % 16;
+    Q += bh * L * D; K += bh * S * D; V += bh * S * D; dO += bh * L * D;
+    lse += bh * L; delta += bh * L; dQ += bh * L * D;
+    const float scale2 = scale * LOG2E;
+
+    float lse2[4], dl[4], acc[4][CN];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const long long q = q0 + ty + 16 * i;
+        lse2[i] = q < L ? lse[q] * LOG2E : 0.0f;
+        dl[i] = q < L ? delta[q] : 0.0f;
+#pragma unroll
+        for (int c = 0; c < CN; ++c) acc[i][c] = 0.0f;
+    }
+    load_rows<D, QBQ>(Qs, Q, q0, L);
+    load_rows<D, QBQ>(dOs, dO, q0, L);
+    const long long kv_end = causal ? min(S, q0 + QBQ) : S;
+    for (long long k0 = 0; k0 < kv_end; k0 += QBK) {
+        load_rows<D, QBK>(Ks, K, k0, S);
+        load_rows<D, QBK>(Vs, V, k0, S);
+        tc::cp_async_commit();
+        tc::cp_async_wait<0>();
+        __syncthreads();                                   // Q, dO (first pass), K, V in place
+        float s[4][2], dp[4][2];
+        scores_4x2<D>(s, dp, Qs, Ks, dOs, Vs, ty, tx);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const long long q = q0 + ty + 16 * i;
+#pragma unroll
+            for (int j = 0; j < 2; ++j) {
+                const long long k = k0 + tx + 16 * j;
+                const bool keep = q < L && k < S && !(causal && k > q);
+                const float p = keep ? exp2f(s[i][j] * scale2 - lse2[i]) : 0.0f;
+                dSs[(ty + 16 * i) * GS + tx + 16 * j] = p * (dp[i][j] - dl[i]);
+            }
+        }
+        __syncthreads();                                   // dS in place
+        accumulate<D, QBK, false>(acc, acc, dSs, Ks, nullptr, nullptr, ty, tx);   // dQ += dS K
+        __syncthreads();                                   // K, V, dS read: next tile may load
+    }
+    tc::cp_async_commit();                                 // S = 0: Q and dO were never committed
+    tc::cp_async_wait<0>();                                // nothing left in flight at exit
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const long long q = q0 + ty + 16 * i;
+        if (q >= L) continue;
+        store_cols<D>(dQ + q * D, acc[i], scale, tx);
+    }
+}
+
 }  // namespace tiled
 
-// D <= 64: two blocks per SM (registers capped at 128; shared memory 78 / 111 KB a block)
+// D <= 64: two blocks per SM (registers capped at 128; shared memory 76 / 108 KiB a block);
+// D = 128: one (210 registers, 172 KiB)
 #define FLASH_TILED_ENTRY(D, MIN_BLOCKS)                                                                 \
     extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_fwd_tiled_f32_d##D(   \
         const float* Q, const float* K, const float* V, float* O, float* lse, long long L, long long S,  \
@@ -242,6 +471,21 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
         tiled::flash_fwd<D>(Q, K, V, O, lse, L, S, scale, causal);                                       \
     }
 
+#define FLASH_TILED_BWD_ENTRIES(D, MIN_BLOCKS)                                                          \
+    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dkdv_tiled_f32_d##D( \
+        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
+        const float* delta, float* dK, float* dV, long long L, long long S, float scale, bool causal) {  \
+        tiled::flash_bwd_dkdv<D>(Q, K, V, dO, lse, delta, dK, dV, L, S, scale, causal);                  \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dq_tiled_f32_d##D(   \
+        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
+        const float* delta, float* dQ, long long L, long long S, float scale, bool causal) {             \
+        tiled::flash_bwd_dq<D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal);                        \
+    }
+
 FLASH_TILED_ENTRY(32, 2)
 FLASH_TILED_ENTRY(64, 2)
 FLASH_TILED_ENTRY(128, 1)
+FLASH_TILED_BWD_ENTRIES(32, 2)
+FLASH_TILED_BWD_ENTRIES(64, 2)
+FLASH_TILED_BWD_ENTRIES(128, 1)
