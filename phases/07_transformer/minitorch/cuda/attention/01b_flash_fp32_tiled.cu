@@ -9,12 +9,13 @@
 //
 //   O = softmax(Q K^T * scale + causal mask) V     Q [BH, L, D], K, V [BH, S, D], O [BH, L, D]
 //
-// Why rung 1 is slow: per multiply-add it reads two shared-memory words (scalar loads), so the
-// shared-memory pipe, not the FMA units, sets the pace. What changes here:
+// Why rung 1 is slow: its 4 x 4 micro-tile of S loads 8 scalars from shared memory per 16 FMAs,
+// so load instructions take a third of the issue slots and the shared-memory pipe, not the FMA
+// units, sets the pace. What changes here:
 //   1. Register tiling (as in a GEMM): a thread computes an 8 x 4 micro-tile of S = Q K^T and an
 //      8 x D/16 micro-tile of O += P V. Operands come as float4 along the summed dimension: per 4
-//      steps of d a thread loads 4 float4 of K and 8 float4 of Q and does 128 FMAs (rung 1: 2 loads
-//      per 16 FMAs, scalar). The same for P V: per 4 keys, 8 float4 of P and 4 x D/64 float4 of V.
+//      steps of d a thread loads 4 float4 of K and 8 float4 of Q and does 128 FMAs (12 loads per
+//      128 FMAs). The same for P V: per 4 keys, 8 float4 of P and 4 x D/64 float4 of V.
 //   2. Bigger tiles: 128 query rows per block (Q resident in shared memory), 64 keys per K/V tile.
 //   3. cp.async (16-byte copies from global straight into shared memory, zero-filled past L or S)
 //      and a pipeline with one K and one V buffer (FlashAttention-2's): V of tile j is copied while
