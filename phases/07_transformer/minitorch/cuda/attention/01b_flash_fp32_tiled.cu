@@ -3,7 +3,7 @@
 // 01b_flash_fp32_tiled.cu - rung 1b of the attention ladder: rung 1's float32 FlashAttention
 // (01_flash_fp32.cu: same algorithm, same arguments, same outputs O, lse, dQ, dK, dV) rewritten the
 // way a fast float32 GEMM is written. Forward first; the backward (end of the file) keeps rung 1's
-// tiles and thread roles and takes the same steps 1 and 3 (float4 operands, cp.async copies). The
+// thread roles and takes the same steps 1 and 3 (float4 operands, cp.async copies). The
 // two rungs' kernels mix: either backward takes either forward's O and lse (delta = rowsum(dO * O)
 // stays rung 1's flash_bwd_dot_f32_dD).
 //
@@ -43,8 +43,8 @@
 // Entry points (D = 32, 64, 128), 256 threads, arguments as rung 1's kernels of the same name
 // without _tiled; Q, K, V, O (and dO) must be 16-byte aligned (the launcher falls back to rung 1):
 //   flash_fwd_tiled_f32_dD        grid (BH, ceil(L / 128)), shared 4 * (256 (D + 4) + 128 * 80) bytes
-//   flash_bwd_dkdv_tiled_f32_dD   grid (BH, ceil(S / 64)),  shared 4 * (192 (D + 4) + 128 * 48 + 64)
-//   flash_bwd_dq_tiled_f32_dD     grid (BH, ceil(L / 64)),  shared 4 * (192 (D + 4) + 64 * 48)
+//   flash_bwd_dkdv_tiled_f32_dD   grid (BH, ceil(S / 64)),  shared 4 * (256 (D + 4) + 128 * 80 + 128)
+//   flash_bwd_dq_tiled_f32_dD     grid (BH, ceil(L / 64)),  shared 4 * (256 (D + 4) + 64 * 80)
 #include "../gemm/mma.cuh"
 
 #define NEG_INF __int_as_float(0xff800000)
@@ -241,86 +241,70 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
 
 // ---- backward -------------------------------------------------------------------------------------
 // Rung 1's two kernels (dK/dV per key tile, dQ per query tile: FlashAttention-2's backward without
-// atomics) with rung 1's tiles and thread roles, register-tiled the same way as the forward: tiles
-// padded to D + 4 floats and read as float4 along d (scores) or along the walked dimension (P, dS),
-// output columns 4 tx + 64 g + e. Per tile: cp.async copies, one wait, one __syncthreads().
+// atomics) with rung 1's thread roles, the walked tiles twice as long (64: 4 x 4 score micro-tiles
+// instead of 4 x 2), register-tiled the same way as the forward: tiles padded to D + 4 floats and
+// read as float4 along d (scores) or along the walked dimension (P, dS), output columns
+// 4 tx + 64 g + e. Per step: cp.async copies, then a wait and a __syncthreads() (no overlap).
 // With p = exp2(s * scale2 - lse2) (the forward's softmax) and dp = dO_q . V_k, ds = p (dp - delta_q).
-constexpr int KBK = 64, KBQ = 32;    // dK/dV: keys per block, query rows per step
-constexpr int QBQ = 64, QBK = 32;    // dQ: query rows per block, keys per step
-constexpr int GS = 48;               // row stride of P^T, dS^T, dS: 16 (mod 32) banks between ty rows
+constexpr int KBK = 64, KBQ = 64;    // dK/dV: keys per block, query rows per step
+constexpr int QBQ = 64, QBK = 64;    // dQ: query rows per block, keys per step
+constexpr int NJ = 4;                // a thread's walked rows per step: tx + 16 j, j < NJ (= KBQ / 16 = QBK / 16)
+constexpr int GS = 64 + 16;          // row stride of P^T, dS^T, dS: 16 (mod 32) banks between ty rows
 
 __device__ __forceinline__ float dot4(float4 a, float4 b, float acc) {
     return fmaf(a.w, b.w, fmaf(a.z, b.z, fmaf(a.y, b.y, fmaf(a.x, b.x, acc))));
 }
 
-// Two 4 x 2 score tiles at once: x[i][j] = A[ty + 16 i] . B[tx + 16 j], y[i][j] = C[ty + 16 i] . E[tx + 16 j]
-// (rows of the four [.][D + 4] tiles). A, C rows are one broadcast per quarter-warp, B, E rows 4 banks apart.
+// A 4 x NJ tile of scores: x[i][j] = A[ty + 16 i] . B[tx + 16 j] (rows of two [.][D + 4] tiles). A's
+// rows are one broadcast per quarter-warp, B's 8 rows 4 banks apart: no bank conflicts.
 template <int D>
-__device__ __forceinline__ void scores_4x2(float (&x)[4][2], float (&y)[4][2], const float* A, const float* B,
-                                           const float* C, const float* E, int ty, int tx) {
+__device__ __forceinline__ void scores_4xn(float (&x)[4][NJ], const float* A, const float* B, int ty, int tx) {
     constexpr int DP = D + 4;
 #pragma unroll
     for (int i = 0; i < 4; ++i)
 #pragma unroll
-        for (int j = 0; j < 2; ++j) x[i][j] = y[i][j] = 0.0f;
+        for (int j = 0; j < NJ; ++j) x[i][j] = 0.0f;
 #pragma unroll 1
     for (int d = 0; d < D; d += 4) {
-        float4 b[2], e[2];
+        float4 b[NJ];
 #pragma unroll
-        for (int j = 0; j < 2; ++j) {
-            b[j] = *reinterpret_cast<const float4*>(B + (tx + 16 * j) * DP + d);
-            e[j] = *reinterpret_cast<const float4*>(E + (tx + 16 * j) * DP + d);
-        }
+        for (int j = 0; j < NJ; ++j) b[j] = *reinterpret_cast<const float4*>(B + (tx + 16 * j) * DP + d);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
             const float4 a = *reinterpret_cast<const float4*>(A + (ty + 16 * i) * DP + d);
-            const float4 c = *reinterpret_cast<const float4*>(C + (ty + 16 * i) * DP + d);
 #pragma unroll
-            for (int j = 0; j < 2; ++j) {
-                x[i][j] = dot4(a, b[j], x[i][j]);
-                y[i][j] = dot4(c, e[j], y[i][j]);
-            }
+            for (int j = 0; j < NJ; ++j) x[i][j] = dot4(a, b[j], x[i][j]);
         }
     }
 }
 
 // acc[i][c] += sum_n W[ty + 16 i][n] X[n][col c] over n < N (W of row stride GS, X of row stride
-// D + 4): float4 of W along n, then X's rows one at a time. Two products at once when X2 is given.
-template <int D, int N, bool TWO>
-__device__ __forceinline__ void accumulate(float (&acc)[4][D / 16], float (&acc2)[4][D / 16], const float* W,
-                                           const float* X, const float* W2, const float* X2, int ty, int tx) {
+// D + 4): float4 of W along n (one broadcast per quarter-warp), then X's rows one at a time.
+template <int D, int N>
+__device__ __forceinline__ void accumulate(float (&acc)[4][D / 16], const float* W, const float* X, int ty, int tx) {
     constexpr int DP = D + 4, CN = D / 16;
 #pragma unroll 1
     for (int n = 0; n < N; n += 4) {
-        float4 w[4], w2[4];
+        float4 w[4];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            w[i] = *reinterpret_cast<const float4*>(W + (ty + 16 * i) * GS + n);
-            if (TWO) w2[i] = *reinterpret_cast<const float4*>(W2 + (ty + 16 * i) * GS + n);
-        }
+        for (int i = 0; i < 4; ++i) w[i] = *reinterpret_cast<const float4*>(W + (ty + 16 * i) * GS + n);
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-            float x[CN], x2[CN];
+            float x[CN];
             load_cols<D>(x, X + (n + e) * DP, tx);
-            if (TWO) load_cols<D>(x2, X2 + (n + e) * DP, tx);
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
                 const float a = e == 0 ? w[i].x : e == 1 ? w[i].y : e == 2 ? w[i].z : w[i].w;
 #pragma unroll
                 for (int c = 0; c < CN; ++c) acc[i][c] = fmaf(a, x[c], acc[i][c]);
-                if (TWO) {
-                    const float a2 = e == 0 ? w2[i].x : e == 1 ? w2[i].y : e == 2 ? w2[i].z : w2[i].w;
-#pragma unroll
-                    for (int c = 0; c < CN; ++c) acc2[i][c] = fmaf(a2, x2[c], acc2[i][c]);
-                }
             }
         }
     }
 }
 
-// dK, dV of keys k0 .. k0 + 63: walk query tiles of 32. Thread: keys ty + 16 i (i < 4), queries
-// tx + 16 j (j < 2) of the transposed scores; dK, dV rows ty + 16 i, its D / 16 columns.
-// Shared (floats): K, V [64][D+4], Q, dO [32][D+4], P^T, dS^T [64][48], lse2, delta [32].
+// dK, dV of keys k0 .. k0 + 63: walk query tiles of 64. Thread: keys ty + 16 i (i < 4), queries
+// tx + 16 j (j < 4) of the transposed scores; dK, dV rows ty + 16 i, its D / 16 columns.
+// Shared (floats): K, V, Q, dO [64][D+4], P^T, dS^T [64][80], lse2, delta [64].
 template <int D>
 __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restrict__ K,
                                const float* __restrict__ V, const float* __restrict__ dO,
@@ -364,23 +348,27 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
         }
         tc::cp_async_wait<0>();
         __syncthreads();                                   // K, V (first pass), Q, dO, lse, delta in place
-        float s[4][2], dp[4][2];
-        scores_4x2<D>(s, dp, Ks, Qs, Vs, dOs, ty, tx);
+        float s[4][NJ], dp[4][NJ];
+        scores_4xn<D>(s, Ks, Qs, ty, tx);                    // S^T = K Q^T
+        scores_4xn<D>(dp, Vs, dOs, ty, tx);                  // dP^T = V dO^T
+        // masks in tile coordinates (32-bit, as the forward's): key ki, query jq
+        const int q_left = (int)min(L - q0, (long long)KBQ), k_left = (int)min(S - k0, (long long)KBK);
+        const int diag = (int)max(min(q0 - k0, (long long)KBK), (long long)-KBQ);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            const long long k = k0 + ty + 16 * i;
+            const int ki = ty + 16 * i;
 #pragma unroll
-            for (int j = 0; j < 2; ++j) {
+            for (int j = 0; j < NJ; ++j) {
                 const int jq = tx + 16 * j;
-                const long long q = q0 + jq;
-                const bool keep = q < L && k < S && !(causal && k > q);
+                const bool keep = jq < q_left && ki < k_left && !(causal && ki - jq > diag);
                 const float p = keep ? exp2f(s[i][j] * scale2 - lse2s[jq]) : 0.0f;
                 Pt[(ty + 16 * i) * GS + jq] = p;
                 dSt[(ty + 16 * i) * GS + jq] = p * (dp[i][j] - deltas[jq]);
             }
         }
         __syncthreads();                                   // P^T and dS^T in place
-        accumulate<D, KBQ, true>(dv, dk, Pt, dOs, dSt, Qs, ty, tx);   // dV += P^T dO, dK += dS^T Q
+        accumulate<D, KBQ>(dv, Pt, dOs, ty, tx);             // dV += P^T dO
+        accumulate<D, KBQ>(dk, dSt, Qs, ty, tx);             // dK += dS^T Q
         __syncthreads();                                   // Q, dO, P^T, dS^T read: next tile may load
     }
     tc::cp_async_commit();                                 // L <= q_begin: K and V were never committed
@@ -394,9 +382,8 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
     }
 }
 
-// dQ of queries q0 .. q0 + 63: walk key tiles of 32. Thread: queries ty + 16 i (i < 4), keys
-// tx + 16 j (j < 2); dQ rows ty + 16 i, its D / 16 columns. Shared: Q, dO [64][D+4], K, V [32][D+4],
-// dS [64][48].
+// dQ of queries q0 .. q0 + 63: walk key tiles of 64. Thread: queries ty + 16 i (i < 4), keys
+// tx + 16 j (j < 4); dQ rows ty + 16 i, its D / 16 columns. Shared: Q, dO, K, V [64][D+4], dS [64][80].
 template <int D>
 __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restrict__ K,
                              const float* __restrict__ V, const float* __restrict__ dO,
@@ -434,21 +421,25 @@ __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restric
         tc::cp_async_commit();
         tc::cp_async_wait<0>();
         __syncthreads();                                   // Q, dO (first pass), K, V in place
-        float s[4][2], dp[4][2];
-        scores_4x2<D>(s, dp, Qs, Ks, dOs, Vs, ty, tx);
+        float s[4][NJ], dp[4][NJ];
+        scores_4xn<D>(s, Qs, Ks, ty, tx);                    // S = Q K^T
+        scores_4xn<D>(dp, dOs, Vs, ty, tx);                  // dP = dO V^T
+        // masks in tile coordinates (32-bit, as the forward's): query qi, key kj
+        const int q_left = (int)min(L - q0, (long long)QBQ), k_left = (int)min(S - k0, (long long)QBK);
+        const int diag = (int)max(min(q0 - k0, (long long)QBK), (long long)-QBQ);
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            const long long q = q0 + ty + 16 * i;
+            const int qi = ty + 16 * i;
 #pragma unroll
-            for (int j = 0; j < 2; ++j) {
-                const long long k = k0 + tx + 16 * j;
-                const bool keep = q < L && k < S && !(causal && k > q);
+            for (int j = 0; j < NJ; ++j) {
+                const int kj = tx + 16 * j;
+                const bool keep = qi < q_left && kj < k_left && !(causal && kj - qi > diag);
                 const float p = keep ? exp2f(s[i][j] * scale2 - lse2[i]) : 0.0f;
                 dSs[(ty + 16 * i) * GS + tx + 16 * j] = p * (dp[i][j] - dl[i]);
             }
         }
         __syncthreads();                                   // dS in place
-        accumulate<D, QBK, false>(acc, acc, dSs, Ks, nullptr, nullptr, ty, tx);   // dQ += dS K
+        accumulate<D, QBK>(acc, dSs, Ks, ty, tx);            // dQ += dS K
         __syncthreads();                                   // K, V, dS read: next tile may load
     }
     tc::cp_async_commit();                                 // S = 0: Q and dO were never committed

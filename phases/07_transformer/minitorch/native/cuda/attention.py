@@ -27,6 +27,7 @@ KBK, KBQ = 64, 32            # dK/dV: keys per block x query rows per step
 QBQ, QBK = 64, 32            # dQ: query rows per block x keys per step
 TILED_FILE = "attention/01b_flash_fp32_tiled.cu"
 TBQ, TBK = 128, 64           # rung 1b's forward: query rows per block x keys per tile
+TSTEP = 64                   # rung 1b's backward: query rows (dK/dV) or keys (dQ) per step
 STATIC_SMEM = 48 * 1024
 _F32 = np.dtype(np.float32)
 _raised = {}                 # kernels already allowed their shared memory (kept alive: ids stay unique)
@@ -37,10 +38,10 @@ def _smem_floats(kind, d):
     dp = d + 1
     if kind == "fwd_tiled":          # Q, K, V rows padded to d + 4; P [TBQ][TBK + 16]
         return (TBQ + 2 * TBK) * (d + 4) + TBQ * (TBK + 16)
-    if kind == "dkdv_tiled":         # K, V, Q, dO rows padded to d + 4; P^T, dS^T [KBK][48]; lse, delta
-        return 2 * (KBK + KBQ) * (d + 4) + 2 * KBK * 48 + 2 * KBQ
-    if kind == "dq_tiled":           # Q, dO, K, V rows padded to d + 4; dS [QBQ][48]
-        return 2 * (QBQ + QBK) * (d + 4) + QBQ * 48
+    if kind == "dkdv_tiled":         # K, V, Q, dO rows padded to d + 4; P^T, dS^T [KBK][TSTEP + 16]; lse, delta
+        return 2 * (KBK + TSTEP) * (d + 4) + 2 * KBK * (TSTEP + 16) + 2 * TSTEP
+    if kind == "dq_tiled":           # Q, dO, K, V rows padded to d + 4; dS [QBQ][TSTEP + 16]
+        return 2 * (QBQ + TSTEP) * (d + 4) + QBQ * (TSTEP + 16)
     if kind == "fwd":
         return (FBQ + FBK) * dp + FBQ * (FBK + 1)
     if kind == "dkdv":
