@@ -45,7 +45,7 @@ def _inputs(rng, bh, L, S, E):
 @pytest.mark.parametrize("E", [32, 64, 128])
 @pytest.mark.parametrize("causal", [False, True])
 def test_sdpa_float32_matches_float64(device, rng, L, E, causal):
-    """F.scaled_dot_product_attention in float32 (cuda: the flash path, forward of rung 1b)."""
+    """F.scaled_dot_product_attention in float32 (cuda: the flash path, rung 1b forward and backward)."""
     S = L if causal else OTHER_S[L]
     q, k, v, w = _inputs(rng, (2, 2), L, S, E)
     scale = 1 / np.sqrt(E)
