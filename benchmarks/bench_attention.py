@@ -1,8 +1,9 @@
-"""Scaled dot-product attention on the GPU: our FlashAttention kernels (rung 01 in float32,
-``minitorch/cuda/attention/01_flash_fp32.cu``; rung 02 in bfloat16/float16 on tensor cores,
-``02_flash_mma.cu``, with ``--dtype bfloat16``) and our decomposition (GEMM, softmax, GEMM) next to
-PyTorch's SDPA backends (flash, memory-efficient, math and, where present, cuDNN, chosen with
-``torch.nn.attention.sdpa_kernel``). The ladder of rung 02, step by step: benchmarks/probe_flash_mma.py.
+"""Scaled dot-product attention on the GPU: our FlashAttention kernels (in float32 rung 1b,
+``minitorch/cuda/attention/01b_flash_fp32_tiled.cu``, the default of the flash path; rung 02 in
+bfloat16/float16 on tensor cores, ``02_flash_mma.cu``, with ``--dtype bfloat16``) and our
+decomposition (GEMM, softmax, GEMM) next to PyTorch's SDPA backends (flash, memory-efficient, math
+and, where present, cuDNN, chosen with ``torch.nn.attention.sdpa_kernel``). The ladder of rung 02,
+step by step: benchmarks/probe_flash_mma.py; float32 rungs 1 and 1b: benchmarks/probe_flash_fp32.py.
 
 For B = 4, H = 8, L = S in ``--lengths`` (default 512, 1024, ..., 8192), head dims 64 and 128,
 causal and not: forward alone and forward + backward, each timed with CUDA events (warm-up, then the

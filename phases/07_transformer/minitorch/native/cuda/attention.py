@@ -1,14 +1,17 @@
 # GENERATED from minitorch/native/cuda/attention.py by tools/sync_phases.py (phase 07 snapshot): edit the source and re-run, not this file.
 # phase: 07
 """FlashAttention on ``DeviceArray``s: the launchers of ``minitorch/cuda/attention/01_flash_fp32.cu``
-(float32) and, at the end, of ``02_flash_mma.cu`` (bfloat16 / float16 on tensor cores).
+(float32, rung 1), of ``01b_flash_fp32_tiled.cu`` (rung 1b: the same float32 kernels with GEMM-style
+register tiling, what runs by default) and, at the end, of ``02_flash_mma.cu``
+(bfloat16 / float16 on tensor cores).
 
 Inputs are C-contiguous float32 arrays ``q [BH, L, D]``, ``k [BH, S, D]``, ``v [BH, S, D]`` (batch
 and heads flattened into BH, one head dimension D in {32, 64, 128} for all three); the Tensor layer
 brings any shape to this form. Nothing here waits for the GPU.
 
-Grids (the kernels' tiles, see the .cu): forward and dQ: (BH, ceil(L / 64)) blocks; dK/dV:
-(BH, ceil(S / 64)) blocks; 256 threads each. Shared memory is dynamic, up to ~116 KB for D = 128:
+Grids (the kernels' tiles, see the .cu): forward and dQ: (BH, ceil(L / 64)) blocks (rung 1b's
+forward: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks; 256 threads each. Shared memory is
+dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB):
 past 48 KB a kernel must opt in once (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)).
 """
 import numpy as np
@@ -22,6 +25,9 @@ THREADS = 256
 FBQ, FBK = 64, 64            # forward: query rows x keys per tile
 KBK, KBQ = 64, 32            # dK/dV: keys per block x query rows per step
 QBQ, QBK = 64, 32            # dQ: query rows per block x keys per step
+TILED_FILE = "attention/01b_flash_fp32_tiled.cu"
+TBQ, TBK = 128, 64           # rung 1b's forward: query rows per block x keys per tile
+TSTEP = 64                   # rung 1b's backward: query rows (dK/dV) or keys (dQ) per step
 STATIC_SMEM = 48 * 1024
 _F32 = np.dtype(np.float32)
 _raised = {}                 # kernels already allowed their shared memory (kept alive: ids stay unique)
@@ -30,6 +36,12 @@ _raised = {}                 # kernels already allowed their shared memory (kept
 def _smem_floats(kind, d):
     """Floats of dynamic shared memory per block, as the kernel lays them out (rows padded to d + 1)."""
     dp = d + 1
+    if kind == "fwd_tiled":          # Q, K, V rows padded to d + 4; P [TBQ][TBK + 16]
+        return (TBQ + 2 * TBK) * (d + 4) + TBQ * (TBK + 16)
+    if kind == "dkdv_tiled":         # K, V, Q, dO rows padded to d + 4; P^T, dS^T [KBK][TSTEP + 16]; lse, delta
+        return 2 * (KBK + TSTEP) * (d + 4) + 2 * KBK * (TSTEP + 16) + 2 * TSTEP
+    if kind == "dq_tiled":           # Q, dO, K, V rows padded to d + 4; dS [QBQ][TSTEP + 16]
+        return 2 * (QBQ + TSTEP) * (d + 4) + QBQ * (TSTEP + 16)
     if kind == "fwd":
         return (FBQ + FBK) * dp + FBQ * (FBK + 1)
     if kind == "dkdv":
@@ -37,8 +49,8 @@ def _smem_floats(kind, d):
     return 2 * QBQ * dp + 2 * QBK * dp + QBQ * (QBK + 1)
 
 
-def _kernel(name, d, idx, kind):
-    fn = kernel(FILE, f"{name}_f32_d{d}", idx)
+def _kernel(name, d, idx, kind, file=FILE):
+    fn = kernel(file, f"{name}_f32_d{d}", idx)
     smem = 4 * _smem_floats(kind, d)
     if smem > STATIC_SMEM and id(fn) not in _raised:
         with cp.cuda.Device(idx):
@@ -59,11 +71,14 @@ def _check(q, k, v):
         raise ValueError(f"flash_attention: expected k and v of shape ({bh}, S, {d}), got {k.shape} and {v.shape}")
 
 
-def flash_attention(q, k, v, scale, causal):
+def flash_attention(q, k, v, scale, causal, tiled=True):
     """``softmax(q k^T * scale) v`` (causal: key j seen by query i iff j <= i), never forming [L, S].
 
-    Args: q [BH, L, D], k, v [BH, S, D] float32 contiguous, L, S >= 1; scale a float.
-    Returns: (out [BH, L, D], lse [BH, L]) with lse the natural log-sum-exp of each row's scaled scores.
+    Args: q [BH, L, D], k, v [BH, S, D] float32 contiguous, L, S >= 1; scale a float; tiled: run
+    rung 1b (01b_flash_fp32_tiled.cu), which copies rows in 16-byte pieces and so needs q, k, v
+    16-byte aligned (S >= 1 too); otherwise, or with tiled=False (the notebook's ladder), rung 1.
+    Returns: (out [BH, L, D], lse [BH, L]) with lse the natural log-sum-exp of each row's scaled scores
+    (the same from both rungs: flash_attention_backward takes either).
     """
     _check(q, k, v)
     bh, L, d = q.shape
@@ -71,17 +86,23 @@ def flash_attention(q, k, v, scale, causal):
     idx = q.device_id
     out = empty((bh, L, d), _F32, idx)
     lse = empty((bh, L), _F32, idx)
-    if bh and L:
+    if not (bh and L):
+        return out, lse
+    args = (q, k, v, out, lse, L, S, np.float32(scale), np.bool_(causal))
+    if tiled and S and all(a.ptr % 16 == 0 for a in (q, k, v)):
+        fn, smem = _kernel("flash_fwd_tiled", d, idx, "fwd_tiled", TILED_FILE)
+        launch(fn, (bh, cdiv(L, TBQ)), (THREADS,), args, shared_mem=smem, index=idx)
+    else:
         fn, smem = _kernel("flash_fwd", d, idx, "fwd")
-        launch(fn, (bh, cdiv(L, FBQ)), (THREADS,),
-               (q, k, v, out, lse, L, S, np.float32(scale), np.bool_(causal)), shared_mem=smem, index=idx)
+        launch(fn, (bh, cdiv(L, FBQ)), (THREADS,), args, shared_mem=smem, index=idx)
     return out, lse
 
 
-def flash_attention_backward(q, k, v, out, lse, grad, scale, causal):
+def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True):
     """Gradients (dq, dk, dv) of :func:`flash_attention` from its inputs, output, log-sum-exp and the
     upstream gradient ``grad`` [BH, L, D] (contiguous float32). Three kernels: delta = rowsum(grad *
-    out); dK and dV per key tile; dQ per query tile (FlashAttention-2's backward, deterministic)."""
+    out); dK and dV per key tile; dQ per query tile (FlashAttention-2's backward, deterministic).
+    tiled: the last two from rung 1b when q, k, v and grad are 16-byte aligned, else rung 1's."""
     _check(q, k, v)
     bh, L, d = q.shape
     S = k.shape[1]
@@ -96,10 +117,13 @@ def flash_attention_backward(q, k, v, out, lse, grad, scale, causal):
     launch(kernel(FILE, f"flash_bwd_dot_f32_d{d}", idx), (cdiv(rows * 32, THREADS),), (THREADS,),
            (grad, out, delta, rows), index=idx)
     common = (L, S, np.float32(scale), np.bool_(causal))
-    fn, smem = _kernel("flash_bwd_dkdv", d, idx, "dkdv")
+    # rung 1b's kernels take rung 1's arguments, grids and threads; only names and shared memory differ
+    tiled = tiled and all(a.ptr % 16 == 0 for a in (q, k, v, grad))
+    suffix, file = ("_tiled", TILED_FILE) if tiled else ("", FILE)
+    fn, smem = _kernel(f"flash_bwd_dkdv{suffix}", d, idx, f"dkdv{suffix}", file)
     launch(fn, (bh, cdiv(S, KBK)), (THREADS,), (q, k, v, grad, lse, delta, dk, dv) + common,
            shared_mem=smem, index=idx)
-    fn, smem = _kernel("flash_bwd_dq", d, idx, "dq")
+    fn, smem = _kernel(f"flash_bwd_dq{suffix}", d, idx, f"dq{suffix}", file)
     launch(fn, (bh, cdiv(L, QBQ)), (THREADS,), (q, k, v, grad, lse, delta, dq) + common,
            shared_mem=smem, index=idx)
     return dq, dk, dv
