@@ -134,9 +134,10 @@ __device__ __forceinline__ void tile_coords(unsigned tile, unsigned mtiles, unsi
     z = tile / per;
     const unsigned r = tile - z * per;
     if constexpr (GROUP_M > 0) {
-        const unsigned span = GROUP_M * ntiles, group = r / span;
-        const unsigned first = group * GROUP_M;
-        const unsigned rows = mtiles - first < GROUP_M ? mtiles - first : GROUP_M;
+        constexpr unsigned GROUP = GROUP_M > 0 ? GROUP_M : 1;     // (this branch is compiled for 0 too)
+        const unsigned span = GROUP * ntiles, group = r / span;
+        const unsigned first = group * GROUP;
+        const unsigned rows = mtiles - first < GROUP ? mtiles - first : GROUP;
         const unsigned within = r - group * span;
         mt = first + within % rows;
         nt = within / rows;
