@@ -159,8 +159,8 @@ def part_check(args):
             row.update(ok=False, error=f"{type(e).__name__}: {str(e)[:800]}")
             out.append(row)
             print(f"ERROR {row['error'][:300]}", flush=True)
-            if "CUDA_ERROR" in row["error"] or "cudaError" in row["error"]:
-                return out                  # the context is gone
+            if any(w in row["error"] for w in ("CUDA_ERROR", "cudaError", "NVRTC")):
+                return out                  # the context is gone, or the rung does not build
             continue
         out.append(row)
         print(f"{'ok  ' if row['ok'] else 'FAIL'} ran {row['ran']} rel {row['rel_err']:.1e} worst/bound "
@@ -198,7 +198,7 @@ def part_time(args):
                     row.update(ok=False, error=f"{type(e).__name__}: {str(e)[:500]}")
                     print(f"time {label:11s} {suffix:4s} {lay} {size:5d}  ERROR {row['error'][:300]}", flush=True)
                     out.append(row)
-                    if "CUDA_ERROR" in row["error"] or "cudaError" in row["error"]:
+                    if any(w in row["error"] for w in ("CUDA_ERROR", "cudaError")):
                         return out
                     continue
                 out.append(row)
