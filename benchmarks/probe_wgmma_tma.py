@@ -171,7 +171,7 @@ def part_check(args):
 def part_time(args):
     torch, cp, G, _ = C.cuda_modules()
     gen = torch.Generator(device="cuda").manual_seed(args.seed + 1)
-    out = []
+    out, broken = [], set()             # broken: contenders that raised once (a build error): not retried
     for size in SQUARE:
         for suffix, lay in TIMED:
             a, b, _ = C.operands(size, size, size, lay, suffix, gen=gen)
@@ -182,7 +182,7 @@ def part_time(args):
             print(f"time cuBLAS      {suffix:4s} {lay} {size:5d}  {C.gflops(size, size, size, tms):9.0f} GFLOP/s",
                   flush=True)
             for label, rung, options in contenders():
-                if label == "13:bn128s6" and (suffix, lay) != ("bf16", "nt"):
+                if label in broken or label == "13:bn128s6" and (suffix, lay) != ("bf16", "nt"):
                     continue                        # the second configuration: one row per size
                 row = dict(who=label, dtype=suffix, kind=kind_of(suffix), layout=lay, size=size,
                            torch_ms=tms, torch_gflops=C.gflops(size, size, size, tms), options=list(options))
@@ -200,6 +200,7 @@ def part_time(args):
                     out.append(row)
                     if any(w in row["error"] for w in ("CUDA_ERROR", "cudaError")):
                         return out
+                    broken.add(label)
                     continue
                 out.append(row)
             del a, b, da, db
