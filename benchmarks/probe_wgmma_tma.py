@@ -268,7 +268,8 @@ def table(report):
         else:
             lines.append(f"check {r['who']:11s} {r['dtype']:4s} {r['layout']} {r['shape']:28s} ERROR "
                          f"{r.get('error', '')[:100]}")
-    lines.append(f"{'time':5s} {'who':11s} {'dtype':5s} {'lay':3s} {'size':>5s} {'GFLOP/s':>9s} {'cuBLAS':>9s} {'%':>6s}")
+    lines.append(f"{'time':5s} {'who':11s} {'dtype':5s} {'lay':3s} {'size':>5s} {'GFLOP/s':>9s} {'cuBLAS':>9s} "
+                 f"{'%':>6s}")
     for r in report.get("time", []):
         if "gflops" in r:
             lines.append(f"{'':5s} {r['who']:11s} {r['dtype']:5s} {r['layout']:3s} {r['size']:5d} {r['gflops']:9.0f} "

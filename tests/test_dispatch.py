@@ -149,7 +149,8 @@ class FakeLauncher:
         bn = int(dict(o[2:].split("=") for o in fn.options)["BN"])
         for z in range(batch):
             ops = []
-            for tm, letter, flag, shape, tile in ((map_a, la, a_batched, (m, k), 128), (map_b, lb, b_batched, (k, n), bn)):
+            for tm, letter, flag, shape, tile in ((map_a, la, a_batched, (m, k), 128),
+                                                  (map_b, lb, b_batched, (k, n), bn)):
                 # K-major ('n' A, 't' B): the map's unit-stride dimension 0 is k
                 k_major = (letter == "n") == (tm is map_a)
                 other = m if tm is map_a else n

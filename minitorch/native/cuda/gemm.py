@@ -29,7 +29,8 @@ from ...backends.cuda import matmul as _tf32_switch
 from ...broadcast import broadcast_shape
 from ...cuda import cupy_or_raise
 from ...cuda.array import empty
-from .launch import SUFFIX, StructArg, broadcast_layout, broadcast_strides, cdiv, coalesce, cp, kernel, launch_2d, sm_count
+from .launch import (SUFFIX, StructArg, broadcast_layout, broadcast_strides, cdiv, coalesce, cp, kernel, launch_2d,
+                     sm_count)
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Rung:
     :func:`target_kernel`), ``entries`` the kernel names it has when not every layout of every
     dtype (the other products go to rung ``fallback``). ``tma``: the kernels take their operands
     as TMA tensor maps (rung 13: gemm() launches it through :func:`_gemm_tma` and hands the products
-    the copy engine cannot read, see :func:`tma_ok`, to ``fallback``); ``by_default``: the built-in
+    the copy engine cannot read, see :func:`tma_operands`, to ``fallback``); ``by_default``: the built-in
     order may pick it (False: only a tuned-table entry, or ``gemm(rung=...)``, runs it)."""
     file: str
     block: tuple
@@ -189,7 +190,7 @@ RUNGS.update({
     # rung 12's wgmma fed by TMA copies (sm_90a only), a producer warpgroup and two consumers, a
     # persistent grid. Not in the built-in order yet (by_default=False): a tuned.json entry
     # {"rung": "13_wgmma_tma", "options": [...]} for sm_90 turns it on for that (kind, size class).
-    # Products TMA cannot read (tma_ok) and TF32 outside 'nt' go to rung 12.
+    # Products TMA cannot read (tma_operands) and TF32 outside 'nt' go to rung 12.
     "13_wgmma_tma": Rung("gemm/13_wgmma_tma.cu", (), (), ("bf16", "f16", "f32"), arch=90, tensor_cores=True,
                          target="sm_90a",
                          entries=tuple(f"gemm_{la}{lb}_{s}" for s in ("bf16", "f16") for la in "nt" for lb in "nt")
@@ -543,7 +544,8 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
     configuration (:func:`rung_with`).
 
     A rung with ``entries`` (12_wgmma: TF32 only in layout 'nt') hands the products it has no
-    kernel for to its ``fallback`` rung.
+    kernel for to its ``fallback`` rung; rung 13 (13_wgmma_tma) also those the TMA copy engine
+    cannot read (:func:`tma_operands`).
 
     Raises:
         KeyError: unknown rung.  TypeError: dtypes differ or the rung has none for them.
