@@ -65,6 +65,21 @@ def write(a, values):
     ctypes.memmove(a.ptr, host.ctypes.data, host.nbytes)
 
 
+def coalesce(shape, strides):
+    """launch.py's coalesce (which cannot be imported without CuPy), for the fake launch module."""
+    sizes, out = [], [[] for _ in strides]
+    for d in range(len(shape) - 1, -1, -1):
+        if shape[d] == 1:
+            continue
+        if sizes and all(st[d] == o[-1] * sizes[-1] for st, o in zip(strides, out)):
+            sizes[-1] *= shape[d]
+        else:
+            sizes.append(shape[d])
+            for st, o in zip(strides, out):
+                o.append(st[d])
+    return sizes, out
+
+
 class FakeLauncher:
     """The parts of launch.py that gemm.py imports, with a launch_2d that runs the kernel ABI of
     minitorch/cuda/gemm/gemm.cuh in float64 NumPy, and records every launch."""
@@ -81,6 +96,11 @@ class FakeLauncher:
         m.launch_2d = self.launch_2d
         m.sm_count = lambda index: 132         # an H100
         m.cp = None
+        m.StructArg = lambda array: types.SimpleNamespace(array=array)
+        m.broadcast_strides = lambda shape, strides, isz, out: tuple(
+            0 if d < len(out) - len(shape) or shape[d - len(out) + len(shape)] == 1
+            else strides[d - len(out) + len(shape)] // isz for d in range(len(out)))
+        m.coalesce = coalesce
 
     @staticmethod
     def broadcast_layout(operands):
@@ -93,6 +113,8 @@ class FakeLauncher:
         return shape, math.prod(shape), (shape, tuple(strides))
 
     def launch_2d(self, fn, grid, block, args, index, shared_mem=0):
+        if fn.file == "gemm/13_wgmma_tma.cu":
+            return self.launch_tma(fn, grid, block, args, shared_mem)
         a, b, c, bias, m, n, k, lda, ldb, batch, (bshape, (sa, sb)) = args
         assert all(type(v) is int for v in (m, n, k, lda, ldb, batch)), "long long arguments are Python ints"
         la, lb = fn.name[5], fn.name[6]
@@ -107,6 +129,41 @@ class FakeLauncher:
             A = read_at(a.ptr + oa * dt.itemsize, dt, (m, k), (lda, 1) if la == "n" else (1, lda))
             B = read_at(b.ptr + ob * dt.itemsize, dt, (k, n), (ldb, 1) if lb == "n" else (1, ldb))
             C = A.astype(np.float64) @ B.astype(np.float64)
+            if bias is not None:
+                C = C + read(bias)
+            host = np.ascontiguousarray(C, dtype=dt)
+            ctypes.memmove(c.ptr + z * m * n * dt.itemsize, host.ctypes.data, host.nbytes)
+
+    def launch_tma(self, fn, grid, block, args, shared_mem):
+        """Rung 13's ABI (13_wgmma_tma.cu): operands as tensor maps (here the fake maps of
+        tma_maps below: what cuTensorMapEncodeTiled was given), read through the maps' sizes and
+        strides as the copy engine would, checking the rules TMA imposes on them."""
+        map_a, map_b, c, bias, m, n, k, batch, a_batched, b_batched = args
+        assert all(type(v) is int for v in (m, n, k, batch, a_batched, b_batched))
+        la, lb = fn.name[5], fn.name[6]
+        self.launches.append(dict(file=fn.file, name=fn.name, options=fn.options, grid=grid, block=block,
+                                  m=m, n=n, k=k, batch=batch, bias=bias is not None, maps=(map_a, map_b),
+                                  batched=(a_batched, b_batched), smem=shared_mem))
+        dt = c.dtype
+        bk = 128 // dt.itemsize                       # elements in 128 bytes: the tile's k depth
+        bn = int(dict(o[2:].split("=") for o in fn.options)["BN"])
+        for z in range(batch):
+            ops = []
+            for tm, letter, flag, shape, tile in ((map_a, la, a_batched, (m, k), 128),
+                                                  (map_b, lb, b_batched, (k, n), bn)):
+                # K-major ('n' A, 't' B): the map's unit-stride dimension 0 is k
+                k_major = (letter == "n") == (tm is map_a)
+                other = m if tm is map_a else n
+                assert tm.dims[:2] == ((k, other) if k_major else (other, k))
+                assert tm.box == ((bk, tile) if k_major else (64, bk)) + (1,)
+                assert tm.address % 16 == 0 and all(s % 16 == 0 for s in tm.strides)
+                assert tm.strides[0] >= tm.dims[0] * dt.itemsize and tm.strides[1] >= tm.strides[0] * tm.dims[1]
+                assert (z if flag else 0) < tm.dims[2]
+                row, step = tm.strides[0] // dt.itemsize, tm.strides[1] // dt.itemsize
+                # op(x)[i, j]: rows of memory along i for 'n', along j for 't'
+                ops.append(read_at(tm.address + (z if flag else 0) * step * dt.itemsize, dt, shape,
+                                   (row, 1) if letter == "n" else (1, row)))
+            C = ops[0].astype(np.float64) @ ops[1].astype(np.float64)
             if bias is not None:
                 C = C + read(bias)
             host = np.ascontiguousarray(C, dtype=dt)
@@ -264,6 +321,96 @@ def test_wgmma_hands_missing_layouts_to_its_fallback(gm, monkeypatch, rng):
     monkeypatch.setattr(mod, "arch_of", lambda index: 80)
     with pytest.raises(ValueError, match="sm_90a"):
         mod.gemm(dev(array, x), dev(array, w).T, rung="12_wgmma")
+
+
+def _with_tma(mod, monkeypatch):
+    """The fake ladder plus rungs 12 and 13 (its real Rung), kernels and tensor maps faked: each
+    map is the namespace of what cuTensorMapEncodeTiled would have been given."""
+    tma = mod.rung_with("13_wgmma_tma", {})
+    _with_wgmma(mod, monkeypatch)
+    monkeypatch.setitem(mod.RUNGS, "13_wgmma_tma", tma)
+    monkeypatch.setattr(mod, "target_kernel", lambda file, name, index, options, target: types.SimpleNamespace(
+        file=file, name=name, options=options))
+    monkeypatch.setattr(mod, "tensor_map", lambda address, suffix, dims, strides, box: types.SimpleNamespace(
+        address=address, suffix=suffix, dims=dims, strides=strides, box=box))
+    mod.reload_tuned()
+    return mod
+
+
+def test_tma_rung_runs_only_where_the_table_names_it(fake_ladder, monkeypatch, tmp_path):
+    mod = _with_tma(fake_ladder, monkeypatch)
+    assert not mod.RUNGS["13_wgmma_tma"].by_default
+    assert mod.choose(8192, 8192, 8192, 1, "bf16", 90)[0] == "12_wgmma"
+    assert mod.choose(4096, 4096, 4096, 1, "f32", 90, allow_tf32=True)[0] == "12_wgmma"
+    options = ["-DBN=256", "-DSTAGES=4", "-DGROUP_M=8"]
+    use_table(mod, monkeypatch, tmp_path, {"sm_90": {"bf16": {"large": {"rung": "13_wgmma_tma", "options": options,
+                                                                         "gflops": 1.0}}}})
+    assert mod.choose(8192, 8192, 8192, 1, "bf16", 90) == ("13_wgmma_tma", tuple(options))
+    assert mod.choose(64, 64, 64, 1, "bf16", 90)[0] == "12_wgmma"          # other classes: unchanged
+
+
+def test_tma_rung_geometry(gm):
+    mod = gm[0]
+    spec = mod.rung_with("13_wgmma_tma", {})
+    assert spec.block == (384,) and spec.tile == (128, 256) and spec.target == "sm_90a" and spec.tma
+    assert spec.smem == 4 * (128 + 256) * 128 + 1024 and spec.fallback == "12_wgmma"
+    assert mod.rung_with("13_wgmma_tma", {"BN": 128, "STAGES": 6}).smem == 6 * 256 * 128 + 1024
+    with pytest.raises(ValueError, match="227 KB"):
+        mod.rung_with("13_wgmma_tma", {"BN": 256, "STAGES": 5})
+    configs = list(mod.tuning_configs("13_wgmma_tma"))
+    assert mod.rung_with("13_wgmma_tma", {}).options in configs and len(configs) == 2 * (2 + 4)
+
+
+@pytest.mark.parametrize("config", [{}, {"BN": 128, "STAGES": 6, "GROUP_M": 0}], ids=["default", "bn128"])
+def test_tma_rung_gets_tensor_maps(gm, monkeypatch, rng, config):
+    """'nt' float32 (TF32) products that TMA can read go to rung 13 with maps whose sizes,
+    strides and boxes the fake launch checks and reads through (one matrix, batches, a broadcast
+    operand, bias, edge tiles), on a persistent grid of at most one block per SM."""
+    mod, launcher, array = gm
+    _with_tma(mod, monkeypatch)
+    cases = [((130, 72), (260, 72)), ((3, 130, 72), (3, 300, 72)), ((2, 5, 36), (7, 36)), ((1, 4), (9, 4))]
+    for xs, ws in cases:
+        x, w = rng.standard_normal(xs).astype(F32), rng.standard_normal(ws).astype(F32)
+        bias = rng.standard_normal(ws[-2]).astype(F32)
+        wt = dev(array, w).transpose(0, 2, 1) if len(ws) > 2 else dev(array, w).T
+        got = mod.gemm(dev(array, x), wt, dev(array, bias), rung="13_wgmma_tma", config=config)
+        want = x.astype(np.float64) @ np.swapaxes(w, -1, -2) + bias
+        check_product(got, want, F32)
+        last = launcher.launches[-1]
+        assert last["file"] == "gemm/13_wgmma_tma.cu" and last["name"] == "gemm_nt_f32", (xs, ws, last["file"])
+        bm, bn = 128, config.get("BN", 256)
+        batch = xs[0] if len(xs) > 2 else 1
+        assert last["block"] == (384,) and last["grid"] == (min(-(-xs[-2] // bm) * -(-ws[-2] // bn) * batch, 132),)
+        assert last["batched"] == (int(batch > 1), int(len(ws) > 2))
+        assert last["smem"] == mod.rung_with("13_wgmma_tma", config).smem
+
+
+def test_tma_rung_hands_what_tma_cannot_read_to_rung_12(gm, monkeypatch, rng):
+    mod, launcher, array = gm
+    _with_tma(mod, monkeypatch)
+
+    def run(x, w, want):
+        check_product(mod.gemm(x, w, rung="13_wgmma_tma"), want, F32)
+        return launcher.launches[-1]["file"]
+
+    x, w = rng.standard_normal((33, 7)).astype(F32), rng.standard_normal((5, 7)).astype(F32)
+    # rows of 7 floats (28 bytes): not a multiple of 16 bytes
+    assert run(dev(array, x), dev(array, w).T, x.astype(np.float64) @ w.T) == "gemm/12_wgmma.cu"
+    # 'nn' float32: TF32 wgmma has no MN-major operands (rung 12 hands it on to rung 10)
+    x, w = rng.standard_normal((33, 8)).astype(F32), rng.standard_normal((8, 12)).astype(F32)
+    assert run(dev(array, x), dev(array, w), x.astype(np.float64) @ w) == "gemm/10_tf32_mma.cu"
+    # a view starting one float into its buffer: base address not 16-byte aligned
+    buf = dev(array, rng.standard_normal(33 * 8 + 1).astype(F32))
+    xv = buf.as_strided((33, 8), (32, 4), offset=4)
+    w = rng.standard_normal((5, 8)).astype(F32)
+    assert run(xv, dev(array, w).T, read(xv).astype(np.float64) @ w.T) == "gemm/12_wgmma.cu"
+    # batch dimensions that do not merge into one: b broadcast over the outer of two
+    x, w = rng.standard_normal((2, 3, 8, 8)).astype(F32), rng.standard_normal((3, 4, 8)).astype(F32)
+    assert run(dev(array, x), dev(array, w).transpose(0, 2, 1),
+               x.astype(np.float64) @ np.swapaxes(w, -1, -2)) == "gemm/12_wgmma.cu"
+    monkeypatch.setattr(mod, "arch_of", lambda index: 80)
+    with pytest.raises(ValueError, match="13_wgmma_tma is built for sm_90a"):
+        mod.gemm(dev(array, x[0, 0]), dev(array, w[0]).T, rung="13_wgmma_tma")
 
 
 def test_choose_never_leaves_the_rules(fake_ladder):

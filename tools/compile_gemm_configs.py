@@ -35,7 +35,8 @@ def load_gemm():
     pkg.__path__ = [str(ROOT / "minitorch" / "native" / "cuda")]
     sys.modules["minitorch.native.cuda"] = pkg
     launch = types.ModuleType("minitorch.native.cuda.launch")
-    for name in ("SUFFIX", "broadcast_layout", "cdiv", "cp", "kernel", "launch_2d"):
+    for name in ("SUFFIX", "StructArg", "broadcast_layout", "broadcast_strides", "cdiv", "coalesce", "cp", "kernel",
+                 "launch_2d", "sm_count"):
         setattr(launch, name, None)
     sys.modules["minitorch.native.cuda.launch"] = launch
     array = types.ModuleType("minitorch.cuda.array")

@@ -12,7 +12,8 @@ transposed view (``W.T``, ``grad.T``) is multiplied where it lies.
 Dispatch: :func:`matmul` and :func:`linear` (the backend functions the Tensor layer calls) ask
 :func:`choose` for the rung of a product's (shape class, kind of arithmetic, GPU architecture):
 first the tuned table ``minitorch/cuda/gemm/tuned.json`` that the autotuner writes, then a built-in
-order (the highest rung that exists, runs on this GPU and has the dtype). Rung 12 (wgmma) is built
+order (the highest rung that exists, runs on this GPU and has the dtype; rung 13 only through the
+table). Rungs 12 and 13 (wgmma) are built
 for the arch-specific target sm_90a, which CuPy's RawModule cannot ask NVRTC for: see
 :func:`target_kernel`; it runs on sm_90 GPUs only (:func:`runs_on`).
 """
@@ -23,12 +24,14 @@ import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
 
 from ...backends.cuda import matmul as _tf32_switch
 from ...broadcast import broadcast_shape
 from ...cuda import cupy_or_raise
 from ...cuda.array import empty
-from .launch import SUFFIX, broadcast_layout, cdiv, cp, kernel, launch_2d, sm_count
+from .launch import (SUFFIX, StructArg, broadcast_layout, broadcast_strides, cdiv, coalesce, cp, kernel, launch_2d,
+                     sm_count)
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,10 @@ class Rung:
     ``options`` NVRTC options (compile-time tile sizes for the tuned rungs); ``target`` the
     arch-specific NVRTC target it is built for ("sm_90a": it runs on that GPU only, see
     :func:`target_kernel`), ``entries`` the kernel names it has when not every layout of every
-    dtype (the other products go to rung ``fallback``)."""
+    dtype (the other products go to rung ``fallback``). ``tma``: the kernels take their operands
+    as TMA tensor maps (rung 13: gemm() launches it through :func:`_gemm_tma` and hands the products
+    the copy engine cannot read, see :func:`tma_operands`, to ``fallback``); ``by_default``: the built-in
+    order may pick it (False: only a tuned-table entry, or ``gemm(rung=...)``, runs it)."""
     file: str
     block: tuple
     tile: tuple
@@ -52,6 +58,8 @@ class Rung:
     target: str = ""
     entries: tuple = ()
     fallback: str = ""
+    tma: bool = False
+    by_default: bool = True
 
 
 RUNGS = {
@@ -107,6 +115,8 @@ TUNED_DEFAULTS = {
     # rung 12: the wgmma's N (= the tile's BN; BM is 128, two warpgroups), pipeline depth,
     # rasterization, blocks per SM promised to the compiler (2: BN 128, STAGES 3, 128 registers)
     "12_wgmma": {"BN": 256, "STAGES": 4, "GROUP_M": 0, "MINB": 1},
+    # rung 13 (TMA + warp specialization, persistent): the wgmma's N, stages, tile order groups
+    "13_wgmma_tma": {"BN": 256, "STAGES": 4, "GROUP_M": 8},
 }
 
 # The values the autotuner tries for each parameter (tuning_configs keeps the valid combinations).
@@ -127,6 +137,7 @@ TUNING_SPACE = {
     "11_half_mma": {"BM": [128], "BN": [128], "BK": [64], "WM": [64], "WN": [32],
                     "STAGES": [3, 4], "FRAG_DB": [0, 1], "GROUP_M": [0, 8], "MINB": [0, 1]},
     "12_wgmma": {"BN": [128, 256], "STAGES": [3, 4], "GROUP_M": [0, 8], "MINB": [1, 2]},
+    "13_wgmma_tma": {"BN": [128, 256], "STAGES": [3, 4, 5, 6], "GROUP_M": [0, 8]},
 }
 
 # Accumulators (C elements) per thread worth trying: more do not fit in 255 registers without
@@ -134,7 +145,8 @@ TUNING_SPACE = {
 # 32 leave too few FMAs per shared-memory read, and fewer than 128 threads too few warps to hide
 # latency. Not validity rules: such configurations are correct, only not worth timing.
 _ACCUMULATORS = {"07_autotuned": (16, 128), "08_warptile": (32, 128), "09_pipelined": (32, 64),
-                 "10_tf32_mma": (32, 128), "11_half_mma": (32, 128), "12_wgmma": (64, 128)}
+                 "10_tf32_mma": (32, 128), "11_half_mma": (32, 128), "12_wgmma": (64, 128),
+                 "13_wgmma_tma": (32, 128)}
 _MIN_THREADS = 128
 # Rung 09: 4-byte copies a thread issues per k-tile in the worst layout ('nt': both operands along
 # k), (BM + BN) * BK / NUM_THREADS; past 16 some layouts spill registers (seen at 24: BM=64,
@@ -176,6 +188,15 @@ RUNGS.update({
     "07_autotuned": Rung("gemm/07_autotuned.cu", (), ()),
     "08_warptile": Rung("gemm/08_warptile.cu", (), ()),
     "09_pipelined": Rung("gemm/09_pipelined.cu", (), (), arch=80),    # cp.async
+    # rung 12's wgmma fed by TMA copies (sm_90a only), a producer warpgroup and two consumers, a
+    # persistent grid. Not in the built-in order yet (by_default=False): a tuned.json entry
+    # {"rung": "13_wgmma_tma", "options": [...]} for sm_90 turns it on for that (kind, size class).
+    # Products TMA cannot read (tma_operands) and TF32 outside 'nt' go to rung 12.
+    "13_wgmma_tma": Rung("gemm/13_wgmma_tma.cu", (), (), ("bf16", "f16", "f32"), arch=90, tensor_cores=True,
+                         target="sm_90a",
+                         entries=tuple(f"gemm_{la}{lb}_{s}" for s in ("bf16", "f16") for la in "nt" for lb in "nt")
+                         + ("gemm_nt_f32",),
+                         fallback="12_wgmma", tma=True, by_default=False),
 })
 TENSOR_CORE_TUNED = ("10_tf32_mma", "11_half_mma")
 SM_SMEM = 228 * 1024         # shared memory of one sm_90 SM: two blocks fit if 2 * (smem + 1 KB) do (1 KB reserved each)
@@ -240,6 +261,19 @@ def _wgmma_geometry(c, need):
     return 256, (128, bn), smem
 
 
+def _tma_geometry(c, need):
+    """_geometry for rung 13 (13_wgmma_tma.cu's static_asserts): 384 threads (a producer and two
+    consumer warpgroups), a 128 x BN tile, STAGES buffers of (128 + BN) rows of 128 bytes plus 1 KB
+    to align them; 1 KB more of static shared memory (the mbarriers, padded) must fit too."""
+    bn, stages, group = c["BN"], c["STAGES"], c["GROUP_M"]
+    need(bn in (128, 256), "BN 128 or 256")
+    need(isinstance(stages, int) and stages >= 2, "STAGES >= 2")
+    need(isinstance(group, int) and group >= 0, "GROUP_M >= 0")
+    smem = stages * (128 + bn) * 128 + 1024
+    need(smem + 1024 <= MAX_SMEM, "STAGES * (128 + BN) * 128 + 2 KB <= 227 KB")
+    return 384, (128, bn), smem
+
+
 def _geometry(rung, c):
     """(threads per block, (BM, BN), dynamic shared memory bytes) of configuration ``c`` (a full
     dict) of tuned rung ``rung``, after checking the rules the file's static_asserts check.
@@ -250,8 +284,8 @@ def _geometry(rung, c):
         if not ok:
             broken.append(rule)
 
-    if rung == "12_wgmma":
-        threads, tile, smem = _wgmma_geometry(c, need)
+    if rung in ("12_wgmma", "13_wgmma_tma"):
+        threads, tile, smem = (_wgmma_geometry if rung == "12_wgmma" else _tma_geometry)(c, need)
         if broken:
             raise ValueError(f"{rung}: invalid configuration {c}: needs " + "; ".join(broken))
         return threads, tile, smem
@@ -347,7 +381,7 @@ def _rung_with(rung, items):
 
 def rung_with(rung, config):
     """The :class:`Rung` of tuned rung ``rung`` ("07_autotuned", "08_warptile", "09_pipelined",
-    "10_tf32_mma", "11_half_mma", "12_wgmma")
+    "10_tf32_mma", "11_half_mma", "12_wgmma", "13_wgmma_tma")
     compiled with ``config``: a dict of parameters ({"BM": 64, "BK": 16, ...}; missing ones keep
     the defaults of :data:`TUNED_DEFAULTS`) or a tuple of NVRTC options ("-DBM=64", ...). Its
     block, tile, dynamic shared memory and options all follow the configuration.
@@ -511,7 +545,8 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
     configuration (:func:`rung_with`).
 
     A rung with ``entries`` (12_wgmma: TF32 only in layout 'nt') hands the products it has no
-    kernel for to its ``fallback`` rung.
+    kernel for to its ``fallback`` rung; rung 13 (13_wgmma_tma) also those the TMA copy engine
+    cannot read (:func:`tma_operands`).
 
     Raises:
         KeyError: unknown rung.  TypeError: dtypes differ or the rung has none for them.
@@ -553,6 +588,15 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
     batch_shape, batch, layout = broadcast_layout(((a.shape[:-2], a.strides[:-2], isz),
                                                    (b.shape[:-2], b.strides[:-2], isz)))
     idx = a.device_id
+    if spec.tma:                     # rung 13: the operands go to the kernel as TMA tensor maps
+        if _target_arch(spec.target) != arch_of(idx):
+            raise ValueError(f"gemm rung {rung} is built for {spec.target} and runs only on sm_"
+                             f"{_target_arch(spec.target)} GPUs; GPU {idx} is sm_{arch_of(idx)}")
+        maps = tma_operands(a, b, la, lb, batch_shape, spec)
+        if maps is None:
+            return gemm(a, b, bias, spec.fallback)     # what the copy engine cannot read: rung 12
+        return _gemm_tma(spec, f"gemm_{la[0]}{lb[0]}_{SUFFIX[a.dtype]}", maps, bias, batch_shape, a.dtype,
+                         (m, n, k), idx)
     out = empty(batch_shape + (m, n), a.dtype, idx)
     if batch == 0 or m == 0 or n == 0:
         return out
@@ -574,15 +618,132 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
         fn = target_kernel(spec.file, name, idx, options, spec.target)
     else:
         fn = kernel(spec.file, name, idx, options)
-    if spec.smem > STATIC_SMEM and id(fn) not in _smem_raised:
-        # Past 48 KB a kernel must opt in to more dynamic shared memory, once per kernel
-        # (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)); the launch fails otherwise.
-        with cp.cuda.Device(idx):
-            fn.max_dynamic_shared_size_bytes = spec.smem
-        _smem_raised[id(fn)] = fn    # keeps fn alive, so its id is never reused by another kernel
+    _allow_smem(fn, spec.smem, idx)
     bm, bn = spec.tile
     launch_2d(fn, (cdiv(n, bn), cdiv(m, bm), batch), spec.block,
               (a, b, out, bias, m, n, k, la[1], lb[1], batch, layout), idx, spec.smem)
+    return out
+
+
+def _allow_smem(fn, smem, idx):
+    """Let kernel ``fn`` of GPU ``idx`` launch with ``smem`` bytes of dynamic shared memory."""
+    if smem > STATIC_SMEM and id(fn) not in _smem_raised:
+        # Past 48 KB a kernel must opt in to more dynamic shared memory, once per kernel
+        # (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)); the launch fails otherwise.
+        with cp.cuda.Device(idx):
+            fn.max_dynamic_shared_size_bytes = smem
+        _smem_raised[id(fn)] = fn    # keeps fn alive, so its id is never reused by another kernel
+
+
+# ---- rung 13: the operands as TMA tensor maps ---------------------------------------------------------
+# The copy engine (TMA) copies a tile ("box") of an operand described by a tensor map: 128 opaque
+# bytes that the driver encodes on the host (cuTensorMapEncodeTiled) from the base address, the
+# sizes and byte strides of up to 5 dimensions, the box, the shared-memory swizzle and what to
+# write past the edges (zeros). CuPy does not wrap that call: it is made here through ctypes on
+# libcuda. The kernel takes each map by value (a 128-byte __grid_constant__ parameter: a StructArg
+# over a 64-byte aligned NumPy buffer, which the launch copies into the kernel's parameters).
+TMA_DTYPE = {"bf16": 9, "f16": 6, "f32": 7}     # CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, _FLOAT16, _FLOAT32
+_SWIZZLE_128B, _L2_PROMOTION_256B = 3, 3       # CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+TENSOR_MAP = np.dtype([("opaque", np.uint64, (16,))])    # cuda.h's CUtensorMap
+_INT32 = 2 ** 31                               # the copy coordinates are 32-bit signed
+
+
+@functools.lru_cache(maxsize=None)
+def _encode_tiled():
+    """libcuda's ``cuTensorMapEncodeTiled`` (CUDA 12.0+) as a ctypes function returning the CUresult."""
+    import ctypes
+    fn = ctypes.CDLL("libcuda.so.1").cuTensorMapEncodeTiled
+    u64s, u32s = ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint32)
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p, u64s, u64s, u32s, u32s,
+                   ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+@functools.lru_cache(maxsize=4096)
+def tensor_map(address, suffix, dims, strides, box):
+    """The tensor map of a 3-D array of dtype ``suffix`` ('bf16', 'f16', 'f32') at device
+    ``address``: ``dims`` its sizes innermost first, ``strides`` the byte strides of dimensions 1
+    and 2 (dimension 0 is unit-stride), ``box`` the sizes of the tile one copy writes to shared
+    memory, in the 128-byte swizzle, zeros where the box reaches past ``dims``. A StructArg of
+    128 bytes, 64-byte aligned. Cached: the map is a function of exactly these arguments, and a
+    training loop multiplies the same shapes at the same pool addresses again and again.
+
+    Raises:
+        RuntimeError: the driver rejected the description (its CUresult is named).
+    """
+    import ctypes
+    raw = np.zeros(TENSOR_MAP.itemsize + 64, np.uint8)
+    start = -raw.ctypes.data % 64                  # the driver wants the map 64-byte aligned
+    arr = raw[start:start + TENSOR_MAP.itemsize].view(TENSOR_MAP)
+    status = _encode_tiled()(arr.ctypes.data, TMA_DTYPE[suffix], 3, address, (ctypes.c_uint64 * 3)(*dims),
+                             (ctypes.c_uint64 * 2)(*strides), (ctypes.c_uint32 * 3)(*box),
+                             (ctypes.c_uint32 * 3)(1, 1, 1), 0, _SWIZZLE_128B, _L2_PROMOTION_256B, 0)
+    if status != 0:
+        raise RuntimeError(f"cuTensorMapEncodeTiled returned CUresult {status} for a {suffix} tensor at "
+                           f"{address:#x}: sizes {dims}, byte strides {strides}, box {box}")
+    arr.flags.writeable = False
+    return StructArg(arr)
+
+
+def tma_operands(a, b, la, lb, batch_shape, spec):
+    """The kernel arguments (map_a, map_b, a_batched, b_batched) of rung 13 (``spec``) for
+    ``a @ b`` with layouts ``la``, ``lb`` (layout_of's (letter, ld)) and broadcast batch shape
+    ``batch_shape``, or None when the copy engine cannot read the operands where they lie: gemm()
+    then hands the product to rung 12. TMA needs
+      - base addresses and row strides (the ld of each operand) that are multiples of 16 bytes:
+        e.g. bf16 rows of a multiple of 8 elements (an odd K of an 'n' A fails, an odd M of a 't' A);
+      - batch dimensions that coalesce into one evenly strided dimension (or none) for both
+        operands, each batch stride 0 (broadcast) or a multiple of 16 bytes, at least one whole matrix;
+      - M, N, K and the number of C tiles below 2**31 (the copies' 32-bit coordinates);
+    and the rung needs a kernel for the layout (TF32 only 'nt').
+    """
+    suffix, isz = SUFFIX[a.dtype], a.itemsize
+    if f"gemm_{la[0]}{lb[0]}_{suffix}" not in spec.entries:
+        return None
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    batch = math.prod(batch_shape)
+    bm, bn = spec.tile
+    if not (0 < m < _INT32 and 0 < n < _INT32 and 0 < k < _INT32 and 0 < batch
+            and cdiv(m, bm) * cdiv(n, bn) * batch < _INT32):
+        return None
+    if (a.ptr | b.ptr | la[1] * isz | lb[1] * isz) % 16:
+        return None
+    sizes, (sa, sb) = coalesce(batch_shape, (broadcast_strides(a.shape[:-2], a.strides[:-2], isz, batch_shape),
+                                             broadcast_strides(b.shape[:-2], b.strides[:-2], isz, batch_shape)))
+    if len(sizes) > 1:
+        return None
+    bk = 128 // isz                              # elements in 128 bytes: the tile's k depth
+    # (inner size, outer size, box) of each operand as stored: K-major = k innermost
+    a_dims = (k, m, (bk, bm)) if la[0] == "n" else (m, k, (64, bk))
+    b_dims = (k, n, (bk, bn)) if lb[0] == "t" else (n, k, (64, bk))
+    args = []
+    for x, (inner, outer, box), ld, strides in ((a, a_dims, la[1], sa), (b, b_dims, lb[1], sb)):
+        stride = strides[0] if sizes else 0      # elements from one batch to the next; 0: broadcast
+        if stride and (stride * isz % 16 or stride < ld * outer):
+            return None
+        # an unbatched operand is one matrix: a batch dimension of size 1 (its stride is never followed)
+        dims = (inner, outer, sizes[0] if stride else 1)
+        byte_strides = (ld * isz, (stride or ld * outer) * isz)
+        args.append((tensor_map(x.ptr, suffix, dims, byte_strides, box + (1,)), int(stride != 0)))
+    (map_a, a_batched), (map_b, b_batched) = args
+    return map_a, map_b, a_batched, b_batched
+
+
+def _gemm_tma(spec, name, maps, bias, batch_shape, dtype, mnk, idx):
+    """Launch rung 13's kernel ``name`` on ``maps`` (tma_operands) into a new [*batch_shape, M, N]
+    array: a persistent grid of one 384-thread block per SM (fewer when there are fewer C tiles),
+    block i computing tiles i, i + gridDim.x, ... (13_wgmma_tma.cu)."""
+    m, n, k = mnk
+    batch = math.prod(batch_shape)
+    out = empty(tuple(batch_shape) + (m, n), dtype, idx)
+    fn = target_kernel(spec.file, name, idx, spec.options, spec.target)
+    _allow_smem(fn, spec.smem, idx)
+    bm, bn = spec.tile
+    map_a, map_b, a_batched, b_batched = maps
+    blocks = min(cdiv(m, bm) * cdiv(n, bn) * batch, sm_count(idx))
+    launch_2d(fn, (blocks,), spec.block, (map_a, map_b, out, bias, m, n, k, batch, a_batched, b_batched),
+              idx, spec.smem)
     return out
 
 
@@ -711,7 +872,8 @@ def runs_on(spec, arch):
 
 
 def _default(suffix, arch, tf32):
-    """The built-in choice: the highest-numbered usable rung (rung names start with their number).
+    """The built-in choice: the highest-numbered usable rung (rung names start with their number)
+    among those with ``by_default`` (rung 13 runs only where the tuned table names it).
     float32 prefers a TF32 rung when ``tf32``, else only rungs without tensor cores; float64
     follows F64_ORDER first."""
     ranked = sorted(RUNGS, reverse=True)
@@ -721,7 +883,7 @@ def _default(suffix, arch, tf32):
         tc = [r for r in ranked if RUNGS[r].tensor_cores]
         ranked = (tc if tf32 else []) + [r for r in ranked if not RUNGS[r].tensor_cores]
     for name in ranked:
-        if _usable(name, suffix, arch, tf32):
+        if RUNGS[name].by_default and _usable(name, suffix, arch, tf32):
             return name
     raise TypeError(f"no GEMM rung has {suffix} entry points for sm_{arch}")
 
