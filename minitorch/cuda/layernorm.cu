@@ -6,17 +6,21 @@
 // Ba, Kiros & Hinton, "Layer Normalization", arXiv:1607.06450 (2016).
 //
 // Threads and data:
-//   layer_norm_forward_{warp,block}   one TEAM of threads per row. n <= 1024: the team is
-//       one warp (blocks of 128 threads hold 4 rows), so the row's reduction is 5 shuffles with no
-//       __syncthreads; longer rows: the team is the whole block (grid = rows), reduced through
-//       shared memory (block_reduce). Lane l of a team reads the row's 16-byte vectors l, l + team,
-//       ... (consecutive lanes, consecutive addresses: coalesced), or single elements when the row
-//       is not 16-byte aligned (n not a multiple of the vector width, or an offset pointer).
-//     forward: pass 1 keeps Welford's running (count, mean, M2) per thread (Welford, "Note on a
-//       method for calculating corrected sums of squares and products", Technometrics 4(3), 1962):
-//       one read, no cancellation as in E[x^2] - E[x]^2; the team merges its threads' triples with
+//   layer_norm_forward_{warp,block}_VxK   one TEAM of threads per row: a warp when the row fits
+//       in 32 threads' registers (blocks of 128 threads hold 4 rows; the row's reduction is then 5
+//       shuffles with no __syncthreads), else the whole block (grid = rows), reduced through
+//       shared memory (block_reduce). Lane l of a team holds the row's 16-byte vectors l, l + team,
+//       ..., l + (K-1) * team (consecutive lanes, consecutive addresses: coalesced), or single
+//       elements (V = 1) when the rows are not 16-byte aligned (n not a multiple of the vector
+//       width, or an offset pointer). All K loads are issued at once and the row is read once.
+//       Each thread keeps Welford's running (count, mean, M2) over its elements (Welford, "Note on
+//       a method for calculating corrected sums of squares and products", Technometrics 4(3),
+//       1962): no cancellation as in E[x^2] - E[x]^2; the team merges its threads' triples with
 //       Chan, Golub & LeVeque's formula (1979; as batchnorm.cu). Lane 0 stores mean and rstd (float,
-//       double for float64 input) for backward; pass 2 re-reads the row (now in L1/L2) and writes y.
+//       double for float64 input) for backward, and every lane writes its part of y from registers.
+//   layer_norm_forward_block   rows too long for registers: the same team of a block, but each
+//       thread streams its vectors (UNROLL loads in flight), then re-reads the row (now in L1/L2)
+//       to write y.
 //   layer_norm_backward_{warp,block}_VxK   the fused backward, ONE pass over x and dy: with
 //       g = dy * gamma and xhat = (x - mean) * rstd,
 //           dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),   dgamma = sum_rows dy * xhat,
@@ -31,8 +35,11 @@
 //       their sums in turn in shared memory (no atomics) and the block writes ONE partial row
 //       partial[blockIdx.x, 0..n): the grid is about one block per SM, so the partials are a few
 //       hundred rows whatever the number of rows. Python picks K (and the team) so that
-//       V * K * team >= n; longer rows take the fallback below.
-//   layer_norm_backward_block                 fallback for rows too long for registers: one block
+//       V * K * team >= n, with at most 32 float (16 double) elements per thread: a block then
+//       holds rows of up to about 8192 elements (the register file is 64K registers per SM, and a
+//       thread needs about 6 per element: x, dy, gamma and the two running sums); longer rows
+//       take the fallback below.
+//   layer_norm_backward_dx                    fallback for rows too long for registers: one block
 //       per row, pass 1 sums g and g * xhat, pass 2 re-reads the row and writes dx; then
 //   layer_norm_backward_params_partial        column partial sums for the fallback: a 2-D grid,
 //       blockIdx.x picks 256 consecutive COLUMNS (one per thread: a warp reads 128 contiguous
@@ -168,6 +175,59 @@ __device__ __forceinline__ void forward_row(const T* __restrict__ x, const T* __
             o.v[u] = narrow<T>(xhat * param<T, V>(w, k, u, A(1)) + param<T, V>(b, k, u, A(0)));
         }
         yv[k] = o;
+    }
+}
+
+// The forward with the row in registers (the backward's layout below: lane l of a team of `lanes`
+// threads holds vectors l + i * lanes, i < K): every load of the row is issued at once, the row is
+// read from memory once, and y is written from the registers.
+template <typename T, int V, int K, bool BLOCK>
+__device__ __forceinline__ void forward_fused(const T* __restrict__ x, const T* __restrict__ w,
+                                              const T* __restrict__ b, T* __restrict__ y,
+                                              typename Acc<T>::type* __restrict__ mean,
+                                              typename Acc<T>::type* __restrict__ rstd, long long rows, long long n,
+                                              double eps) {
+    typedef typename Acc<T>::type A;
+    typedef Team<BLOCK> team;
+    const long long r = team::row();
+    if (r >= rows) return;                  // a whole team: no shuffle or barrier is left waiting
+    const int lane = team::lane(), lanes = team::size();
+    const long long nv = n / V;
+    const Vec<T, V>* xv = reinterpret_cast<const Vec<T, V>*>(x + r * n);
+    Vec<T, V> xs[K];
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        const long long k = lane + (long long)i * lanes;
+        if (k < nv) xs[i] = xv[k];
+    }
+    Welford<A> st = {A(0), A(0), A(0)};
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        if (lane + (long long)i * lanes < nv) {
+#pragma unroll
+            for (int u = 0; u < V; ++u) push(st, A(to_opmath(xs[i].v[u])));
+        }
+    }
+    st = team::reduce(st, Welford<A>{A(0), A(0), A(0)}, [](Welford<A> p, Welford<A> q) { return merge(p, q); });
+    A mu = st.mean, rs = rsqrt_(st.m2 / A(n) + A(eps));      // right in lane 0
+    team::share(mu, rs);
+    if (lane == 0) {
+        mean[r] = mu;
+        rstd[r] = rs;
+    }
+    Vec<T, V>* yv = reinterpret_cast<Vec<T, V>*>(y + r * n);
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        const long long k = lane + (long long)i * lanes;
+        if (k < nv) {
+            Vec<T, V> o;
+#pragma unroll
+            for (int u = 0; u < V; ++u) {
+                const A xhat = (A(to_opmath(xs[i].v[u])) - mu) * rs;
+                o.v[u] = narrow<T>(xhat * param<T, V>(w, k, u, A(1)) + param<T, V>(b, k, u, A(0)));
+            }
+            yv[k] = o;
+        }
     }
 }
 
@@ -420,48 +480,54 @@ __device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
 
 }  // namespace ln
 
-// layer_norm_forward_warp_f32 / layer_norm_forward_block_f32 (the team).
-// w and b may be null (elementwise_affine=False, or bias=False); mean/rstd are float (double for f64).
-#define LAYER_NORM_FORWARD(T, A, SUF, TEAM, BLOCK) MT_IF_##SUF(                                         \
-    extern "C" __global__ void layer_norm_forward_##TEAM##_##SUF(const T* x, const T* w, const T* b, T* y, \
-                                                                 A* mean, A* rstd, long long rows,       \
-                                                                 long long n, double eps) {              \
-        ln::forward<T, BLOCK>(x, w, b, y, mean, rstd, rows, n, eps);                                     \
+// layer_norm_forward_block_f32: the streaming forward (one block per row) for rows too long for
+// registers. w and b may be null (elementwise_affine=False, or bias=False); mean/rstd are float
+// (double for f64).
+#define LAYER_NORM_FORWARD_STREAMING(T, A, SUF) MT_IF_##SUF(                                            \
+    extern "C" __global__ void layer_norm_forward_block_##SUF(const T* x, const T* w, const T* b, T* y,  \
+                                                              A* mean, A* rstd, long long rows,          \
+                                                              long long n, double eps) {                 \
+        ln::forward<T, true>(x, w, b, y, mean, rstd, rows, n, eps);                                      \
     })
 
 // layer_norm_backward_warp_4x6_f32: the fused backward, warp teams, V = 4 elements per vector, K = 6
 // vectors per lane (rows of up to 32 * 4 * 6 = 768 floats). w null: no dgamma/dbeta (part_w null).
-#define LAYER_NORM_BACKWARD(T, A, SUF, TEAM, BLOCK, V, K) MT_IF_##SUF(                                  \
+// layer_norm_forward_warp_4x6_f32 likewise, with the row in registers.
+#define LAYER_NORM_FUSED(T, A, SUF, TEAM, BLOCK, V, K) MT_IF_##SUF(                                  \
     extern "C" __global__ void layer_norm_backward_##TEAM##_##V##x##K##_##SUF(                          \
         const T* dy, const T* x, const A* mean, const A* rstd, const T* w, T* dx, A* part_w, A* part_b, \
         long long rows, long long n) {                                                                   \
         ln::backward_fused<T, V, K, BLOCK>(dy, x, mean, rstd, w, dx, part_w, part_b, rows, n);          \
+    }                                                                                                    \
+    extern "C" __global__ void layer_norm_forward_##TEAM##_##V##x##K##_##SUF(                           \
+        const T* x, const T* w, const T* b, T* y, A* mean, A* rstd, long long rows, long long n,         \
+        double eps) {                                                                                    \
+        ln::forward_fused<T, V, K, BLOCK>(x, w, b, y, mean, rstd, rows, n, eps);                         \
     })
 
-// the warp kernels K = 1, 2, 3, 4, 6, 8 and the block kernel K = 8 of vector width V (Python's
+// the warp kernels K = 1, 2, 3, 4, 6, 8 and the block kernels K = 8 of vector width V (Python's
 // _fused_plan asks for exactly these: at most 32 float or 16 double elements per thread)
-#define LAYER_NORM_BACKWARD_K8(T, A, SUF, V)                                                            \
-    LAYER_NORM_BACKWARD(T, A, SUF, warp, false, V, 1)                                                   \
-    LAYER_NORM_BACKWARD(T, A, SUF, warp, false, V, 2)                                                   \
-    LAYER_NORM_BACKWARD(T, A, SUF, warp, false, V, 3)                                                   \
-    LAYER_NORM_BACKWARD(T, A, SUF, warp, false, V, 4)                                                   \
-    LAYER_NORM_BACKWARD(T, A, SUF, warp, false, V, 6)                                                   \
-    LAYER_NORM_BACKWARD(T, A, SUF, warp, false, V, 8)                                                   \
-    LAYER_NORM_BACKWARD(T, A, SUF, block, true, V, 8)
+#define LAYER_NORM_FUSED_K8(T, A, SUF, V)                                                            \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 1)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 2)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 3)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 4)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 6)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 8)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, block, true, V, 8)
 
 // float16/bfloat16 vectors of 8: K = 1, 2, 3, 4 in warps, 4 in blocks
-#define LAYER_NORM_BACKWARD_K4(T, A, SUF, V)                                                            \
-    LAYER_NORM_BACKWARD(T, A, SUF, warp, false, V, 1)                                                   \
-    LAYER_NORM_BACKWARD(T, A, SUF, warp, false, V, 2)                                                   \
-    LAYER_NORM_BACKWARD(T, A, SUF, warp, false, V, 3)                                                   \
-    LAYER_NORM_BACKWARD(T, A, SUF, warp, false, V, 4)                                                   \
-    LAYER_NORM_BACKWARD(T, A, SUF, block, true, V, 4)
+#define LAYER_NORM_FUSED_K4(T, A, SUF, V)                                                            \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 1)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 2)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 3)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 4)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, block, true, V, 4)
 
-// the fallback for rows too long for registers (dx, then the column partials), and stage 2
+// the fallbacks for rows too long for registers (forward; dx, then the column partials), and stage 2
 #define LAYER_NORM_KERNELS(T, A, SUF)                                                                   \
-    LAYER_NORM_FORWARD(T, A, SUF, warp, false)                                                          \
-    LAYER_NORM_FORWARD(T, A, SUF, block, true)                                                          \
-    LAYER_NORM_BACKWARD_K8(T, A, SUF, 1)                                                                \
+    LAYER_NORM_FORWARD_STREAMING(T, A, SUF)                                                             \
+    LAYER_NORM_FUSED_K8(T, A, SUF, 1)                                                                \
     MT_IF_##SUF(                                                                                        \
     extern "C" __global__ void layer_norm_backward_dx_##SUF(const T* dy, const T* x, const A* mean,     \
                                                             const A* rstd, const T* w, T* dx,          \
@@ -482,10 +548,10 @@ __device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
     })
 
 LAYER_NORM_KERNELS(float, float, f32)
-LAYER_NORM_BACKWARD_K8(float, float, f32, 4)
+LAYER_NORM_FUSED_K8(float, float, f32, 4)
 LAYER_NORM_KERNELS(double, double, f64)
-LAYER_NORM_BACKWARD_K8(double, double, f64, 2)
+LAYER_NORM_FUSED_K8(double, double, f64, 2)
 LAYER_NORM_KERNELS(__half, float, f16)
-LAYER_NORM_BACKWARD_K4(__half, float, f16, 8)
+LAYER_NORM_FUSED_K4(__half, float, f16, 8)
 LAYER_NORM_KERNELS(__nv_bfloat16, float, bf16)
-LAYER_NORM_BACKWARD_K4(__nv_bfloat16, float, bf16, 8)
+LAYER_NORM_FUSED_K4(__nv_bfloat16, float, bf16, 8)

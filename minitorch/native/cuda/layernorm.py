@@ -6,16 +6,16 @@
 layer flattens ``normalized_shape`` into n. ``weight`` and ``bias`` are contiguous ``[n]`` arrays of
 x's dtype, or None. ``mean`` and ``rstd`` are ``[rows]`` float32 (float64 for float64 input).
 
-Forward: a row takes one warp when ``n <= WARP_MAX`` (blocks of GROUP threads, one row per warp),
-else one block of 128..1024 threads (about UNROLL 16-byte vectors per thread).
+Rows that fit in registers (``_fused_plan``): each lane holds K 16-byte vectors of its team's row
+(the team: a warp for rows of up to 32 * V * K elements, else a block of up to 1024 threads), so
+the row is read from memory once. Forward: GROUP // 32 rows per block of warps, or one row per
+block. Backward: x and dy are read once, dx is written, and each block leaves one row of partial
+dgamma/dbeta sums; the grid is about one block per SM, so there are few partial rows, and
+``layer_norm_backward_params_final`` adds them per column, in order (deterministic, no atomics).
 
-Backward, fused (``_fused_plan``): each lane holds K vectors of its team's row in registers (the
-team: a warp for rows of up to 32 * V * K elements, else a block of up to 1024 threads), so x and
-dy are read once; dx is written, and each block leaves one row of partial dgamma/dbeta sums. The
-grid is about one block per SM, so there are few partial rows; ``layer_norm_backward_params_final``
-adds them per column, in order (deterministic, no atomics). Rows too long for the registers (over
-about 8192 float32 elements) take two passes: dx by one block per row, then column partial sums
-over chunks of rows. Nothing here waits for the GPU.
+Rows too long for the registers (over about 8192 float32 elements): the forward streams each row
+twice through one block; the backward writes dx the same way, then sums columns over chunks of
+rows. Nothing here waits for the GPU.
 """
 import functools
 
@@ -26,7 +26,6 @@ from .launch import BLOCK, SUFFIX, UNROLL, blocks_per_gpu, cdiv, kernel, launch,
 
 FILE = "layernorm.cu"
 GROUP = 128              # threads per block in the warp kernels: 4 rows per block
-WARP_MAX = 1024          # rows up to this long take one warp
 _DTYPES = ("float32", "float64", "float16", "bfloat16")
 _MIN_CHUNK = 16          # rows per partial sum of dgamma/dbeta, at least (fewer partials to add)
 
@@ -52,16 +51,9 @@ def _acc_dtype(dtype):
 
 
 def _block_threads(n, itemsize):
-    """Threads of a block that takes a whole row: about UNROLL vectors each, 128..1024."""
+    """Threads of a block that streams a whole row: about UNROLL vectors each, 128..1024."""
     vec = 16 // itemsize if n % (16 // itemsize) == 0 else 1
     return min(1024, max(128, _pow2ceil(cdiv(n, vec * UNROLL))))
-
-
-def _team(rows, n, itemsize):
-    """(team name, grid, block) of a forward kernel."""
-    if n <= WARP_MAX:
-        return "warp", (cdiv(rows, GROUP // 32),), (GROUP,)
-    return "block", (rows,), (_block_threads(n, itemsize),)
 
 
 def layer_norm(x, weight, bias, eps):
@@ -70,12 +62,22 @@ def layer_norm(x, weight, bias, eps):
     _check(x, "layer_norm")
     rows, n = x.shape
     idx = x.device_id
+    suf = SUFFIX[x.dtype]
     y = empty((rows, n), x.dtype, idx)
     mean, rstd = empty((rows,), _acc_dtype(x.dtype), idx), empty((rows,), _acc_dtype(x.dtype), idx)
-    if rows and n:
-        team, grid, block = _team(rows, n, x.itemsize)
-        launch(kernel(FILE, f"layer_norm_forward_{team}_{SUFFIX[x.dtype]}", idx), grid, block,
-               (x, weight, bias, y, mean, rstd, rows, n, np.float64(eps)), index=idx)
+    if not rows or not n:
+        return y, mean, rstd
+    args = (x, weight, bias, y, mean, rstd, rows, n, np.float64(eps))
+    vec = _vector_width(n, x.itemsize, x, weight, bias, y)
+    team, k, threads = _fused_plan(n, vec, x.dtype)
+    fn = kernel(FILE, f"layer_norm_forward_{team}_{vec}x{k}_{suf}", idx)
+    if team == "warp":                     # GROUP // 32 rows per block
+        launch(fn, (cdiv(rows, GROUP // 32),), (GROUP,), args, index=idx)
+    elif threads <= fn.max_threads_per_block:
+        launch(fn, (rows,), (threads,), args, index=idx)
+    else:                                  # the row does not fit in the block's registers
+        launch(kernel(FILE, f"layer_norm_forward_block_{suf}", idx), (rows,), (_block_threads(n, x.itemsize),),
+               args, index=idx)
     return y, mean, rstd
 
 
@@ -90,8 +92,9 @@ WARP_K = (1, 2, 3, 4, 6, 8)   # vectors per lane of the warp kernels (layernorm.
 
 
 def _fused_plan(n, vec, dtype):
-    """(team, vectors per lane K, threads per team) of the fused backward, or None when the row is
-    too long for the registers. A thread holds at most 32 float (16 double) elements of a row."""
+    """(team, vectors per lane K, threads per team) of the kernels that hold a row in registers: a
+    warp when it can, else a block (which may need more threads than the kernel's registers allow:
+    the caller checks). A thread holds at most 32 float (16 double) elements of a row."""
     cap = 16 if dtype == np.float64 else 32
     nv = n // vec
     for k in WARP_K:

@@ -1,10 +1,11 @@
-"""LayerNorm's backward at the backend level (``layer_norm_backward(grad, x, mean, rstd, weight)``)
-against a float64 NumPy reference, on cpu and (marked cuda) the GPU.
+"""LayerNorm's kernels at the backend level (``layer_norm(x, weight, bias, eps)`` and
+``layer_norm_backward(grad, x, mean, rstd, weight)``) against a float64 NumPy reference, on cpu and
+(marked cuda) the GPU.
 
-The row lengths pick every kernel of layernorm.cu's fused backward: the warp kernels with K = 1, 2,
-3, 4, 6, 8 vectors per lane, 16-byte vectors (n a multiple of 16 / itemsize) and single elements
-(odd n, or rows that start 4 bytes into a buffer), the block kernels (rows over 32 * V * K elements),
-and the two-pass fallback (rows too long for the registers). On the GPU the rows are many more than
+The row lengths pick every kernel of layernorm.cu: the warp kernels with K = 1, 2, 3, 4, 6, 8
+vectors per lane, 16-byte vectors (n a multiple of 16 / itemsize) and single elements (odd n, or
+rows that start 4 bytes into a buffer), the block kernels (rows over 32 * V * K elements), and the
+fallbacks for rows too long for the registers. On the GPU the rows are many more than
 the grid's teams, so each team takes several rows and every block adds the sums of several.
 Partial sums are never left unwritten (the allocator is poisoned with NaN), and dgamma/dbeta are the
 same bits on a second run (no atomics).
@@ -98,6 +99,27 @@ def _close(got, want, dtype, what):
     assert got.shape == want.shape, f"{what}: shape {got.shape}, expected {want.shape}"
     err = np.max(np.abs(got - want)) / max(1.0, np.max(np.abs(want))) if want.size else 0.0
     assert err <= TOL[dtype], f"{what}: scaled max error {err:.3g} > {TOL[dtype]:.1g}"
+
+
+@pytest.mark.parametrize("dtype, n", CASES + [("float32", 8193), ("float32", 16388)])
+def test_forward_matches_float64(device, rng, dtype, n):
+    """y, mean and rstd; 8193 and 16388 floats are past the register kernels of the forward."""
+    rows = _rows(device, n)
+    x, _, w, _, _ = _inputs(rng, rows, n, dtype)
+    b = rng.standard_normal(n).astype(x.dtype)
+    x64 = x.astype(np.float64)
+    mean, var = x64.mean(axis=1), x64.var(axis=1)
+    want = ((x64 - mean[:, None]) / np.sqrt(var[:, None] + 1e-5) * w.astype(np.float64) + b.astype(np.float64),
+            mean, 1 / np.sqrt(var + 1e-5))
+    if device == "cpu":
+        got = cpu.layer_norm(x, w, b, 1e-5)
+    else:
+        from minitorch.cuda import array
+        from minitorch.native import cuda as backend
+        got = [array.to_numpy(o) for o in backend.layer_norm(*(array.from_numpy(a, 0) for a in (x, w, b)), 1e-5)]
+    # mean: relative to the row's size (row 0 is around 100); rstd ~ 0.5 in every row
+    for g, t, name in zip(got, want, ("y", "mean", "rstd")):
+        _close(np.asarray(g).astype(np.float64), t, dtype, f"{name} of [{rows}, {n}] {dtype}")
 
 
 @pytest.mark.parametrize("dtype, n", CASES)
