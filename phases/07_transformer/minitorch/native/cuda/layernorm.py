@@ -26,7 +26,7 @@ from ...cuda.array import empty
 from .launch import BLOCK, SUFFIX, UNROLL, blocks_per_gpu, cdiv, kernel, launch, launch_2d, sm_count
 
 FILE = "layernorm.cu"
-GROUP = 128              # threads per block in the warp kernels: 4 rows per block
+GROUP = 128              # threads per block of the forward's warp kernels: 4 rows per block
 _DTYPES = ("float32", "float64", "float16", "bfloat16")
 _MIN_CHUNK = 16          # rows per partial sum of dgamma/dbeta, at least (fewer partials to add)
 
@@ -55,31 +55,6 @@ def _block_threads(n, itemsize):
     """Threads of a block that streams a whole row: about UNROLL vectors each, 128..1024."""
     vec = 16 // itemsize if n % (16 // itemsize) == 0 else 1
     return min(1024, max(128, _pow2ceil(cdiv(n, vec * UNROLL))))
-
-
-def layer_norm(x, weight, bias, eps):
-    """(y [rows, n] of x's dtype, mean [rows], rstd [rows]): ``y = (x - mean) * rstd * weight + bias``
-    per row, rstd = 1 / sqrt(biased var + eps); weight/bias None mean 1 and 0."""
-    _check(x, "layer_norm")
-    rows, n = x.shape
-    idx = x.device_id
-    suf = SUFFIX[x.dtype]
-    y = empty((rows, n), x.dtype, idx)
-    mean, rstd = empty((rows,), _acc_dtype(x.dtype), idx), empty((rows,), _acc_dtype(x.dtype), idx)
-    if not rows or not n:
-        return y, mean, rstd
-    args = (x, weight, bias, y, mean, rstd, rows, n, np.float64(eps))
-    vec = _vector_width(n, x.itemsize, x, weight, bias, y)
-    team, k, threads = _fused_plan(n, vec, x.dtype)
-    fn = kernel(FILE, f"layer_norm_forward_{team}_{vec}x{k}_{suf}", idx)
-    if team == "warp":                     # GROUP // 32 rows per block
-        launch(fn, (cdiv(rows, GROUP // 32),), (GROUP,), args, index=idx)
-    elif threads <= fn.max_threads_per_block:
-        launch(fn, (rows,), (threads,), args, index=idx)
-    else:                                  # the row does not fit in the block's registers
-        launch(kernel(FILE, f"layer_norm_forward_block_{suf}", idx), (rows,), (_block_threads(n, x.itemsize),),
-               args, index=idx)
-    return y, mean, rstd
 
 
 def _vector_width(n, itemsize, *arrays):
@@ -115,6 +90,31 @@ def _blocks_per_sm(fn, threads, idx):
         fits = threads <= fn.max_threads_per_block
         _fits[key] = blocks_per_gpu(fn, threads, idx) // _sms(idx) if fits else 0
     return _fits[key]
+
+
+def layer_norm(x, weight, bias, eps):
+    """(y [rows, n] of x's dtype, mean [rows], rstd [rows]): ``y = (x - mean) * rstd * weight + bias``
+    per row, rstd = 1 / sqrt(biased var + eps); weight/bias None mean 1 and 0."""
+    _check(x, "layer_norm")
+    rows, n = x.shape
+    idx = x.device_id
+    suf = SUFFIX[x.dtype]
+    y = empty((rows, n), x.dtype, idx)
+    mean, rstd = empty((rows,), _acc_dtype(x.dtype), idx), empty((rows,), _acc_dtype(x.dtype), idx)
+    if not rows or not n:
+        return y, mean, rstd
+    args = (x, weight, bias, y, mean, rstd, rows, n, np.float64(eps))
+    vec = _vector_width(n, x.itemsize, x, weight, bias, y)
+    team, k, threads = _fused_plan(n, vec, x.dtype)
+    fn = kernel(FILE, f"layer_norm_forward_{team}_{vec}x{k}_{suf}", idx)
+    if team == "warp":                     # GROUP // 32 rows per block
+        launch(fn, (cdiv(rows, GROUP // 32),), (GROUP,), args, index=idx)
+    elif _blocks_per_sm(fn, threads, idx):
+        launch(fn, (rows,), (threads,), args, index=idx)
+    else:                                  # the row does not fit in the block's registers
+        launch(kernel(FILE, f"layer_norm_forward_block_{suf}", idx), (rows,), (_block_threads(n, x.itemsize),),
+               args, index=idx)
+    return y, mean, rstd
 
 
 def _backward_fused(grad, x, mean, rstd, weight, dx, idx):
