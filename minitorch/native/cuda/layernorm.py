@@ -124,9 +124,12 @@ def _backward_fused(grad, x, mean, rstd, weight, dx, idx):
     team, k, threads = _fused_plan(n, vec, x.dtype)
     fn = kernel(FILE, f"layer_norm_backward_{team}_{vec}x{k}_{SUFFIX[x.dtype]}", idx)
     if team == "warp":
-        # one block per SM holding as many warps (teams) as fit, fewer when there are few rows
-        warps = max(1, min(32, _blocks_per_sm(fn, 32, idx), cdiv(rows, _sms(idx))))
-        threads, grid = 32 * warps, min(_sms(idx), cdiv(rows, warps))
+        # one block per SM of up to as many warps (teams) as fit: the fewest rounds of rows, then
+        # the fewest warps that still need only that many (every team gets about as many rows)
+        sms = _sms(idx)
+        rounds = cdiv(rows, sms * max(1, min(32, _blocks_per_sm(fn, 32, idx))))
+        warps = cdiv(rows, sms * rounds)
+        threads, grid = 32 * warps, min(sms, cdiv(rows, warps))
     else:
         per_sm = _blocks_per_sm(fn, threads, idx)
         if per_sm == 0:
