@@ -424,7 +424,7 @@ __device__ __forceinline__ void backward_fused(const T* __restrict__ dy, const T
     else partials_of_warps<V, K>(acc_w, acc_b, lane, t, teams, nv, n, pw, pb);
 }
 
-// stage 1 of dgamma/dbeta: partial sums of one column over one chunk of rows
+// the fallback's dgamma/dbeta partials: sums of one column over one chunk of rows
 template <typename T>
 __device__ void params_partial(const T* __restrict__ dy, const T* __restrict__ x,
                                const typename Acc<T>::type* __restrict__ mean,
