@@ -506,7 +506,8 @@ __device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
     })
 
 // the warp kernels K = 1, 2, 3, 4, 6, 8 and the block kernels K = 8 of vector width V (Python's
-// _fused_plan asks for exactly these: at most 32 float or 16 double elements per thread)
+// _fused_plan asks for exactly these and the ones below: at most 32 float or 16 double elements
+// per thread)
 #define LAYER_NORM_FUSED_K8(T, A, SUF, V)                                                            \
     LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 1)                                                   \
     LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 2)                                                   \
@@ -524,10 +525,19 @@ __device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
     LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 4)                                                   \
     LAYER_NORM_FUSED(T, A, SUF, block, true, V, 4)
 
+// single elements (V = 1: odd rows) in warps up to 16 per lane, and (float-computed types) 32
+#define LAYER_NORM_FUSED_ONE_K16(T, A, SUF)                                                             \
+    LAYER_NORM_FUSED_K8(T, A, SUF, 1)                                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, 1, 12)                                                     \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, 1, 16)
+#define LAYER_NORM_FUSED_ONE_K32(T, A, SUF)                                                             \
+    LAYER_NORM_FUSED_ONE_K16(T, A, SUF)                                                                 \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, 1, 24)                                                     \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, 1, 32)
+
 // the fallbacks for rows too long for registers (forward; dx, then the column partials), and stage 2
 #define LAYER_NORM_KERNELS(T, A, SUF)                                                                   \
     LAYER_NORM_FORWARD_STREAMING(T, A, SUF)                                                             \
-    LAYER_NORM_FUSED_K8(T, A, SUF, 1)                                                                \
     MT_IF_##SUF(                                                                                        \
     extern "C" __global__ void layer_norm_backward_dx_##SUF(const T* dy, const T* x, const A* mean,     \
                                                             const A* rstd, const T* w, T* dx,          \
@@ -549,9 +559,13 @@ __device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
 
 LAYER_NORM_KERNELS(float, float, f32)
 LAYER_NORM_FUSED_K8(float, float, f32, 4)
+LAYER_NORM_FUSED_ONE_K32(float, float, f32)
 LAYER_NORM_KERNELS(double, double, f64)
 LAYER_NORM_FUSED_K8(double, double, f64, 2)
+LAYER_NORM_FUSED_ONE_K16(double, double, f64)
 LAYER_NORM_KERNELS(__half, float, f16)
 LAYER_NORM_FUSED_K4(__half, float, f16, 8)
+LAYER_NORM_FUSED_ONE_K32(__half, float, f16)
 LAYER_NORM_KERNELS(__nv_bfloat16, float, bf16)
 LAYER_NORM_FUSED_K4(__nv_bfloat16, float, bf16, 8)
+LAYER_NORM_FUSED_ONE_K32(__nv_bfloat16, float, bf16)

@@ -64,7 +64,9 @@ def _vector_width(n, itemsize, *arrays):
     return vec if aligned else 1
 
 
-WARP_K = (1, 2, 3, 4, 6, 8)   # vectors per lane of the warp kernels (layernorm.cu instantiates these)
+# vectors per lane of the warp kernels: layernorm.cu instantiates those with V * K within the cap
+# below (so K over 8 only for V = 1: odd rows of up to 32 * 32 elements in a warp)
+WARP_K = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
 
 def _fused_plan(n, vec, dtype):
