@@ -25,11 +25,11 @@ pytestmark = pytest.mark.usefixtures("poisoned_allocator_on_cuda")
 # about 8192, then the fallbacks; odd n take V = 1 (warp K = ceil(n / 32) in 1..8, 12, 16, 24, 32:
 # n <= 1024, then blocks, fallbacks past about 4096). float64: V = 2, at most 16 elements per
 # thread (odd n: warps up to 512). float16/bfloat16: V = 8, warp K up to 4 (n <= 1024).
-CASES = [("float32", n) for n in (1, 4, 7, 33, 64, 128, 132, 255, 256, 257, 383, 384, 511, 512, 640, 767, 768,
+CASES = [("float32", n) for n in (1, 4, 7, 33, 64, 65, 128, 132, 255, 256, 257, 383, 384, 511, 512, 640, 767, 768,
                                   1000, 1023, 1024, 1025, 1028, 2048, 4095, 4097, 8192, 8196)] + \
-        [("float64", n) for n in (2, 3, 64, 66, 130, 256, 257, 384, 511, 512, 513, 514, 2049, 4096, 4098)] + \
+        [("float64", n) for n in (2, 3, 64, 66, 127, 130, 256, 257, 384, 511, 512, 513, 514, 2049, 4096, 4098)] + \
         [(half, n) for half in ("float16", "bfloat16")
-         for n in (7, 8, 256, 264, 383, 768, 1023, 1024, 1025, 1032, 8192, 8200)]
+         for n in (7, 8, 33, 65, 127, 191, 256, 264, 383, 511, 768, 1023, 1024, 1025, 1032, 8192, 8200)]
 TOL = {"float64": 1e-10, "float32": 2e-5, "float16": 2e-3, "bfloat16": 1.6e-2}
 
 
