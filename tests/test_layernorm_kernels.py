@@ -3,7 +3,7 @@
 (marked cuda) the GPU.
 
 The row lengths pick every kernel of layernorm.cu: the warp kernels with K = 1, 2, 3, 4, 6, 8
-vectors per lane, 16-byte vectors (n a multiple of 16 / itemsize) and single elements (odd n, or
+vectors per lane (and 12, 16, 24, 32 single elements), 16-byte vectors (n a multiple of 16 / itemsize) and single elements (odd n, or
 rows that start 4 bytes into a buffer), the block kernels (rows over 32 * V * K elements), and the
 fallbacks for rows too long for the registers. On the GPU the rows are many more than
 the grid's teams, so each team takes several rows and every block adds the sums of several.
