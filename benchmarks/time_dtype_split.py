@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 F32_KERNEL = {
     "elementwise.cu": "add_f32", "copy.cu": "cast_i64_f32", "reduce.cu": "sum_blocks_f32",
     "scan.cu": "scan_rows_cumsum_f32", "softmax.cu": "softmax_block_f32",
-    "layernorm.cu": "layer_norm_forward_warp_f32", "index.cu": "gather_f32", "sort.cu": "sort_tile_f32",
+    "layernorm.cu": "layer_norm_forward_warp_4x6_f32", "index.cu": "gather_f32", "sort.cu": "sort_tile_f32",
     "multi_tensor.cu": "adam_f32", "pooling.cu": "max_pool2d_f32",
 }
 CUDA_TESTS = ["tests/test_dtype_split.py", "tests/test_cuda_backend.py", "tests/test_ops.py",

@@ -6,25 +6,49 @@
 // Ba, Kiros & Hinton, "Layer Normalization", arXiv:1607.06450 (2016).
 //
 // Threads and data:
-//   layer_norm_forward / layer_norm_backward   one TEAM of threads per row. n <= 1024: the team is
-//       one warp (blocks of 128 threads hold 4 rows), so the row's reduction is 5 shuffles with no
-//       __syncthreads; longer rows: the team is the whole block (grid = rows), reduced through
-//       shared memory (block_reduce). Lane l of a team reads the row's 16-byte vectors l, l + team,
-//       ... (consecutive lanes, consecutive addresses: coalesced), or single elements when the row
-//       is not 16-byte aligned (n not a multiple of the vector width, or an offset pointer).
-//     forward: pass 1 keeps Welford's running (count, mean, M2) per thread (Welford, "Note on a
-//       method for calculating corrected sums of squares and products", Technometrics 4(3), 1962):
-//       one read, no cancellation as in E[x^2] - E[x]^2; the team merges its threads' triples with
+//   layer_norm_forward_{warp,block}_VxK   one TEAM of threads per row: a warp when the row fits
+//       in 32 threads' registers (blocks of 128 threads hold 4 rows; the row's reduction is then 5
+//       shuffles with no __syncthreads), else the whole block (grid = rows), reduced through
+//       shared memory (block_reduce). Lane l of a team holds the row's 16-byte vectors l, l + team,
+//       ..., l + (K-1) * team (consecutive lanes, consecutive addresses: coalesced), or single
+//       elements (V = 1) when the rows are not 16-byte aligned (n not a multiple of the vector
+//       width, or an offset pointer). All K loads are issued at once and the row is read once.
+//       Each thread keeps Welford's running (count, mean, M2) over its elements (Welford, "Note on
+//       a method for calculating corrected sums of squares and products", Technometrics 4(3),
+//       1962): no cancellation as in E[x^2] - E[x]^2; the team merges its threads' triples with
 //       Chan, Golub & LeVeque's formula (1979; as batchnorm.cu). Lane 0 stores mean and rstd (float,
-//       double for float64 input) for backward; pass 2 re-reads the row (now in L1/L2) and writes y.
-//     backward (dx): with g = dy * gamma and xhat = (x - mean) * rstd, pass 1 sums g and g * xhat
-//       (one reduction of a pair), pass 2 writes dx = rstd * (g - mean(g) - xhat * mean(g xhat)).
-//   layer_norm_backward_params_partial   dgamma = sum over rows of dy * xhat, dbeta = sum of dy,
-//       stage 1: a 2-D grid, blockIdx.x picks 256 consecutive COLUMNS (one per thread: a warp reads
-//       128 contiguous bytes of a row), blockIdx.y a chunk of `chunk` rows; each thread sums its
-//       column over the chunk, in row order, into partial[blockIdx.y, column].
-//   layer_norm_backward_params_final    stage 2: one thread per column adds the partials in chunk
-//       order and rounds once. No atomics: the same bits every run.
+//       double for float64 input) for backward, and every lane writes its part of y from registers.
+//   layer_norm_forward_block   rows too long for registers: the same team of a block, but each
+//       thread streams its vectors (UNROLL loads in flight), then re-reads the row (now in L1/L2)
+//       to write y.
+//   layer_norm_backward_{warp,block}_VxK   the fused backward, ONE pass over x and dy: with
+//       g = dy * gamma and xhat = (x - mean) * rstd,
+//           dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),   dgamma = sum_rows dy * xhat,
+//           dbeta = sum_rows dy.
+//       A team (a warp, or a whole block for long rows) takes rows r, r + teams, ... (teams in the
+//       grid); lane l of a team always owns the same K 16-byte vectors of a row, l, l + team, ...,
+//       l + (K-1) * team (V elements each, V = 16 / sizeof(T); V = 1 when the rows are not 16-byte
+//       aligned), so the whole row sits in registers: x and dy are read from memory once, the team
+//       reduces the pair (sum g, sum g * xhat), and dx is written from the registers. Gamma is
+//       loaded into registers once per lane, and each lane keeps running sums of dy * xhat and dy
+//       for its own columns over all the rows its team visits. At the end the warps of a block add
+//       their sums in turn in shared memory (no atomics) and the block writes ONE partial row
+//       partial[blockIdx.x, 0..n): the grid is about one block per SM, so the partials are a few
+//       hundred rows whatever the number of rows. Python picks K (and the team) so that
+//       V * K * team >= n, with at most 32 float (16 double) elements per thread: a block then
+//       holds rows of up to about 8192 elements (the register file is 64K registers per SM, and a
+//       thread needs about 6 per element: x, dy, gamma and the two running sums); longer rows
+//       take the fallback below.
+//   layer_norm_backward_dx                    fallback for rows too long for registers: one block
+//       per row, pass 1 sums g and g * xhat, pass 2 re-reads the row and writes dx; then
+//   layer_norm_backward_params_partial        column partial sums for the fallback: a 2-D grid,
+//       blockIdx.x picks 256 consecutive COLUMNS (one per thread: a warp reads 128 contiguous
+//       bytes of a row), blockIdx.y a chunk of `chunk` rows, summed in row order into
+//       partial[blockIdx.y, column].
+//   layer_norm_backward_params_final          stage 2 of dgamma/dbeta for both paths: blocks of
+//       32 x 32 threads, 32 columns per block; thread (c, p) adds partial rows p, p + 32, ... of
+//       column c (32 independent loads in flight per column, a warp reads 128 contiguous bytes),
+//       then thread (c, 0) adds the 32 sums in order and rounds once. Same bits every run.
 // float16/bfloat16 are loaded as float, computed in float, rounded once on store; float64 in double.
 // A row's element count is kept as a float in Welford's triple: exact up to 2^24 elements per row.
 #include "common.cuh"
@@ -92,7 +116,8 @@ struct Team {
     template <class P, class Merge>
     __device__ static P reduce(P v, P empty, Merge f) { return BLOCK ? block_reduce(v, empty, f) : warp_reduce(v, f); }
 
-    // lane 0's a and b, in every lane (called once per kernel: the shared pair is not reused)
+    // lane 0's a and b, in every lane. The block's shared pair may be reused by a team that loops
+    // over rows: the __syncthreads in the next row's reduce() comes after every thread read it.
     template <typename A>
     __device__ static void share(A& a, A& b) {
         if (BLOCK) {
@@ -150,6 +175,59 @@ __device__ __forceinline__ void forward_row(const T* __restrict__ x, const T* __
             o.v[u] = narrow<T>(xhat * param<T, V>(w, k, u, A(1)) + param<T, V>(b, k, u, A(0)));
         }
         yv[k] = o;
+    }
+}
+
+// The forward with the row in registers (the backward's layout below: lane l of a team of `lanes`
+// threads holds vectors l + i * lanes, i < K): every load of the row is issued at once, the row is
+// read from memory once, and y is written from the registers.
+template <typename T, int V, int K, bool BLOCK>
+__device__ __forceinline__ void forward_fused(const T* __restrict__ x, const T* __restrict__ w,
+                                              const T* __restrict__ b, T* __restrict__ y,
+                                              typename Acc<T>::type* __restrict__ mean,
+                                              typename Acc<T>::type* __restrict__ rstd, long long rows, long long n,
+                                              double eps) {
+    typedef typename Acc<T>::type A;
+    typedef Team<BLOCK> team;
+    const long long r = team::row();
+    if (r >= rows) return;                  // a whole team: no shuffle or barrier is left waiting
+    const int lane = team::lane(), lanes = team::size();
+    const long long nv = n / V;
+    const Vec<T, V>* xv = reinterpret_cast<const Vec<T, V>*>(x + r * n);
+    Vec<T, V> xs[K];
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        const long long k = lane + (long long)i * lanes;
+        if (k < nv) xs[i] = xv[k];
+    }
+    Welford<A> st = {A(0), A(0), A(0)};
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        if (lane + (long long)i * lanes < nv) {
+#pragma unroll
+            for (int u = 0; u < V; ++u) push(st, A(to_opmath(xs[i].v[u])));
+        }
+    }
+    st = team::reduce(st, Welford<A>{A(0), A(0), A(0)}, [](Welford<A> p, Welford<A> q) { return merge(p, q); });
+    A mu = st.mean, rs = rsqrt_(st.m2 / A(n) + A(eps));      // right in lane 0
+    team::share(mu, rs);
+    if (lane == 0) {
+        mean[r] = mu;
+        rstd[r] = rs;
+    }
+    Vec<T, V>* yv = reinterpret_cast<Vec<T, V>*>(y + r * n);
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        const long long k = lane + (long long)i * lanes;
+        if (k < nv) {
+            Vec<T, V> o;
+#pragma unroll
+            for (int u = 0; u < V; ++u) {
+                const A xhat = (A(to_opmath(xs[i].v[u])) - mu) * rs;
+                o.v[u] = narrow<T>(xhat * param<T, V>(w, k, u, A(1)) + param<T, V>(b, k, u, A(0)));
+            }
+            yv[k] = o;
+        }
     }
 }
 
@@ -218,7 +296,134 @@ __device__ void backward(const T* dy, const T* x, const typename Acc<T>::type* m
     else backward_row<T, BLOCK, 1>(dy, x, mean, rstd, w, dx, rows, n);
 }
 
-// stage 1 of dgamma/dbeta: partial sums of one column over one chunk of rows
+// The block's partial dgamma/dbeta row when the block is one team: its threads' sums as they are.
+template <int V, int K, typename A>
+__device__ __forceinline__ void partials_of_team(const A (&acc_w)[K][V], const A (&acc_b)[K][V], int lane, int lanes,
+                                                 long long nv, A* __restrict__ pw, A* __restrict__ pb) {
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        const long long k = lane + (long long)i * lanes;
+        if (k < nv) {
+#pragma unroll
+            for (int u = 0; u < V; ++u) {
+                pw[k * V + u] = acc_w[i][u];
+                pb[k * V + u] = acc_b[i][u];
+            }
+        }
+    }
+}
+
+// ... when its warps are teams: warp 0 stores its sums in shared memory, then warps 1, 2, ... add
+// theirs in turn (a fixed order: the same bits every run); then the block writes the n sums,
+// coalesced. Every thread of the block calls it (it holds __syncthreads).
+template <int V, int K, typename A>
+__device__ __forceinline__ void partials_of_warps(const A (&acc_w)[K][V], const A (&acc_b)[K][V], int lane, int warp,
+                                                  int warps, long long nv, long long n, A* __restrict__ pw,
+                                                  A* __restrict__ pb) {
+    __shared__ A sw[32 * V * K], sb[32 * V * K];  // a warp team's row: n <= 32 * V * K
+    for (int turn = 0; turn < warps; ++turn) {
+        if (warp == turn) {
+#pragma unroll
+            for (int i = 0; i < K; ++i) {
+                const int k = lane + i * 32;
+                if (k < nv) {
+#pragma unroll
+                    for (int u = 0; u < V; ++u) {
+                        sw[k * V + u] = turn == 0 ? acc_w[i][u] : sw[k * V + u] + acc_w[i][u];
+                        sb[k * V + u] = turn == 0 ? acc_b[i][u] : sb[k * V + u] + acc_b[i][u];
+                    }
+                }
+            }
+        }
+        __syncthreads();
+    }
+    for (int c = threadIdx.x; c < n; c += blockDim.x) {
+        pw[c] = sw[c];
+        pb[c] = sb[c];
+    }
+}
+
+// The fused backward (one pass): a team of `lanes` threads per row, lane l owning vectors
+// l + i * lanes (i < K) of V elements. part_w == nullptr: no weight, so no dgamma/dbeta.
+template <typename T, int V, int K, bool BLOCK>
+__device__ __forceinline__ void backward_fused(const T* __restrict__ dy, const T* __restrict__ x,
+                                               const typename Acc<T>::type* __restrict__ mean,
+                                               const typename Acc<T>::type* __restrict__ rstd,
+                                               const T* __restrict__ w, T* __restrict__ dx,
+                                               typename Acc<T>::type* __restrict__ part_w,
+                                               typename Acc<T>::type* __restrict__ part_b, long long rows,
+                                               long long n) {
+    typedef typename Acc<T>::type A;
+    typedef Team<BLOCK> team;
+    const int lane = team::lane(), lanes = team::size();
+    const int teams = BLOCK ? 1 : (int)(blockDim.x >> 5), t = BLOCK ? 0 : (int)(threadIdx.x >> 5);
+    const long long nv = n / V;
+    const bool affine = w != nullptr;
+    Vec<T, V> gamma[K];                           // this lane's columns of the weight, stored type
+    A acc_w[K][V], acc_b[K][V];                   // running sums of dy * xhat and dy, per column
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        const long long k = lane + (long long)i * lanes;
+        if (affine && k < nv) gamma[i] = reinterpret_cast<const Vec<T, V>*>(w)[k];
+#pragma unroll
+        for (int u = 0; u < V; ++u) acc_w[i][u] = acc_b[i][u] = A(0);
+    }
+    // team t of block b takes rows b * teams + t, then a grid's worth of teams further
+    for (long long r = blockIdx.x * (long long)teams + t; r < rows; r += (long long)gridDim.x * teams) {
+        const Vec<T, V>* xv = reinterpret_cast<const Vec<T, V>*>(x + r * n);
+        const Vec<T, V>* gv = reinterpret_cast<const Vec<T, V>*>(dy + r * n);
+        Vec<T, V> xs[K], gs[K];
+#pragma unroll
+        for (int i = 0; i < K; ++i) {             // all 2K loads issued before any is used
+            const long long k = lane + (long long)i * lanes;
+            if (k < nv) {
+                xs[i] = xv[k];
+                gs[i] = gv[k];
+            }
+        }
+        const A mu = mean[r], rs = rstd[r];
+        Sums<A> s = {A(0), A(0)};
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+            if (lane + (long long)i * lanes < nv) {
+#pragma unroll
+                for (int u = 0; u < V; ++u) {
+                    const A d = A(to_opmath(gs[i].v[u])), xhat = (A(to_opmath(xs[i].v[u])) - mu) * rs;
+                    const A g = affine ? d * A(to_opmath(gamma[i].v[u])) : d;
+                    s.g += g;
+                    s.gx += g * xhat;
+                    acc_w[i][u] += d * xhat;
+                    acc_b[i][u] += d;
+                }
+            }
+        }
+        s = team::reduce(s, Sums<A>{A(0), A(0)}, [](Sums<A> p, Sums<A> q) { return Sums<A>{p.g + q.g, p.gx + q.gx}; });
+        A mean_g = s.g / A(n), mean_gx = s.gx / A(n);           // right in lane 0
+        team::share(mean_g, mean_gx);
+        Vec<T, V>* dv = reinterpret_cast<Vec<T, V>*>(dx + r * n);
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+            const long long k = lane + (long long)i * lanes;
+            if (k < nv) {
+                Vec<T, V> o;
+#pragma unroll
+                for (int u = 0; u < V; ++u) {
+                    const A d = A(to_opmath(gs[i].v[u])), xhat = (A(to_opmath(xs[i].v[u])) - mu) * rs;
+                    const A g = affine ? d * A(to_opmath(gamma[i].v[u])) : d;
+                    o.v[u] = narrow<T>(rs * (g - mean_g - xhat * mean_gx));
+                }
+                dv[k] = o;
+            }
+        }
+    }
+    if (part_w == nullptr) return;                // the same for every thread of the grid
+    A* pw = part_w + blockIdx.x * n;
+    A* pb = part_b + blockIdx.x * n;
+    if constexpr (BLOCK) partials_of_team<V, K>(acc_w, acc_b, lane, lanes, nv, pw, pb);
+    else partials_of_warps<V, K>(acc_w, acc_b, lane, t, teams, nv, n, pw, pb);
+}
+
+// the fallback's dgamma/dbeta partials: sums of one column over one chunk of rows
 template <typename T>
 __device__ void params_partial(const T* __restrict__ dy, const T* __restrict__ x,
                                const typename Acc<T>::type* __restrict__ mean,
@@ -239,43 +444,106 @@ __device__ void params_partial(const T* __restrict__ dy, const T* __restrict__ x
     part_b[blockIdx.y * n + j] = sb;
 }
 
-// stage 2: each column's partials added in chunk order, rounded once
+// stage 2: blocks of 32 x 32 threads; thread (c, p) adds partials p, p + 32, ... of column c, then
+// thread (c, 0) adds the 32 sums in order and rounds once
 template <typename T>
 __device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
                              const typename Acc<T>::type* __restrict__ part_b, T* __restrict__ dw, T* __restrict__ db,
-                             long long chunks, long long n) {
+                             long long parts, long long n) {
     typedef typename Acc<T>::type A;
-    GRID_STRIDE_LOOP(j, n) {
-        A sw = A(0), sb = A(0);
-        for (long long p = 0; p < chunks; ++p) {
-            sw += part_w[p * n + j];
-            sb += part_b[p * n + j];
+    __shared__ A sw[32][33], sb[32][33];          // 33: thread (c, 0) reads a column without bank conflicts
+    const int c = threadIdx.x, p0 = threadIdx.y;
+    const long long j = blockIdx.x * 32LL + c;
+    A w = A(0), b = A(0);
+    if (j < n) {
+#pragma unroll 4
+        for (long long p = p0; p < parts; p += 32) {
+            w += part_w[p * n + j];
+            b += part_b[p * n + j];
         }
-        dw[j] = narrow<T>(sw);
-        if (db != nullptr) db[j] = narrow<T>(sb);
+    }
+    sw[p0][c] = w;
+    sb[p0][c] = b;
+    __syncthreads();
+    if (p0 == 0 && j < n) {
+        w = A(0);
+        b = A(0);
+#pragma unroll
+        for (int q = 0; q < 32; ++q) {
+            w += sw[q][c];
+            b += sb[q][c];
+        }
+        dw[j] = narrow<T>(w);
+        if (db != nullptr) db[j] = narrow<T>(b);
     }
 }
 
 }  // namespace ln
 
-// layer_norm_forward_warp_f32 / layer_norm_forward_block_f32 (the team), and the backward kernels.
-// w and b may be null (elementwise_affine=False, or bias=False); mean/rstd are float (double for f64).
-#define LAYER_NORM_TEAM(T, A, SUF, TEAM, BLOCK) MT_IF_##SUF(                                            \
-    extern "C" __global__ void layer_norm_forward_##TEAM##_##SUF(const T* x, const T* w, const T* b, T* y, \
-                                                                 A* mean, A* rstd, long long rows,       \
-                                                                 long long n, double eps) {              \
-        ln::forward<T, BLOCK>(x, w, b, y, mean, rstd, rows, n, eps);                                     \
-    }                                                                                                    \
-    extern "C" __global__ void layer_norm_backward_##TEAM##_##SUF(const T* dy, const T* x, const A* mean, \
-                                                                  const A* rstd, const T* w, T* dx,      \
-                                                                  long long rows, long long n) {         \
-        ln::backward<T, BLOCK>(dy, x, mean, rstd, w, dx, rows, n);                                       \
+// layer_norm_forward_block_f32: the streaming forward (one block per row) for rows too long for
+// registers. w and b may be null (elementwise_affine=False, or bias=False); mean/rstd are float
+// (double for f64).
+#define LAYER_NORM_FORWARD_STREAMING(T, A, SUF) MT_IF_##SUF(                                            \
+    extern "C" __global__ void layer_norm_forward_block_##SUF(const T* x, const T* w, const T* b, T* y,  \
+                                                              A* mean, A* rstd, long long rows,          \
+                                                              long long n, double eps) {                 \
+        ln::forward<T, true>(x, w, b, y, mean, rstd, rows, n, eps);                                      \
     })
 
+// layer_norm_backward_warp_4x6_f32: the fused backward, warp teams, V = 4 elements per vector, K = 6
+// vectors per lane (rows of up to 32 * 4 * 6 = 768 floats). w null: no dgamma/dbeta (part_w null).
+// layer_norm_forward_warp_4x6_f32 likewise, with the row in registers.
+#define LAYER_NORM_FUSED(T, A, SUF, TEAM, BLOCK, V, K) MT_IF_##SUF(                                  \
+    extern "C" __global__ void layer_norm_backward_##TEAM##_##V##x##K##_##SUF(                          \
+        const T* dy, const T* x, const A* mean, const A* rstd, const T* w, T* dx, A* part_w, A* part_b, \
+        long long rows, long long n) {                                                                   \
+        ln::backward_fused<T, V, K, BLOCK>(dy, x, mean, rstd, w, dx, part_w, part_b, rows, n);          \
+    }                                                                                                    \
+    extern "C" __global__ void layer_norm_forward_##TEAM##_##V##x##K##_##SUF(                           \
+        const T* x, const T* w, const T* b, T* y, A* mean, A* rstd, long long rows, long long n,         \
+        double eps) {                                                                                    \
+        ln::forward_fused<T, V, K, BLOCK>(x, w, b, y, mean, rstd, rows, n, eps);                         \
+    })
+
+// the warp kernels K = 1, 2, 3, 4, 6, 8 and the block kernels K = 8 of vector width V (Python's
+// _fused_plan asks for exactly these and the ones below: at most 32 float or 16 double elements
+// per thread)
+#define LAYER_NORM_FUSED_K8(T, A, SUF, V)                                                            \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 1)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 2)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 3)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 4)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 6)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 8)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, block, true, V, 8)
+
+// float16/bfloat16 vectors of 8: K = 1, 2, 3, 4 in warps, 4 in blocks
+#define LAYER_NORM_FUSED_K4(T, A, SUF, V)                                                            \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 1)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 2)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 3)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, V, 4)                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, block, true, V, 4)
+
+// single elements (V = 1: odd rows) in warps up to 16 per lane, and (float-computed types) 32
+#define LAYER_NORM_FUSED_ONE_K16(T, A, SUF)                                                             \
+    LAYER_NORM_FUSED_K8(T, A, SUF, 1)                                                                   \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, 1, 12)                                                     \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, 1, 16)
+#define LAYER_NORM_FUSED_ONE_K32(T, A, SUF)                                                             \
+    LAYER_NORM_FUSED_ONE_K16(T, A, SUF)                                                                 \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, 1, 24)                                                     \
+    LAYER_NORM_FUSED(T, A, SUF, warp, false, 1, 32)
+
+// the fallbacks for rows too long for registers (forward; dx, then the column partials), and stage 2
 #define LAYER_NORM_KERNELS(T, A, SUF)                                                                   \
-    LAYER_NORM_TEAM(T, A, SUF, warp, false)                                                             \
-    LAYER_NORM_TEAM(T, A, SUF, block, true)                                                             \
+    LAYER_NORM_FORWARD_STREAMING(T, A, SUF)                                                             \
     MT_IF_##SUF(                                                                                        \
+    extern "C" __global__ void layer_norm_backward_dx_##SUF(const T* dy, const T* x, const A* mean,     \
+                                                            const A* rstd, const T* w, T* dx,          \
+                                                            long long rows, long long n) {             \
+        ln::backward<T, true>(dy, x, mean, rstd, w, dx, rows, n);                                        \
+    }                                                                                                    \
     extern "C" __global__ void layer_norm_backward_params_partial_##SUF(const T* dy, const T* x,        \
                                                                         const A* mean, const A* rstd,   \
                                                                         A* part_w, A* part_b,           \
@@ -284,12 +552,20 @@ __device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
         ln::params_partial<T>(dy, x, mean, rstd, part_w, part_b, rows, n, chunk);                        \
     }                                                                                                    \
     extern "C" __global__ void layer_norm_backward_params_final_##SUF(const A* part_w, const A* part_b, \
-                                                                      T* dw, T* db, long long chunks,   \
+                                                                      T* dw, T* db, long long parts,    \
                                                                       long long n) {                    \
-        ln::params_final<T>(part_w, part_b, dw, db, chunks, n);                                          \
+        ln::params_final<T>(part_w, part_b, dw, db, parts, n);                                           \
     })
 
 LAYER_NORM_KERNELS(float, float, f32)
+LAYER_NORM_FUSED_K8(float, float, f32, 4)
+LAYER_NORM_FUSED_ONE_K32(float, float, f32)
 LAYER_NORM_KERNELS(double, double, f64)
+LAYER_NORM_FUSED_K8(double, double, f64, 2)
+LAYER_NORM_FUSED_ONE_K16(double, double, f64)
 LAYER_NORM_KERNELS(__half, float, f16)
+LAYER_NORM_FUSED_K4(__half, float, f16, 8)
+LAYER_NORM_FUSED_ONE_K32(__half, float, f16)
 LAYER_NORM_KERNELS(__nv_bfloat16, float, bf16)
+LAYER_NORM_FUSED_K4(__nv_bfloat16, float, bf16, 8)
+LAYER_NORM_FUSED_ONE_K32(__nv_bfloat16, float, bf16)
