@@ -234,3 +234,44 @@ def test_tuned_table_overrides_the_rule_per_shape(monkeypatch, rng):
     finally:
         conv._tuned_rung.cache_clear()
     assert ran == ["01_direct", "01_direct", "03_implicit_gemm"], f"rungs run: {ran}"
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("tile", [(8, 256), (16, 128), (64, 64), (16, 16)])
+@pytest.mark.parametrize("x_shape,w_shape,kw", [CASES[6], CASES[5], CASES[8]], ids=["k70-stride", "groups2", "wide"])
+def test_every_pooled_tile(rng, monkeypatch, request, tile, x_shape, w_shape, kw):
+    """The pooled epilogue with each tile configuration forced: windows in every lane position of
+    each tile shape, rows and columns past a tile, groups."""
+    from minitorch.native.cuda import conv
+    request.getfixturevalue("poisoned_allocator")
+    monkeypatch.setattr(conv, "_tile", lambda m, ncols, groups=1, min_blocks=1: tile)
+    arrays = _inputs(rng, x_shape, w_shape)
+    g = rng.standard_normal(_pooled_shape(arrays, kw))
+    with conv.use_rung("03_implicit_gemm"):
+        fused = _run(True, arrays, g, "cuda", kw)
+    for what, ours, theirs in zip(NAMES, fused, _torch(arrays, g, kw)):
+        if what == "indices":
+            np.testing.assert_array_equal(ours.cpu().numpy(), theirs, err_msg=f"indices, tile {tile}")
+        else:
+            assert_close(ours, theirs, "float64", f"{what}, tile {tile}")
+
+
+def test_fuse_conv_relu_with_max_pool(device):
+    from minitorch.nn.conv import ConvReLU2d, ConvReLUMaxPool2d, fuse_conv_relu
+    mt.manual_seed(3)
+    model = mt.nn.Sequential(mt.nn.Conv2d(1, 4, 3, padding=1), mt.nn.ReLU(), mt.nn.MaxPool2d(2),
+                             mt.nn.Conv2d(4, 6, 3), mt.nn.ReLU(), mt.nn.MaxPool2d(2, stride=1),
+                             mt.nn.Flatten(), mt.nn.Linear(6 * 3 * 4, 3)).to(device=device, dtype=mt.float64)
+    x = mt.randn(2, 1, 13, 15, device=device, dtype=mt.float64)
+    params = list(model.parameters())
+    model(x).sum().backward()
+    before = [model(x).detach().cpu().numpy()] + [p.grad.cpu().numpy() for p in params]
+    for p in params:
+        p.grad = None
+    fuse_conv_relu(model, max_pool=True)
+    assert type(model[0]) is ConvReLUMaxPool2d and type(model[2]) is mt.nn.Identity, "conv-relu-pool fused"
+    assert type(model[3]) is ConvReLU2d and type(model[5]) is mt.nn.MaxPool2d, "a stride-1 pool stays"
+    model(x).sum().backward()
+    after = [model(x).detach().cpu().numpy()] + [p.grad.cpu().numpy() for p in params]
+    for what, a, b in zip(["output"] + [f"grad {i}" for i in range(len(params))], after, before):
+        assert_close(a, b, "float64", f"fused model {what}")

@@ -166,7 +166,6 @@ __device__ __forceinline__ A load_b(const T* __restrict__ src, const T* __restri
     return A(to_opmath(src[(long long)n * g.C * g.H * g.W + col.base + (long long)h * g.W + w]));
 }
 
-// POOL (fwd only): out is the pooled [N, K, P/2, Q/2] and `indices` its argmax positions.
 // The maximum of a 2 x 2 window and its position t (0..3, window order) across the 4 lanes that hold
 // it (lanes 4a..4a+3: see max_pool_epilogue), every lane ending with the result. Each step keeps the
 // right value (the higher t) when it is larger or NaN, else the left one: over the window that is
@@ -221,6 +220,7 @@ __device__ __forceinline__ void max_pool_epilogue(const A (&acc)[TM][TN], const 
     }
 }
 
+// POOL (fwd only): out is the pooled [N, K, P/2, Q/2] and `indices` its argmax positions.
 template <int MODE, bool POOL, typename T, int BM, int BN, int TM, int TN>
 __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ bsrc, const T* __restrict__ bias,
                              T* __restrict__ out, const ConvGeom g, bool relu, long long chunk,
