@@ -334,14 +334,16 @@ __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ b
     IGEMM_ENTRY(MODE, NAME, T, SUF, 16, 128, 2, 4)                                                       \
     IGEMM_ENTRY(MODE, NAME, T, SUF, 64, 64, 4, 4)                                                        \
     IGEMM_ENTRY(MODE, NAME, T, SUF, 16, 16, 1, 1)
-#define IGEMM_ENTRIES(T, SUF)                                                                            \
+// Each dtype's entries are guarded by MT_IF_<SUF> (common.cuh): compiler.py builds this file once
+// per dtype (SPLIT_BY_DTYPE), so a float32 model waits for a quarter of the 64 entry points.
+#define IGEMM_ENTRIES(T, SUF) MT_IF_##SUF(                                                              \
     IGEMM_TILES(FWD, fwd, T, SUF)                                                                        \
     IGEMM_TILES(DGRAD, dgrad, T, SUF)                                                                    \
     IGEMM_TILES(WGRAD, wgrad, T, SUF)                                                                    \
     IGEMM_POOL_ENTRY(T, SUF, 8, 256, 1, 8)                                                               \
     IGEMM_POOL_ENTRY(T, SUF, 16, 128, 2, 4)                                                              \
     IGEMM_POOL_ENTRY(T, SUF, 64, 64, 4, 4)                                                               \
-    IGEMM_POOL_ENTRY(T, SUF, 16, 16, 1, 1)
+    IGEMM_POOL_ENTRY(T, SUF, 16, 16, 1, 1))
 
 IGEMM_ENTRIES(float, f32)
 IGEMM_ENTRIES(double, f64)
