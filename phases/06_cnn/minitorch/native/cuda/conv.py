@@ -281,14 +281,16 @@ def choose(pass_name, x_shape, w_shape, groups):
         lenet.c1    16.5 / 190.3    130.3 / 423.6   17.2 / 167.5
         lenet.c3    29.4 / 188.4     59.1 / 536.5   24.6 / 114.9
 
-    03 is the fastest forward or within 5% of it (lenet.c1: 17.2 vs 16.5) on all four layers, with
-    and without the fused ReLU, and the fastest forward+backward on seven of the eight rows (the
-    fused ReLU's rows too: its backward takes the mask and dL/db in its own GEMMs); only
-    seed.conv2 unfused measured 01_direct faster (192 vs 248 us, a gap within this table's
-    run-to-run noise: the fused row of the same layer has them at 235 vs 242). The former rule of
-    thumb (01_direct for sums of at most 32 terms) made "auto" up to 2.2x slower than 03 on
-    seed.conv1 (194 vs 86 us, fused). 02_im2col is never fastest (it writes and reads R*S copies
-    of the input). Grouped and depthwise convolutions were not timed: they follow the same rule.
+    Forward (one kernel per call, steady numbers): 03 is the fastest on three layers and within
+    5% of 01_direct on lenet.c1 (17.2 vs 16.5 us; with the fused ReLU 17.2 vs 16.6 us).
+    Forward+backward (three passes through autograd: noisy, up to 2x between
+    identical kernels: the old rule's "auto" ran 03 for every pass of lenet.c3 and measured 247.9
+    against 03's 114.9 us): 03 is fastest on three layers; on seed.conv2 01_direct measured 192
+    vs 248 us (235 vs 242 with the fused ReLU), within that noise. 03 is also the only rung whose
+    backward takes a fused ReLU's mask and dL/db inside its GEMMs (01 and 02 add a pass each).
+    02_im2col is never fastest (it writes and reads R*S copies of the input). Grouped and
+    depthwise convolutions were not timed; they follow the same rule. Per-pass timings for the
+    course's shapes come from benchmarks/tune_conv.py, into the table read before this rule.
     """
     if pass_name not in PASSES:
         raise KeyError(f"unknown conv pass {pass_name!r}; expected one of {PASSES}")
