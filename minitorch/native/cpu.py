@@ -1293,6 +1293,16 @@ for _name in ("max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_bac
               "adaptive_avg_pool2d_backward", "masked_scale"):
     globals()[_name] = _in_float32(globals()[_name], 0)     # halves computed in float32 (phase 05)
 # <<< phase 06
+# >>> phase 06
+# ---- conv -> (ReLU) -> MaxPool2d(2) (ops/conv.py's conv2d_relu_max_pool2d) ------------------------
+def conv2d_max_pool2d(x, weight, bias, stride, padding, dilation, groups, activation=None):
+    """``max_pool2d(conv2d(...), 2)`` (kernel 2, stride 2, no padding; ``activation`` as conv2d's):
+    (pooled [N, K, P//2, Q//2] of x's dtype, int64 indices p * Q + q into each P x Q plane of the
+    convolution's output). Composed here; the cuda backend runs it as one kernel."""
+    y = conv2d(x, weight, bias, stride, padding, dilation, groups, activation)
+    p, q = y.shape[2:]
+    return max_pool2d(y, (2, 2), (2, 2), (0, 0), (1, 1), (p // 2, q // 2))
+# <<< phase 06
 # >>> phase 07
 
 

@@ -1,9 +1,10 @@
 # phase: 06
 """``nn.Conv2d``: a 2-D convolution layer with PyTorch's arguments, layout and initialisation, and
 ``ConvReLU2d``, the same layer with its ReLU fused into the convolution (PyTorch's
-``torch.ao.nn.intrinsic.ConvReLU2d``): one kernel writes relu(conv + bias)."""
+``torch.ao.nn.intrinsic.ConvReLU2d``): one kernel writes relu(conv + bias); and
+``ConvReLUMaxPool2d`` (our extension), which also fuses a following MaxPool2d(2)."""
 from ..creation import empty
-from ..ops.conv import conv2d_relu
+from ..ops.conv import conv2d_relu, conv2d_relu_max_pool2d
 from . import functional as F
 from .init import kaiming_uniform_linear_
 from .module import Module
@@ -79,13 +80,36 @@ class ConvReLU2d(Conv2d):
         return conv2d_relu(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
-def fuse_conv_relu(model):
+class ConvReLUMaxPool2d(Conv2d):
+    """``max_pool2d(relu(conv2d(x)), 2)`` as one op (MiniTorch's extension, see
+    :func:`minitorch.ops.conv.conv2d_relu_max_pool2d`): on cuda one kernel writes the pooled
+    output, never the full-size activation. Same arguments as :class:`Conv2d`; the pooling is
+    MaxPool2d(2) (kernel 2, stride 2, no padding, floor mode)."""
+
+    def forward(self, input):
+        return conv2d_relu_max_pool2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                                      self.groups)
+
+
+def _is_max_pool_2x2(module):
+    """Whether ``module`` is exactly MaxPool2d(2): kernel 2, stride 2, no padding or dilation,
+    floor mode, no indices returned (what ConvReLUMaxPool2d computes)."""
+    from .pooling import MaxPool2d
+    pair = (lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v, v))
+    return (type(module) is MaxPool2d and pair(module.kernel_size) == (2, 2) and pair(module.stride) == (2, 2)
+            and pair(module.padding) == (0, 0) and pair(module.dilation) == (1, 1)
+            and not module.ceil_mode and not module.return_indices)
+
+
+def fuse_conv_relu(model, max_pool=False):
     """Fuse every ``Conv2d`` directly followed by a ``ReLU`` inside a ``Sequential`` of ``model``
     (searched recursively): the Conv2d becomes a :class:`ConvReLU2d` (the same object, its class
     changed: same parameters, so an optimizer holding them and ``state_dict`` keys are unaffected)
-    and the ReLU an ``Identity``. Returns ``model``, changed in place. Outputs and gradients are
-    those of the unfused model; the forward saves one kernel launch and one pass over each
-    activation, the backward the ReLU's pass."""
+    and the ReLU an ``Identity``. With ``max_pool`` (our extension), a ``MaxPool2d(2)`` right after
+    the ReLU joins too: the Conv2d becomes a :class:`ConvReLUMaxPool2d`, the pool an ``Identity``.
+    Returns ``model``, changed in place. Outputs and gradients are those of the unfused model; the
+    forward saves one kernel launch and one pass over each activation (two with the pool), the
+    backward the ReLU's pass."""
     from .activation import ReLU
     from .container import Sequential
     from .linear import Identity
@@ -93,9 +117,12 @@ def fuse_conv_relu(model):
         if not isinstance(module, Sequential):
             continue
         names = list(module._modules)
-        for first, second in zip(names, names[1:]):
+        for first, second, third in zip(names, names[1:], names[2:] + [None]):
             conv, relu = module._modules[first], module._modules[second]
             if type(conv) is Conv2d and type(relu) is ReLU:
                 conv.__class__ = ConvReLU2d
                 module._modules[second] = Identity()
+                if max_pool and third is not None and _is_max_pool_2x2(module._modules[third]):
+                    conv.__class__ = ConvReLUMaxPool2d
+                    module._modules[third] = Identity()
     return model

@@ -81,6 +81,17 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     :func:`minitorch.ops.conv.conv2d` for the formula and errors)."""
     return ops.conv2d(input, weight, bias, stride, padding, dilation, groups)
 # <<< phase 06
+# >>> phase 06
+
+
+def conv2d_relu_max_pool2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+                           return_indices=False):
+    """MiniTorch's extension (not in PyTorch): ``max_pool2d(relu(conv2d(...)), 2)`` in one op, on
+    cuda one kernel (see :func:`minitorch.ops.conv.conv2d_relu_max_pool2d`); equal, values, indices
+    and gradients, to the composition."""
+    from ..ops.conv import conv2d_relu_max_pool2d as fused
+    return fused(input, weight, bias, stride, padding, dilation, groups, return_indices)
+# <<< phase 06
 # >>> phase 04
 
 

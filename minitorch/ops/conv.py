@@ -13,8 +13,14 @@ the ladder of kernels and its dispatch):
 
 ``conv2d_relu`` saves its output y; dL/dy counts only where ``y > 0`` (the backend applies that mask,
 on cuda inside the implicit-GEMM kernels as they load dy, and may compute dL/db in dL/dW's pass).
+
+``conv2d_relu_max_pool2d`` (our extension: PyTorch has no such function) also runs MaxPool2d(2)
+in the same op, on cuda in the implicit GEMM's epilogue: the full-size y is never stored, only the
+pooled values and their argmax indices. Its backward routes dL/dpooled through the indices to the
+window maxima (where the ReLU passed: pooled > 0), then runs the convolution's backward.
 """
 from ..autograd.function import Function
+from ..native.cpu import conv_out_size
 from ..tensor import Tensor
 from .elementwise import check_same_device
 
@@ -38,21 +44,55 @@ class Conv2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
-        need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        need_b = need_b and ctx.has_bias
+        gx, gw, gb = _conv_backward(ctx, grad._backend, grad.contiguous()._data, ctx.relu_out)
+        return gx, gw, gb, None, None, None, None, None
+
+
+def _conv_backward(ctx, be, g, mask):
+    """(dL/dx, dL/dweight, dL/dbias), each None where not needed, from dL/dy ``g`` (a contiguous
+    raw array); ``mask``: a fused ReLU's saved output (dy counts where it is > 0) or None."""
+    x, weight = ctx.saved_tensors
+    need_x, need_w, need_b = ctx.needs_input_grad[:3]
+    need_b = need_b and ctx.has_bias
+    gx = gw = gb = None
+    if need_x:
+        gx = Tensor(be.conv2d_input_grad(g, weight._data, x.shape, *ctx.geometry, relu_out=mask), x.device)
+    if need_w:                                   # the backend may add db to the same pass (bias_grad)
+        out = be.conv2d_weight_grad(g, x._data, weight.shape, *ctx.geometry, relu_out=mask, bias_grad=need_b)
+        gw, gb = (Tensor(out[0], x.device), Tensor(out[1], x.device)) if need_b else (Tensor(out, x.device), None)
+    elif need_b:
+        masked = g if mask is None else be.unary_backward("relu", g, mask)
+        gb = Tensor(be.sum(masked, (0, 2, 3)), x.device)
+    return gx, gw, gb
+
+
+class Conv2dMaxPool2d(Function):
+    """conv2d (+ bias, ReLU) then MaxPool2d(2) as one backend call; outputs the pooled values and
+    the int64 argmax indices (``p * Q + q`` in each P x Q plane of the convolution's output)."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, stride, padding, dilation, groups, activation):
+        be = x._backend
+        y, indices = be.conv2d_max_pool2d(x._data, weight._data, None if bias is None else bias._data,
+                                          stride, padding, dilation, groups, activation)
+        ctx.save_for_backward(x, weight)
+        # the ReLU's mask at each window's maximum is pooled > 0 (the maximum IS the ReLU's output
+        # there); the other elements of a window get no gradient from the pooling anyway
+        ctx.relu_out = y if activation == "relu" else None
+        ctx.indices = indices
+        ctx.conv_size = conv_out_size(*x.shape[2:], weight.shape[2:], stride, padding, dilation)
+        ctx.geometry = (stride, padding, dilation, groups)
+        ctx.has_bias = bias is not None
+        return Tensor(y, x.device), Tensor(indices, x.device)
+
+    @staticmethod
+    def backward(ctx, grad, _indices_grad=None):
         be = grad._backend
         g = grad.contiguous()._data
-        mask = ctx.relu_out                      # fused ReLU: dy counts where the output is > 0
-        gx = gw = gb = None
-        if need_x:
-            gx = Tensor(be.conv2d_input_grad(g, weight._data, x.shape, *ctx.geometry, relu_out=mask), x.device)
-        if need_w:                               # the backend may add db to the same pass (bias_grad)
-            out = be.conv2d_weight_grad(g, x._data, weight.shape, *ctx.geometry, relu_out=mask, bias_grad=need_b)
-            gw, gb = (Tensor(out[0], x.device), Tensor(out[1], x.device)) if need_b else (Tensor(out, x.device), None)
-        elif need_b:
-            masked = g if mask is None else be.unary_backward("relu", g, mask)
-            gb = Tensor(be.sum(masked, (0, 2, 3)), x.device)
+        if ctx.relu_out is not None:             # one small pass over the pooled gradient: the
+            g = be.unary_backward("relu", g, ctx.relu_out)   # unfused path masks inside the conv's GEMMs
+        dy = be.max_pool2d_backward(g, ctx.indices, ctx.conv_size, (2, 2), (2, 2), (0, 0), (1, 1))
+        gx, gw, gb = _conv_backward(ctx, be, dy, None)
         return gx, gw, gb, None, None, None, None, None
 
 
@@ -132,7 +172,7 @@ def _check(input, weight, bias, stride, dilation, groups):
                            f"{k} elements, but got bias of size {list(bias.shape)} instead")
 
 
-def _conv2d(input, weight, bias, stride, padding, dilation, groups, activation):
+def _conv2d(input, weight, bias, stride, padding, dilation, groups, activation, pool=False):
     stride, dilation = _pair("stride", stride), _pair("dilation", dilation)
     _check(input, weight, bias, stride, dilation, groups)
     pads = _padding(padding, tuple(weight.shape[2:]), stride, dilation)
@@ -144,9 +184,18 @@ def _conv2d(input, weight, bias, stride, padding, dilation, groups, activation):
                            f"({reach[0]} x {reach[1]}). Kernel size can't be greater than actual input size")
     unbatched = input.ndim == 3
     x = input.unsqueeze(0) if unbatched else input
-    out = Conv2d.apply(x.contiguous(), weight.contiguous(), None if bias is None else bias.contiguous(),
-                       stride, pads, dilation, groups, activation)
-    return out.squeeze(0) if unbatched else out
+    args = (x.contiguous(), weight.contiguous(), None if bias is None else bias.contiguous(),
+            stride, pads, dilation, groups, activation)
+    if not pool:
+        out = Conv2d.apply(*args)
+        return out.squeeze(0) if unbatched else out
+    size = conv_out_size(h, w, tuple(weight.shape[2:]), stride, pads, dilation)
+    if min(size) < 2:
+        raise RuntimeError(f"max_pool2d: given input size {tuple(input.shape[:-3]) + (weight.shape[0],) + size}, "
+                           f"the calculated output size {(size[0] // 2, size[1] // 2)} is too small (kernel (2, 2), "
+                           f"stride (2, 2), padding (0, 0), dilation (1, 1))")
+    outs = Conv2dMaxPool2d.apply(*args)
+    return tuple(o.squeeze(0) for o in outs) if unbatched else outs
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -172,3 +221,23 @@ def conv2d_relu(input, weight, bias=None, stride=1, padding=0, dilation=1, group
     kernel, y written once) and the backward masks dL/dy by the saved output. Same arguments,
     shapes and errors as :func:`conv2d`; equal to the unfused composition."""
     return _conv2d(input, weight, bias, stride, padding, dilation, groups, "relu")
+
+
+def conv2d_relu_max_pool2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+                           return_indices=False):
+    """``max_pool2d(relu(conv2d(input, weight, bias, stride, padding, dilation, groups)), 2)`` as
+    one op: MiniTorch's extension (PyTorch has no such function), the seed CNN's and LeNet-5's
+    conv -> ReLU -> MaxPool2d(2) block. On cuda the implicit-GEMM rung pools in its epilogue: one
+    launch, and the full-size activation is never written. Values, indices and gradients are
+    those of the unfused composition.
+
+    Shapes: as :func:`conv2d` up to y [N, K, P, Q], then [N, K, P // 2, Q // 2] (kernel 2,
+    stride 2, no padding: an odd last row or column is dropped, as MaxPool2d floors).
+    ``return_indices``: also return the int64 positions ``p * Q + q`` of the maxima in their
+    P x Q plane (max_pool2d's convention: the first maximum of a window wins ties, a NaN wins).
+
+    Raises:
+        As :func:`conv2d`; RuntimeError also when P or Q is below 2 (the pooled size would be 0).
+    """
+    y, indices = _conv2d(input, weight, bias, stride, padding, dilation, groups, "relu", pool=True)
+    return (y, indices) if return_indices else y

@@ -12,6 +12,10 @@ able to run the forward and both gradients, and :func:`choose`, which picks one 
                        the backward applies a fused ReLU's mask as it loads dy and computes dL/db
                        as one more column of dL/dw's GEMM (rungs 01 and 02 take an extra pass each)
 
+:func:`conv2d_max_pool2d` adds MaxPool2d(2) after the bias and ReLU: rung 03 pools in its epilogue
+(one launch writes the pooled values and their argmax indices; the full-size y is never stored),
+the other rungs run their forward, then pooling.cu's max_pool2d.
+
 Shapes as cuDNN names them: x [N, C, H, W], weight [K, C/G, R, S], y [N, K, P, Q], contiguous
 (the Tensor layer makes them so). ``stride``, ``dilation`` are (rows, cols), ``padding``
 ((top, bottom), (left, right)); the kernels pad only top/left explicitly and read past the input
@@ -20,9 +24,14 @@ as zeros, so the bottom/right padding lives in P and Q. The backend functions ar
 output of a fused ReLU; ``bias_grad``: dL/db too); none waits for the GPU,
 except that with ``minitorch.backends.cudnn.benchmark`` set the first call of each new shape times
 every rung once (a synchronization, as cuDNN's benchmark mode does) and keeps the fastest.
+Otherwise the rung comes from the table ``minitorch/cuda/conv/tuned.json`` that
+``benchmarks/tune_conv.py`` writes (timed per pass and shape on a GPU) or, for a shape it does
+not hold, from :func:`choose`'s rule.
 """
 import contextlib
 import functools
+import json
+from pathlib import Path
 
 import numpy as np
 
@@ -32,10 +41,11 @@ from ..cpu import conv_out_size
 from . import gemm as _gemm
 from .creation import fill_
 from .launch import SUFFIX, StructArg, cdiv, cp, kernel, launch_2d, launch_stride, sm_count
+from .pooling import max_pool2d as _max_pool2d
 from .reduce import sum as _sum
 
 RUNGS = ("01_direct", "02_im2col", "03_implicit_gemm")
-PASSES = ("forward", "input_grad", "weight_grad")
+PASSES = ("forward", "input_grad", "weight_grad", "forward_maxpool2")   # the last: conv2d_max_pool2d
 GEOM = np.dtype([(f, np.int32) for f in ("N", "C", "H", "W", "K", "R", "S", "P", "Q", "stride_h", "stride_w",
                                          "pad_h", "pad_w", "dil_h", "dil_w", "G")])   # conv.cuh's ConvGeom
 TILES = ((8, 256), (16, 128), (64, 64), (16, 16))     # 03_implicit_gemm.cu's BM x BN configurations
@@ -47,7 +57,9 @@ INT_MAX = 2 ** 31 - 1     # 03_implicit_gemm.cu decodes GEMM indices in int: lar
 @functools.lru_cache(maxsize=1024)
 def geometry(x_shape, w_shape, stride, padding, dilation, groups):
     """The ``ConvGeom`` kernel argument (a StructArg) for input ``x_shape`` and weight ``w_shape``;
-    cached, training loops repeat shapes. Also returns (P, Q)."""
+    cached, training loops repeat shapes. Also returns (P, Q). Its ``key``, the 16 ints
+    comma-separated (the output size P, Q carries the bottom/right padding), names the problem in
+    the tuned table."""
     n, c, h, w = x_shape
     k, _, r, s = w_shape
     p, q = conv_out_size(h, w, (r, s), stride, padding, dilation)
@@ -57,7 +69,9 @@ def geometry(x_shape, w_shape, stride, padding, dilation, groups):
         raise ValueError(f"conv2d: a size of {values} does not fit the kernels' 32-bit ints")
     arr = np.array(values, dtype=np.int32).view(GEOM)          # shape (1,): one struct
     arr.flags.writeable = False
-    return StructArg(arr), (p, q)
+    geom = StructArg(arr)
+    geom.key = ",".join(map(str, values))
+    return geom, (p, q)
 
 
 def _suffix(a):
@@ -144,16 +158,22 @@ def _tile(m, ncols, groups=1, min_blocks=1):
     return min(enough, key=lambda t: (cdiv(m, t[0]) * t[0] * cdiv(ncols, t[1]) * t[1], -t[0] * t[1]))
 
 
+def _launchable_tile(m, ncols, kred, groups, splits, index, tile=None):
+    """``tile`` or :func:`_tile`'s, after checking that one launch of it covers the problem."""
+    bm, bn = tile or _tile(m, ncols, groups, sm_count(index))
+    if cdiv(m, bm) > 65535 or groups * splits > 65535:
+        raise ValueError(f"conv2d: {m} channels per group or {groups} groups are more than one launch covers")
+    if max(m, ncols, kred) >= INT_MAX:
+        raise ValueError(f"conv2d: a GEMM dimension of {(m, ncols, kred)} does not fit 03_implicit_gemm's ints")
+    return bm, bn
+
+
 def _igemm(pass_name, a_src, b_src, bias, out, geom, relu, m, ncols, kred, groups, splits=1, chunk=None,
            mask=None, dbias=None, tile=None):
     """Launch pass ``pass_name`` of 03_implicit_gemm.cu: C [m, ncols] per group, a reduction of
     ``kred`` split into ``splits`` chunks of ``chunk`` (a multiple of the k-tile; default all);
     ``mask``: a fused ReLU's output (dgrad, wgrad), ``dbias``: where wgrad writes db."""
-    bm, bn = tile or _tile(m, ncols, groups, sm_count(out.device_id))
-    if cdiv(m, bm) > 65535 or groups * splits > 65535:
-        raise ValueError(f"conv2d: {m} channels per group or {groups} groups are more than one launch covers")
-    if max(m, ncols, kred) >= INT_MAX:
-        raise ValueError(f"conv2d: a GEMM dimension of {(m, ncols, kred)} does not fit 03_implicit_gemm's ints")
+    bm, bn = _launchable_tile(m, ncols, kred, groups, splits, out.device_id, tile)
     chunk = chunk or cdiv(kred, IG_BK) * IG_BK
     fn = kernel("conv/03_implicit_gemm.cu", f"conv2d_igemm_{pass_name}_{bm}x{bn}_{_suffix(out)}", out.device_id)
     launch_2d(fn, (cdiv(ncols, bn), cdiv(m, bm), groups * splits), (256,),
@@ -167,6 +187,22 @@ def _igemm_forward(x, weight, bias, geom, out_shape, relu):
     g = c // cg
     _igemm("fwd", weight, x, bias, y, geom, relu, k // g, n * out_shape[2] * out_shape[3], cg * r * s, g)
     return y
+
+
+def _igemm_forward_maxpool2(x, weight, bias, geom, pooled_shape, relu):
+    """The forward with MaxPool2d(2) in its epilogue: (pooled values, int64 argmax indices), both
+    ``pooled_shape`` [N, K, P//2, Q//2]; one column of the GEMM per pixel of a whole window."""
+    y = empty(pooled_shape, x.dtype, x.device_id)
+    indices = empty(pooled_shape, np.dtype(np.int64), x.device_id)
+    n, k, po, qo = pooled_shape
+    _, cg, r, s = weight.shape
+    g = x.shape[1] // cg
+    m, ncols = k // g, 4 * n * po * qo
+    bm, bn = _launchable_tile(m, ncols, cg * r * s, g, 1, x.device_id)
+    fn = kernel("conv/03_implicit_gemm.cu", f"conv2d_igemm_fwd_maxpool2_{bm}x{bn}_{_suffix(x)}", x.device_id)
+    launch_2d(fn, (cdiv(ncols, bn), cdiv(m, bm), g), (256,), (weight, x, bias, y, indices, geom, np.bool_(relu)),
+              x.device_id)
+    return y, indices
 
 
 def _igemm_input_grad(grad, weight, geom, out_shape, mask=None):
@@ -231,36 +267,74 @@ def use_rung(name):
 
 
 def choose(pass_name, x_shape, w_shape, groups):
-    """The rung for one pass ('forward', 'input_grad', 'weight_grad') of a convolution of input
-    ``x_shape`` with weight ``w_shape``: a fixed rule that needs no GPU and never synchronizes.
+    """The rung for one pass (one of PASSES) of a convolution of input ``x_shape`` with weight
+    ``w_shape`` when the tuned table does not hold the shape: a fixed rule, no GPU, no synchronization.
 
-    A rule of thumb, not yet checked against timings on a GPU (``bench_conv.py`` measures each
-    rung; benchmark mode picks by measurement). The direct rung where each output is a short sum
-    (C/G*R*S terms for the forward, K/G*R*S for dL/dx: up to 32, e.g. a first layer on
-    one-channel images or a depthwise conv): little to reuse, no shared memory, no second pass
-    (but a fused ReLU's backward then takes a masking pass first). Everything longer, and
-    every dL/dw (a long N*P*Q reduction, which the implicit GEMM splits over blocks), goes to the
-    implicit GEMM. 02_im2col is never the rule's choice (it writes and reads R*S times the input)
-    but benchmark mode may still find it fastest.
+    Rule: 03_implicit_gemm for every pass. Derived from the H100 timings of bench_conv.py
+    (benchmarks/results/bench_conv-nvidia-h100-80gb-hbm3-20261124-142216.txt, batch 64, float32,
+    microseconds per call of the Tensor op, L2 flushed; forward / forward+backward):
+
+        layer       01_direct       02_im2col       03_implicit_gemm
+        seed.conv1  12.5 / 227.2    137.8 / 489.8   11.0 / 186.6
+        seed.conv2  28.2 / 192.3     42.8 / 596.9   17.5 / 248.0
+        lenet.c1    16.5 / 190.3    130.3 / 423.6   17.2 / 167.5
+        lenet.c3    29.4 / 188.4     59.1 / 536.5   24.6 / 114.9
+
+    Forward (one kernel per call, steady numbers): 03 is the fastest on three layers and within
+    5% of 01_direct on lenet.c1 (17.2 vs 16.5 us; with the fused ReLU 17.2 vs 16.6 us).
+    Forward+backward (three passes through autograd: noisy, up to 2x between
+    identical kernels: the old rule's "auto" ran 03 for every pass of lenet.c3 and measured 247.9
+    against 03's 114.9 us): 03 is fastest on three layers; on seed.conv2 01_direct measured 192
+    vs 248 us (235 vs 242 with the fused ReLU), within that noise. 03 is also the only rung whose
+    backward takes a fused ReLU's mask and dL/db inside its GEMMs (01 and 02 add a pass each).
+    02_im2col is never fastest (it writes and reads R*S copies of the input). Grouped and
+    depthwise convolutions were not timed; they follow the same rule. Per-pass timings for the
+    course's shapes come from benchmarks/tune_conv.py, into the table read before this rule.
     """
-    k, cg, r, s = w_shape
-    if pass_name == "forward" and cg * r * s <= 32:
-        return "01_direct"
-    if pass_name == "input_grad" and k // groups * r * s <= 32:
-        return "01_direct"
+    if pass_name not in PASSES:
+        raise KeyError(f"unknown conv pass {pass_name!r}; expected one of {PASSES}")
     return "03_implicit_gemm"
 
 
+TUNED_JSON = Path(__file__).resolve().parents[2] / "cuda" / "conv" / "tuned.json"
+_tuned = None
+
+
+def tuned_table():
+    """benchmarks/tune_conv.py's table ``{"sm_90": {"f32": {key: {"shape": ..., "rungs": {pass:
+    rung}, "us": {pass: {rung: us}}}}}}`` (``key``: :func:`geometry`'s), read on first use ({}
+    when the file is missing)."""
+    global _tuned
+    if _tuned is None:
+        try:
+            _tuned = json.loads(TUNED_JSON.read_text())
+        except FileNotFoundError:
+            _tuned = {}
+    return _tuned
+
+
+@functools.lru_cache(maxsize=4096)
+def _tuned_rung(pass_name, key, suffix, index):
+    """The table's rung for one pass of the problem ``key`` on GPU ``index`` (its compute
+    capability's entry), or None. Cached: a training loop asks for the same few shapes."""
+    arch = f"sm_{cp.cuda.Device(index).compute_capability}"
+    row = tuned_table().get(arch, {}).get(suffix, {}).get(key)
+    rung = row and row["rungs"].get(pass_name)
+    return rung if rung in RUNGS else None
+
+
 def _pick(pass_name, run, x_shape, w_shape, groups, dtype, index, geom):
-    """The rung to run: the forced one, the timed fastest (benchmark mode) or :func:`choose`'s.
-    Problems with more than 2**31 - 1 pixels in all take 01_direct (64-bit indices throughout)."""
+    """The rung to run: the forced one, the timed fastest (benchmark mode), the tuned table's or
+    :func:`choose`'s. Problems with more than 2**31 - 1 pixels in all take 01_direct (64-bit
+    indices throughout)."""
     if _forced is not None:
         return _forced
     a = geom.array[0]
     if int(a["N"]) * max(int(a["H"]) * int(a["W"]), int(a["P"]) * int(a["Q"])) >= INT_MAX:
         return "01_direct"
     if not backends.cudnn.benchmark:
-        return choose(pass_name, x_shape, w_shape, groups)
+        return (_tuned_rung(pass_name, geom.key, SUFFIX[dtype], index)
+                or choose(pass_name, x_shape, w_shape, groups))
     key = (pass_name, x_shape, w_shape, groups, dtype, index)
     found = _timed.get(key)
     if found is None:
@@ -304,16 +378,21 @@ def _bias_act(y, bias, geom, relu):
     return y
 
 
+def _relu(activation):
+    """Whether ``activation`` asks for the fused ReLU. Raises ValueError for one that is not None or 'relu'."""
+    if activation not in (None, "relu"):
+        raise ValueError(f"conv2d: activation must be None or 'relu', got {activation!r}")
+    return activation == "relu"
+
+
 def conv2d(x, weight, bias, stride, padding, dilation, groups, activation=None):
     """``y = weight * x (+ bias)``, then ``max(y, 0)`` when ``activation`` is 'relu' (in the
     kernels' epilogue; None: none): [N, K, P, Q], x's dtype.
 
     ``x`` [N, C, H, W] and ``weight`` [K, C/groups, R, S] contiguous, ``bias`` [K] (contiguous)
     or None, one floating dtype. Raises TypeError/ValueError for arrays the kernels cannot take
-    and for an unknown activation. (The epilogue is also where a fused pooling would go: not yet.)"""
-    if activation not in (None, "relu"):
-        raise ValueError(f"conv2d: activation must be None or 'relu', got {activation!r}")
-    relu = activation == "relu"
+    and for an unknown activation. (:func:`conv2d_max_pool2d` also pools in the epilogue.)"""
+    relu = _relu(activation)
     _check(x, weight)
     geom, (p, q) = geometry(x.shape, weight.shape, stride, padding, dilation, groups)
     out_shape = (x.shape[0], weight.shape[0], p, q)
@@ -324,6 +403,34 @@ def conv2d(x, weight, bias, stride, padding, dilation, groups, activation=None):
     def run(rung):
         return _FORWARD[rung](x, weight, bias, geom, out_shape, relu)
     return run(_pick("forward", run, x.shape, weight.shape, groups, x.dtype, x.device_id, geom))
+
+
+POOL_WINDOW = ((2, 2), (2, 2), (0, 0), (1, 1))     # the fused pooling's kernel, stride, padding, dilation
+FUSES_POOL = "03_implicit_gemm"                    # the rung that pools in its epilogue
+
+
+def conv2d_max_pool2d(x, weight, bias, stride, padding, dilation, groups, activation=None):
+    """``max_pool2d(conv2d(...), 2)``: kernel 2, stride 2, no padding, after the bias and the
+    activation (as :func:`conv2d`). Returns (pooled [N, K, P//2, Q//2] of x's dtype, int64 indices
+    ``p * Q + q`` of each maximum in its P x Q plane: max_pool2d's convention, the first maximum
+    of a window in row-major order wins ties, a NaN wins). An odd last row or column of y is in
+    no window and is not computed (rung 03). Same arguments and errors as :func:`conv2d`."""
+    relu = _relu(activation)
+    _check(x, weight)
+    geom, (p, q) = geometry(x.shape, weight.shape, stride, padding, dilation, groups)
+    out_shape = (x.shape[0], weight.shape[0], p, q)
+    pooled_shape = out_shape[:2] + (p // 2, q // 2)
+    if 0 in pooled_shape:
+        return empty(pooled_shape, x.dtype, x.device_id), empty(pooled_shape, np.dtype(np.int64), x.device_id)
+    if weight.size == 0:                            # empty sums (C = 0): conv2d fills y
+        return _max_pool2d(conv2d(x, weight, bias, stride, padding, dilation, groups, activation), *POOL_WINDOW,
+                           pooled_shape[2:])
+
+    def run(rung):
+        if rung == FUSES_POOL:
+            return _igemm_forward_maxpool2(x, weight, bias, geom, pooled_shape, relu)
+        return _max_pool2d(_FORWARD[rung](x, weight, bias, geom, out_shape, relu), *POOL_WINDOW, pooled_shape[2:])
+    return run(_pick("forward_maxpool2", run, x.shape, weight.shape, groups, x.dtype, x.device_id, geom))
 
 
 def _mask(grad, relu_out):

@@ -82,6 +82,15 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return ops.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
+def conv2d_relu_max_pool2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+                           return_indices=False):
+    """MiniTorch's extension (not in PyTorch): ``max_pool2d(relu(conv2d(...)), 2)`` in one op, on
+    cuda one kernel (see :func:`minitorch.ops.conv.conv2d_relu_max_pool2d`); equal, values, indices
+    and gradients, to the composition."""
+    from ..ops.conv import conv2d_relu_max_pool2d as fused
+    return fused(input, weight, bias, stride, padding, dilation, groups, return_indices)
+
+
 def l1_loss(input, target, reduction="mean"):
     """Absolute error ``|input - target|``, reduced ('mean', 'sum' or 'none'). Its gradient is
     ``sign(input - target)`` (0 where they are equal, as PyTorch), scaled by 1/N for 'mean'.

@@ -30,9 +30,21 @@
 // only where the saved output y > 0, applied as dy is loaded (dgrad's B, wgrad's A); and the bias
 // gradient, sum of dy over (n, p, q), as one more column of wgrad's C whose B entries are all 1.
 //
+// Fused max pooling (entries conv2d_igemm_fwd_maxpool2_*): the forward of conv -> (bias, ReLU) ->
+// MaxPool2d(2) (kernel 2, stride 2, no padding: the seed CNN's and LeNet-5's) in one launch. The
+// pixel columns are renumbered window by window, column j = 4 * (n, po, qo) + t with window
+// position t = (dp, dq) in PyTorch's order (0,0), (0,1), (1,0), (1,1), i.e. pixel (2po + dp,
+// 2qo + dq); a bottom row or right column that no window covers (odd P or Q: MaxPool2d floors) is
+// never computed. Every BN is a multiple of 4, so a tile owns whole windows, and 4 neighbouring
+// lanes of a warp hold one window's values in registers after the k loop: two shuffles give its
+// maximum (of the epilogue values rounded to T, as the unfused y stores them) and its position
+// (p * Q + q in the P x Q plane: max_pool2d's `indices`; the first maximum wins ties, a NaN wins,
+// exactly as pooling.cu); one lane of the 4 writes the pooled value and the int64 index.
+//
 // Why faster than rung 2: no col buffer written and read back (R*S times the input), one launch
 // for the forward with the bias and ReLU in its epilogue, and the same kernel does the backward.
-// Entry points conv2d_igemm_{fwd,dgrad,wgrad}_<BM>x<BN>_{f32,f64,f16,bf16}, arguments:
+// Entry points conv2d_igemm_{fwd,dgrad,wgrad}_<BM>x<BN>_{f32,f64,f16,bf16} (and the pooled forward's,
+// at the end of the file), arguments:
 //   (const T* a_src, const T* b_src, const T* bias, T* out, ConvGeom g, bool relu, long long chunk,
 //    const T* mask, T* dbias)
 // a_src/b_src: fwd weight/x, dgrad weight/dy, wgrad dy/x; bias and relu: fwd only (may be null/0);
@@ -60,15 +72,28 @@ struct Col {
     bool ones;          // wgrad's bias column: B is 1 there
 };
 
-template <int MODE>
+template <int MODE, bool POOL>
 __device__ __forceinline__ Col decode_col(const ConvGeom& g, long long j, long long ncols, int gi) {
     Col col = {0, 0, 0, j < ncols, false};
     if (!col.ok) return col;
     const int cg = g.C / g.G, kg = g.K / g.G;
     if (MODE == FWD) {              // output pixel j = (n, p, q): the window's top-left input element
-        const long long pq = (long long)g.P * g.Q;
-        const long long n = j / pq;
-        const int t = (int)(j - n * pq), p = t / g.Q, q = t - p * g.Q;
+        long long n;
+        int p, q;
+        if constexpr (POOL) {       // j = 4 * (n, po, qo) + (dp, dq): pixel (2po + dp, 2qo + dq)
+            const int qo_n = g.Q / 2;
+            const long long pqo = (long long)(g.P / 2) * qo_n, o = j >> 2;
+            n = o / pqo;
+            const int t = (int)(o - n * pqo), po = t / qo_n, qo = t - po * qo_n, w = (int)(j & 3);
+            p = 2 * po + (w >> 1);
+            q = 2 * qo + (w & 1);
+        } else {
+            const long long pq = (long long)g.P * g.Q;
+            n = j / pq;
+            const int t = (int)(j - n * pq);
+            p = t / g.Q;
+            q = t - p * g.Q;
+        }
         col.base = (n * g.C + (long long)gi * cg) * g.H * g.W;      // image n, the group's first channel
         col.a = p * g.stride_h - g.pad_h;
         col.b = q * g.stride_w - g.pad_w;
@@ -142,14 +167,70 @@ __device__ __forceinline__ A load_b(const T* __restrict__ src, const T* __restri
     return A(to_opmath(src[(long long)n * g.C * g.H * g.W + col.base + (long long)h * g.W + w]));
 }
 
-template <int MODE, typename T, int BM, int BN, int TM, int TN>
+// The maximum of a 2 x 2 window and its position t (0..3, window order) across the 4 lanes that hold
+// it (lanes 4a..4a+3: see max_pool_epilogue), every lane ending with the result. Each step keeps the
+// right value (the higher t) when it is larger or NaN, else the left one: over the window that is
+// pooling.cu's sequential rule (the first maximum, or the last NaN), since the rule is associative.
+template <typename A>
+__device__ __forceinline__ void window_max(A& v, int& t) {
+#pragma unroll
+    for (int lanes = 1; lanes < 4; lanes <<= 1) {
+        const A ov = __shfl_xor_sync(0xffffffffu, v, lanes);
+        const int ot = __shfl_xor_sync(0xffffffffu, t, lanes);
+        const bool left = t < ot;
+        const A lv = left ? v : ov, rv = left ? ov : v;
+        const int lt = left ? t : ot, rt = left ? ot : t;
+        const bool right_wins = rv > lv || is_nan(rv);
+        v = right_wins ? rv : lv;
+        t = right_wins ? rt : lt;
+    }
+}
+
+// The pooled forward's epilogue: thread (tx, ty) holds columns tx + j*BNT; BNT, BN and n0 are
+// multiples of 4, so the 4 columns of a window sit in 4 consecutive lanes tx = 4a..4a+3 of one warp
+// (same ty, same j), at window position tx & 3. They reduce by shuffles; lane 4a writes. Every thread
+// takes part in every shuffle (no early exit: out-of-range rows shuffle zeros and write nothing).
+template <typename T, typename A, int BM, int BN, int TM, int TN>
+__device__ __forceinline__ void max_pool_epilogue(const A (&acc)[TM][TN], const T* __restrict__ bias,
+                                                  T* __restrict__ out, long long* __restrict__ indices,
+                                                  const ConvGeom& g, bool relu, int gi, long long m0, long long n0,
+                                                  long long M, long long ncols) {
+    constexpr int BMT = BM / TM, BNT = BN / TN;
+    static_assert(BNT % 4 == 0 && BN % 4 == 0, "a window's 4 columns are 4 lanes of one warp");
+    const int tid = threadIdx.x, tx = tid % BNT, ty = tid / BNT;
+    const int kg = g.K / g.G, qo_n = g.Q / 2;
+    const long long pqo = (long long)(g.P / 2) * qo_n;
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const long long m = m0 + ty + i * BMT, ch = (long long)gi * kg + m;
+        const A b = (bias && m < M) ? A(to_opmath(bias[ch])) : A(0);
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+            const long long c = n0 + tx + j * BNT;
+            A v = A(to_opmath(narrow<T>(epilogue<A>(acc[i][j], b, relu))));   // the value the unfused y stores
+            int t = tx & 3;
+            window_max<A>(v, t);
+            if ((tx & 3) == 0 && m < M && c < ncols) {     // c < ncols: the whole window exists
+                const long long o = c >> 2, n = o / pqo;              // o: the pooled pixel (n, po, qo)
+                const int r = (int)(o - n * pqo), po = r / qo_n, qo = r - po * qo_n;
+                const long long dst = (n * g.K + ch) * pqo + r;
+                out[dst] = narrow<T>(v);
+                indices[dst] = (long long)(2 * po + (t >> 1)) * g.Q + 2 * qo + (t & 1);
+            }
+        }
+    }
+}
+
+// POOL (fwd only): out is the pooled [N, K, P/2, Q/2] and `indices` its argmax positions.
+template <int MODE, bool POOL, typename T, int BM, int BN, int TM, int TN>
 __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ bsrc, const T* __restrict__ bias,
                              T* __restrict__ out, const ConvGeom g, bool relu, long long chunk,
-                             const T* __restrict__ mask, T* __restrict__ dbias) {
+                             const T* __restrict__ mask, T* __restrict__ dbias, long long* __restrict__ indices) {
     typedef typename Acc<T>::type A;
     constexpr int BMT = BM / TM, BNT = BN / TN;     // threads along the tile's rows, columns
     static_assert(BMT * BNT == IG_THREADS && BM % TM == 0 && BN % TN == 0, "the tile is 256 threads' TM x TN");
     static_assert(IG_THREADS % BN == 0 && IG_THREADS % IG_BK == 0, "each thread loads one fixed B column");
+    static_assert(!POOL || MODE == FWD, "only the forward pools");
     __shared__ A As[IG_BK][BM];
     __shared__ A Bs[IG_BK][BN];
 
@@ -160,12 +241,12 @@ __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ b
     const long long pq = (long long)g.P * g.Q, hw = (long long)g.H * g.W;
     const long long M = MODE == DGRAD ? cg : kg;
     const long long wcols = (long long)cg * rs;     // wgrad: the weight's columns (then db's, if asked)
-    const long long ncols = MODE == FWD ? g.N * pq : MODE == DGRAD ? g.N * hw : wcols + (dbias != nullptr);
+    const long long ncols = MODE == FWD ? (POOL ? g.N * 4LL * (g.P / 2) * (g.Q / 2) : g.N * pq) : MODE == DGRAD ? g.N * hw : wcols + (dbias != nullptr);
     const long long kred = MODE == FWD ? (long long)cg * rs : MODE == DGRAD ? (long long)kg * rs : g.N * pq;
     const long long m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * BN;
     const long long kbeg = split * chunk, kend = kbeg + chunk < kred ? kbeg + chunk : kred;
 
-    const Col col = decode_col<MODE>(g, n0 + tid % BN, ncols, gi);  // this thread's B column, every k-tile
+    const Col col = decode_col<MODE, POOL>(g, n0 + tid % BN, ncols, gi);  // this thread's B column, every k-tile
     A acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; ++i)
@@ -199,28 +280,32 @@ __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ b
         __syncthreads();
     }
 
+    if constexpr (POOL) {
+        max_pool_epilogue<T, A, BM, BN, TM, TN>(acc, bias, out, indices, g, relu, gi, m0, n0, M, ncols);
+    } else {
 #pragma unroll
-    for (int i = 0; i < TM; ++i) {
-        const long long m = m0 + ty + i * BMT;
-        if (m >= M) continue;
+        for (int i = 0; i < TM; ++i) {
+            const long long m = m0 + ty + i * BMT;
+            if (m >= M) continue;
 #pragma unroll
-        for (int j = 0; j < TN; ++j) {
-            const long long c = n0 + tx + j * BNT;
-            if (c >= ncols) continue;
-            if (MODE == FWD) {
-                const long long n = c / pq, ch = (long long)gi * kg + m;
-                out[(n * g.K + ch) * pq + (c - n * pq)] =
-                    narrow<T>(epilogue<A>(acc[i][j], bias ? A(to_opmath(bias[ch])) : A(0), relu));
-            } else if (MODE == DGRAD) {
-                const long long n = c / hw;
-                out[(n * g.C + (long long)gi * cg + m) * hw + (c - n * hw)] = narrow<T>(acc[i][j]);
-            } else {
-                const long long splits = gridDim.z / g.G;                  // partials of one weight: adjacent
-                const long long ch = (long long)gi * kg + m;
-                if (c < wcols)
-                    out[(ch * wcols + c) * splits + split] = narrow<T>(acc[i][j]);
-                else
-                    dbias[ch * splits + split] = narrow<T>(acc[i][j]);
+            for (int j = 0; j < TN; ++j) {
+                const long long c = n0 + tx + j * BNT;
+                if (c >= ncols) continue;
+                if (MODE == FWD) {
+                    const long long n = c / pq, ch = (long long)gi * kg + m;
+                    out[(n * g.K + ch) * pq + (c - n * pq)] =
+                        narrow<T>(epilogue<A>(acc[i][j], bias ? A(to_opmath(bias[ch])) : A(0), relu));
+                } else if (MODE == DGRAD) {
+                    const long long n = c / hw;
+                    out[(n * g.C + (long long)gi * cg + m) * hw + (c - n * hw)] = narrow<T>(acc[i][j]);
+                } else {
+                    const long long splits = gridDim.z / g.G;                  // partials of one weight: adjacent
+                    const long long ch = (long long)gi * kg + m;
+                    if (c < wcols)
+                        out[(ch * wcols + c) * splits + split] = narrow<T>(acc[i][j]);
+                    else
+                        dbias[ch * splits + split] = narrow<T>(acc[i][j]);
+                }
             }
         }
     }
@@ -232,17 +317,34 @@ __device__ void conv2d_igemm(const T* __restrict__ asrc, const T* __restrict__ b
     extern "C" __global__ void conv2d_igemm_##NAME##_##BM##x##BN##_##SUF( \
         const T* a_src, const T* b_src, const T* bias, T* out, const ConvGeom g, bool relu, long long chunk, \
         const T* mask, T* dbias) {                                                                         \
-        conv2d_igemm<MODE, T, BM, BN, TM, TN>(a_src, b_src, bias, out, g, relu, chunk, mask, dbias);    \
+        conv2d_igemm<MODE, false, T, BM, BN, TM, TN>(a_src, b_src, bias, out, g, relu, chunk, mask, dbias, \
+                                                     nullptr);                                             \
+    }
+// conv2d_igemm_fwd_maxpool2_<BM>x<BN>_<SUF>(weight, x, bias, pooled, indices, geom, relu): one launch
+// for conv (+ bias, ReLU) + MaxPool2d(2); grid as the fwd entry's with N*4*(P/2)*(Q/2) columns.
+#define IGEMM_POOL_ENTRY(T, SUF, BM, BN, TM, TN)                                                         \
+    extern "C" __global__ void conv2d_igemm_fwd_maxpool2_##BM##x##BN##_##SUF(                            \
+        const T* a_src, const T* b_src, const T* bias, T* out, long long* indices, const ConvGeom g,       \
+        bool relu) {                                                                                       \
+        conv2d_igemm<FWD, true, T, BM, BN, TM, TN>(a_src, b_src, bias, out, g, relu,                      \
+                                                   (long long)(g.C / g.G) * g.R * g.S, nullptr, nullptr,  \
+                                                   indices);                                               \
     }
 #define IGEMM_TILES(MODE, NAME, T, SUF)                                                                  \
     IGEMM_ENTRY(MODE, NAME, T, SUF, 8, 256, 1, 8)                                                        \
     IGEMM_ENTRY(MODE, NAME, T, SUF, 16, 128, 2, 4)                                                       \
     IGEMM_ENTRY(MODE, NAME, T, SUF, 64, 64, 4, 4)                                                        \
     IGEMM_ENTRY(MODE, NAME, T, SUF, 16, 16, 1, 1)
-#define IGEMM_ENTRIES(T, SUF)                                                                            \
+// Each dtype's entries are guarded by MT_IF_<SUF> (common.cuh): compiler.py builds this file once
+// per dtype (SPLIT_BY_DTYPE), so a float32 model waits for a quarter of the 64 entry points.
+#define IGEMM_ENTRIES(T, SUF) MT_IF_##SUF(                                                              \
     IGEMM_TILES(FWD, fwd, T, SUF)                                                                        \
     IGEMM_TILES(DGRAD, dgrad, T, SUF)                                                                    \
-    IGEMM_TILES(WGRAD, wgrad, T, SUF)
+    IGEMM_TILES(WGRAD, wgrad, T, SUF)                                                                    \
+    IGEMM_POOL_ENTRY(T, SUF, 8, 256, 1, 8)                                                               \
+    IGEMM_POOL_ENTRY(T, SUF, 16, 128, 2, 4)                                                              \
+    IGEMM_POOL_ENTRY(T, SUF, 64, 64, 4, 4)                                                               \
+    IGEMM_POOL_ENTRY(T, SUF, 16, 16, 1, 1))
 
 IGEMM_ENTRIES(float, f32)
 IGEMM_ENTRIES(double, f64)

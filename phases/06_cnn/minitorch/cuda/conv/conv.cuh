@@ -45,8 +45,7 @@ template <typename T> struct Acc { typedef float type; };
 template <> struct Acc<double> { typedef double type; };
 
 // y = acc (+ bias), then max(y, 0) when relu: the fused epilogue of every forward kernel. (A fused
-// pooling would also end here, but needs a thread, or a tile, to own whole pooling windows of y:
-// not done yet; native/cuda/conv.py's conv2d would take it as another ``activation``-like option.)
+// 2 x 2 max pooling follows it in 03_implicit_gemm.cu, whose tiles can own whole pooling windows.)
 template <typename A>
 __device__ __forceinline__ A epilogue(A acc, A bias, bool relu) {
     acc += bias;
