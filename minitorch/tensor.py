@@ -812,7 +812,7 @@ class Tensor:
         computed when the write is refused.)
 
         Raises:
-            RuntimeError: see ``_check_recordable``; the value does not broadcast to self's shape;
+            RuntimeError: see ``_before_write``; the value does not broadcast to self's shape;
                 its dtype cannot be cast to self's (float into an integer tensor, unless
                 ``cast_any`` as for ``copy_``); self repeats memory cells (an expanded view).
         """
@@ -845,34 +845,46 @@ class Tensor:
         self._backend.copy_(dst, src)
         if old is not self and value.requires_grad:     # self now holds value: it continues value's history
             self.requires_grad, self.grad_fn, self._output_nr = True, value.grad_fn, value._output_nr
+            self._rewritten = True
         return self
+
+    _rewritten = False  # set once a recorded write moved this tensor onto a new node
 
     def _before_write(self, op):
         """A copy of self (new memory) with self's history, for a write autograd records.
 
         Raises:
             RuntimeError: self is a leaf that requires grad (PyTorch's error: write inside
-                ``minitorch.no_grad()``), or a view of a tensor autograd records (not supported:
-                that tensor's history would not see the write).
+                ``minitorch.no_grad()``), or a view of a tensor autograd records.
         """
         if self.requires_grad and self.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        if self.grad_fn is not None:
-            start, end = ops.indexing._extent(self._data)
-            for inp in self.grad_fn.inputs:
-                if inp is not None and inp.device == self._device and start < end:
-                    s0, s1 = ops.indexing._extent(inp._data)
-                    if start < s1 and s0 < end:     # self shares the memory of the tensor it was made from
-                        if inp.grad_fn is None:
-                            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                                               "in-place operation.")
-                        raise RuntimeError(f"{op}: this tensor is a view of another tensor that requires grad; "
-                                           f"writing into a view is not recorded by autograd here: write into the "
-                                           f"tensor itself (e.g. y[1:3] = b rather than y[1:3].copy_(b)), or "
-                                           f"clone() the view first")
+        if self.grad_fn is not None and not self._rewritten:    # (a rewritten tensor's node may read self's memory)
+            self._check_not_a_view(op)
         old = ops.clone(self.detach())
         old.requires_grad, old.grad_fn, old._output_nr = self.requires_grad, self.grad_fn, self._output_nr
         return old
+
+    def _check_not_a_view(self, op):
+        """Refuse to record a write into a view of a tensor that requires grad: this tensor shares
+        memory with an input of its op. (PyTorch records it and moves the base tensor onto a new
+        node too; we keep no link from a view to its base, so its history would miss the write.)
+
+        Raises:
+            RuntimeError: PyTorch's message for a view of a leaf; ours, naming the way out, otherwise.
+        """
+        start, end = ops.indexing._extent(self._data)
+        for inp in self.grad_fn.inputs:
+            if inp is None or inp.device != self._device or start == end:
+                continue
+            s0, s1 = ops.indexing._extent(inp._data)
+            if start < s1 and s0 < end:
+                if inp.grad_fn is None:
+                    raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                                       "in-place operation.")
+                raise RuntimeError(f"{op}: this tensor is a view of another tensor that requires grad; writing into "
+                                   f"a view is not recorded by autograd here: write into that tensor itself (y[1:3] = "
+                                   f"b rather than y[1:3].copy_(b)), or clone() the view first")
 
     def copy_(self, src, non_blocking=False):
         """Copy ``src`` (a tensor broadcasting to self's shape, any dtype or device) into self."""
