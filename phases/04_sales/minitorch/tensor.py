@@ -1118,6 +1118,22 @@ class Tensor:
         return self._write_("exponential_", lambda _: -(1 - rand(self.shape, generator=generator, dtype=self.dtype,
                                                               device=self._device)).log() / lambd)
 
+    # Tensor twins of torch.where, torch.multinomial and torch.bernoulli (issue 13's name audit,
+    # benchmarks/check_api_gaps.py --names)
+    def where(self, condition, y):
+        """``minitorch.where(condition, self, y)``: self's element where ``condition`` is true, else y's."""
+        return ops.where(condition, self, y)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        """Category indices drawn from the rows of self (weights): see :func:`minitorch.creation.multinomial`."""
+        from .creation import multinomial
+        return multinomial(self, num_samples, replacement, generator=generator)
+
+    def bernoulli(self, p=None, *, generator=None):
+        """0/1 draws, 1 with probability self (or ``p``): see :func:`minitorch.creation.bernoulli`."""
+        from .creation import bernoulli
+        return bernoulli(self, p, generator=generator)
+
 
 def _kind(dtype):
     """0 bool, 1 integer, 2 floating: an in-place result may not go to a lower kind (PyTorch's rule)."""

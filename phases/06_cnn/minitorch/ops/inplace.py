@@ -68,3 +68,24 @@ class Overwrite(Function):
         g_old = grad.new_zeros(grad.shape) if ctx.needs_input_grad[0] else None
         g_value = _fold(grad, *ctx.value_meta) if ctx.needs_input_grad[1] else None
         return g_old, g_value
+
+
+# ---- torch.zero_(t), torch.fill_(t, v)...: PyTorch's module-level names of these Tensor methods ----------
+def zero_(input):
+    """``input.zero_()``."""
+    return input.zero_()
+
+
+def fill_(input, value):
+    """``input.fill_(value)``."""
+    return input.fill_(value)
+
+
+def clamp_(input, min=None, max=None):
+    """``input.clamp_(min, max)``."""
+    return input.clamp_(min, max)
+
+
+def index_put_(input, indices, values, accumulate=False):
+    """``input.index_put_(indices, values, accumulate)``."""
+    return input.index_put_(indices, values, accumulate)
