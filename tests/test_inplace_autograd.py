@@ -228,3 +228,16 @@ def test_later_uses_see_the_new_value_and_node(device):
     assert x.requires_grad and not x.is_leaf, "x holds a value that requires grad, so it is now part of the graph"
     (x * y).sum().backward()
     np.testing.assert_allclose(a.grad.cpu().numpy(), [5.0, 2.0, 0.0], rtol=1e-6)
+
+
+def test_random_fills_of_a_non_leaf_are_recorded_with_zero_gradient(device):
+    a = mt.ones(2, 3, device=device, requires_grad=True)
+    y = a * 2
+    y.uniform_(-1.0, 1.0)
+    z = a * 3
+    z.normal_(generator=mt.Generator(device=device).manual_seed(0))
+    assert y.requires_grad and z.requires_grad and (y.abs() <= 1).all().item()
+    (y * a + z).sum().backward()                     # only the direct use of a gives a gradient
+    np.testing.assert_allclose(a.grad.cpu().numpy(), y.detach().cpu().numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        a.uniform_()

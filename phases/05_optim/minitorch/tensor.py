@@ -1102,13 +1102,14 @@ class Tensor:
 
     def _draw_(self, op, a, b, generator):     # noqa: F811 - replaces phase 02's: views, autograd's checks
         """The backend's in-place draw ``op`` on this tensor: straight into its memory when it is
-        contiguous, else fresh draws written through the strided copy (``_write_``).
+        contiguous, else (a view, or a tensor of a graph: autograd records the write) fresh draws
+        written through the strided copy (``_write_``).
 
         Raises:
-            RuntimeError: a non-floating dtype; see ``_check_inplace``.
+            RuntimeError: a non-floating dtype; see ``_check_inplace`` and ``_before_write``.
         """
         engine = self._draw_engine(op, generator)
-        if not self.is_contiguous():
+        if not self.is_contiguous() or self.requires_grad and _grad_mode._enabled:
             from .creation import empty
 
             def fresh(_):                         # the same draws into a new contiguous tensor
