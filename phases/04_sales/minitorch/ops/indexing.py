@@ -387,7 +387,8 @@ def setitem(input, key, value):
     """``input[key] = value`` in place, for every key ``input[key]`` reads: basic keys (ints, slices,
     None, ...), index tensors (alone or mixed with the basic ones: :func:`_setitem_advanced`) and
     bool masks. ``value``: a number or a tensor broadcasting to ``input[key]``'s shape
-    (converted to input's dtype and device). Not recorded by autograd.
+    (converted to input's dtype and device). Not recorded by autograd (``Tensor.__setitem__``
+    records the write when autograd must: minitorch/ops/inplace.py).
 
     Raises:
         RuntimeError: input requires grad while grad mode is on (use ``minitorch.no_grad()``), the
