@@ -183,14 +183,49 @@ def test_leaf_and_view_of_a_leaf_raise_pytorch_errors(device):
     assert w.tolist() == [2.0, 10.0, 10.0, 2.0] and w.is_leaf and w.grad_fn is None
 
 
-def test_a_view_of_a_non_leaf_raises_clearly(device):
-    """PyTorch records a write through a view; ours refuses it (no link from a view to its base)."""
+@pytest.mark.parametrize("key", [1, (slice(1, 3),), (Ellipsis, 2), (slice(None), slice(0, 4, 2)), (None, 0, 1)],
+                         ids=str)
+def test_writes_through_a_view_reach_its_base(device, rng, key):
+    """y[key].mul_(b) and friends: the base y moves onto the new node (PyTorch's CopySlices), the
+    view reads y[key] again; views of views too."""
+    def fn(lib, a, b):
+        y = a * 2
+        v = y[key]
+        v.mul_(b.sum()).add_(b.sum() * 0.5)
+        v[...] = v * 3                               # setitem into the view
+        inner = y[key]
+        inner[..., :1].fill_(1.5)                    # a view of a view; v, taken before, sees it too
+        return y * v.sum() + y.sin()
+    check_op(fn, [(3, 4), (2,)], device, rng)
+
+
+def test_a_view_taken_before_its_base_is_written_reads_the_new_base(device, rng):
+    def fn(lib, a, b):
+        y = a * 2
+        col, row = y[:, 1], y[0]
+        y[0, 1:] = b                                 # col and row were taken before
+        y.mul_(a)
+        return (col[1:] * row[1:]).sum() + y
+    check_op(fn, [(3, 3), (2,)], device, rng)
+
+
+def test_a_view_of_a_plain_tensor_passes_the_gradient_to_its_base(device, rng):
+    def fn(lib, a):
+        x = a.detach().new_zeros(2, 3)
+        row = x[1]
+        row.copy_(a[0] * 2)
+        return x * x + row.sum()
+    check_op(fn, [(2, 3)], device, rng)
+
+
+def test_other_views_of_a_non_leaf_raise_clearly(device):
+    """PyTorch records a write through any view; ours through y[key] only (the views that know their base)."""
     a = mt.ones(4, device=device, requires_grad=True)
     y = a * 2
-    with pytest.raises(RuntimeError, match=r"mul_: this tensor is a view of another tensor that requires grad"):
-        y[1:3].mul_(2.0)
-    with pytest.raises(RuntimeError, match="view of another tensor"):
+    with pytest.raises(RuntimeError, match=r"copy_: this tensor is a view of another tensor that requires grad"):
         y.reshape(2, 2).copy_(mt.zeros(2, 2, device=device))
+    with pytest.raises(RuntimeError, match="mul_: this tensor is a view of another tensor"):
+        y.reshape(2, 2).t().mul_(2.0)
     assert y.tolist() == [2.0] * 4
 
 

@@ -320,7 +320,11 @@ def getitem(input, key):
     """
     basic, advanced = _parse(input, _zero_d_as_int(key))
     view = input if basic is None else BasicIndex.apply(input, basic)
-    return _advanced(view, advanced) if advanced else view
+    if advanced:
+        return _advanced(view, advanced)
+    if view is not input:
+        view._view_of, view._view_version = (input, key), input._version     # see Tensor._write_through_base
+    return view
 
 
 def _extent(data):

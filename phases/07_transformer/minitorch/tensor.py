@@ -812,6 +812,8 @@ class Tensor:
         if old is not self and (value.grad_fn is None or value.shape != self.shape or value.dtype is not self.dtype
                                 or value.device != self._device):
             value = ops.inplace.Overwrite.apply(old, value)     # one node of self's shape, dtype, device
+        if old is not self and self._view_of is not None:
+            return self._write_through_base(value)
         value = value.to(self._device, self.dtype)
         self._version += 1                          # a backward that saved self raises rather than use new values
         src = value._data
@@ -825,6 +827,25 @@ class Tensor:
         return self
 
     _rewritten = False  # set once a recorded write moved this tensor onto a new node
+    _view_of = None     # (base, key) when this tensor is the view base[key] of basic indexing (ops.getitem)
+    _view_version = 0   # base's version when this view's history was last taken from it
+
+    def _write_through_base(self, value):
+        """Record a write into the view ``base[key]`` as ``base[key] = value`` (PyTorch's
+        CopySlices): base moves onto the new node, then this view reads base[key] again."""
+        base, key = self._view_of
+        base[key] = value
+        self._refresh_view()
+        self._version += 1
+        return self
+
+    def _refresh_view(self):
+        """Take this view's history from its base again: ``base[key]`` of base's current node
+        (base was written in place since; ops recording this view as an input call this)."""
+        base, key = self._view_of
+        view = base[key]
+        self.requires_grad, self.grad_fn, self._output_nr = view.requires_grad, view.grad_fn, view._output_nr
+        self._view_version = base._version
 
     def _before_write(self, op):
         """A copy of self (new memory) with self's history, for a write autograd records.
@@ -835,16 +856,22 @@ class Tensor:
         """
         if self.requires_grad and self.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        if self.grad_fn is not None and not self._rewritten:    # (a rewritten tensor's node may read self's memory)
+        if self._view_of is not None:
+            base = self._view_of[0]
+            if base.requires_grad and base.grad_fn is None and self.grad_fn is not None:
+                raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                                   "operation.")
+        elif self.grad_fn is not None and not self._rewritten:  # (a rewritten tensor's node may read self's memory)
             self._check_not_a_view(op)
         old = ops.clone(self.detach())
         old.requires_grad, old.grad_fn, old._output_nr = self.requires_grad, self.grad_fn, self._output_nr
         return old
 
     def _check_not_a_view(self, op):
-        """Refuse to record a write into a view of a tensor that requires grad: this tensor shares
-        memory with an input of its op. (PyTorch records it and moves the base tensor onto a new
-        node too; we keep no link from a view to its base, so its history would miss the write.)
+        """Refuse to record a write into a view, other than one of basic indexing, of a tensor that
+        requires grad: this tensor shares memory with an input of its op. (PyTorch records it and
+        moves the base tensor onto a new node too; only ``base[key]`` views know their base here,
+        so another view's base would miss the write.)
 
         Raises:
             RuntimeError: PyTorch's message for a view of a leaf; ours, naming the way out, otherwise.
@@ -859,8 +886,8 @@ class Tensor:
                     raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                        "in-place operation.")
                 raise RuntimeError(f"{op}: this tensor is a view of another tensor that requires grad; writing into "
-                                   f"a view is not recorded by autograd here: write into that tensor itself (y[1:3] = "
-                                   f"b rather than y[1:3].copy_(b)), or clone() the view first")
+                                   f"a view other than y[key] is not recorded by autograd here: write into y[key] or "
+                                   f"into that tensor itself, or clone() the view first")
 
     def copy_(self, src, non_blocking=False):
         """Copy ``src`` (a tensor broadcasting to self's shape, any dtype or device) into self."""

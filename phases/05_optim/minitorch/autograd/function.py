@@ -102,6 +102,8 @@ def _as_used(a):
     ``grad_fn`` now. An in-place write recorded later moves ``a`` itself onto a new node
     (Tensor._write_, phase 04); this use must still send its gradient to the node that made the
     value it read, as in PyTorch, whose graph edges point at nodes rather than tensors."""
+    if a._view_of is not None and a._view_version != a._view_of[0]._version:
+        a._refresh_view()           # a view whose base was written in place since: it reads the new base
     used = a.detach()
     used.requires_grad, used.grad_fn, used._output_nr = True, a.grad_fn, a._output_nr
     return used

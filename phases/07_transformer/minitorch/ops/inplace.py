@@ -9,9 +9,14 @@ operand that requires grad.
 The gradient reaching ``old`` is then zero where the write replaced it; ``b`` gets the gradient of
 the positions it was written to, summed over the dimensions it was broadcast along. Ops recorded
 before the write keep sending their gradient to ``y``'s old node (autograd.function._as_used),
-and those that saved ``y`` raise at backward (its version moved on). The two Functions here
-cover the writes whose new value is not already an op of ``old``: ``x[key] = value`` and
-overwriting the whole tensor (``copy_``, ``fill_``).
+and those that saved ``y`` raise at backward (its version moved on). A write into a view
+``v = y[key]`` (basic indexing) is recorded as ``y[key] = new value``: ``y`` moves onto the new
+node and ``v`` reads ``y[key]`` again, as does any view of ``y`` used after the write
+(``Tensor._refresh_view``). Other views (``reshape``, ``t()``...) of a tensor that requires grad
+do not know their base: writing into them raises.
+
+The two Functions here cover the writes whose new value is not already an op of ``old``:
+``x[key] = value`` and overwriting the whole tensor (``copy_``, ``fill_``).
 """
 from ..autograd.function import Function
 from .elementwise import _sum_to
