@@ -323,7 +323,7 @@ def getitem(input, key):
     view = input if basic is None else BasicIndex.apply(input, basic)
     if advanced:
         return _advanced(view, advanced)
-    if view is not input:
+    if view is not input and is_grad_enabled():     # (under no_grad, no write will be recorded: keep no link)
         view._view_of, view._view_version = (input, key), input._version     # see Tensor._write_through_base
     return view
 
