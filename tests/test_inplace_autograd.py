@@ -250,6 +250,11 @@ def test_saved_tensors_written_later_raise_at_backward(device):
         y.mul_(y)                                    # mul saved its operand y, which the write changes
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             y.sum().backward()
+        y = b * 2
+        z = y * y
+        y[0:1].mul_(2.0)                             # a write through a view of y changes y
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()
 
 
 def test_later_uses_see_the_new_value_and_node(device):
