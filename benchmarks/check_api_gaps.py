@@ -340,6 +340,8 @@ def main():
 
     pytest = [sys.executable, "-m", "pytest", "-q", "-m", "cuda", "-p", "no:randomly", "-o", "addopts=-p no:cacheprovider"]
     run("cuda tests (test_api_gaps.py)", pytest + ["tests/test_api_gaps.py"])
+    run("cuda tests (test_inplace_autograd.py, test_api_audit.py)",
+        pytest + ["tests/test_inplace_autograd.py", "tests/test_api_audit.py"])
     run("cuda tests (mode, unique, setitem, scatter in older files)",
         pytest + ["tests/test_ops_reduce_api.py", "tests/test_indexing.py", "tests/test_ops_shape_api.py",
                   "-k", "mode or unique or setitem or scatter or index_put"])
