@@ -281,3 +281,19 @@ def test_random_fills_of_a_non_leaf_are_recorded_with_zero_gradient(device):
     np.testing.assert_allclose(a.grad.cpu().numpy(), y.detach().cpu().numpy(), rtol=1e-6)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         a.uniform_()
+
+
+def test_second_derivatives_through_recorded_writes(device):
+    results = []
+    for lib, dev in ((mt, device), (torch, "cpu")):
+        a = lib.tensor([1.0, 2.0, 3.0, 4.0], device=dev, requires_grad=True)
+        b = lib.tensor([0.5, 1.5], device=dev, requires_grad=True)
+        y = a * a
+        y[1:3] = b * b
+        y.mul_(a)
+        g, = lib.autograd.grad((y * y).sum(), a, create_graph=True)
+        h, = lib.autograd.grad((g * g).sum(), b)
+        results.append((g.detach().cpu().numpy(), h.cpu().numpy()))
+    (g_ours, h_ours), (g_theirs, h_theirs) = results
+    np.testing.assert_allclose(g_ours, g_theirs, rtol=1e-6, err_msg="first derivative through x[key] = v and mul_")
+    np.testing.assert_allclose(h_ours, h_theirs, rtol=1e-6, err_msg="second derivative through x[key] = v and mul_")
