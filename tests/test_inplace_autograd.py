@@ -167,7 +167,7 @@ def test_leaf_and_view_of_a_leaf_raise_pytorch_errors(device):
               lambda t: t.div_(2.0), lambda t: t.clamp_(0.0, 1.0),
               lambda t: t.scatter_(0, t.new_tensor([0]).long(), 1.0),
               lambda t: t.scatter_add_(0, t.new_tensor([0]).long(), t.new_tensor([1.0]))]
-    for k, write in enumerate(writes):
+    for write in writes:
         with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
             write(tw)
         with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place"):
