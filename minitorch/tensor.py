@@ -854,13 +854,28 @@ class Tensor:
     _view_of = None     # (base, key) when this tensor is the view base[key] of basic indexing (ops.getitem)
     _view_version = 0   # base's version when this view's history was last taken from it
 
+    _own_version = 0    # the version counter of a tensor that is not such a view
+
+    @property
+    def _version(self):     # noqa: F811 - replaces phase 03's counter: a view shares its base's, as in PyTorch
+        """Bumped by every in-place write. A view ``base[key]`` shares base's counter, so a write
+        through either one makes a backward that saved the other raise."""
+        return self._own_version if self._view_of is None else self._view_of[0]._version
+
+    @_version.setter
+    def _version(self, value):
+        if self._view_of is None:
+            self._own_version = value
+        else:
+            self._view_of[0]._version = value
+
     def _write_through_base(self, value):
         """Record a write into the view ``base[key]`` as ``base[key] = value`` (PyTorch's
-        CopySlices): base moves onto the new node, then this view reads base[key] again."""
+        CopySlices): base moves onto the new node (the shared version moves on), then this view
+        reads base[key] again."""
         base, key = self._view_of
         base[key] = value
         self._refresh_view()
-        self._version += 1
         return self
 
     def _refresh_view(self):

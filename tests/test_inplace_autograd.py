@@ -255,6 +255,19 @@ def test_saved_tensors_written_later_raise_at_backward(device):
         y[0:1].mul_(2.0)                             # a write through a view of y changes y
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             z.sum().backward()
+        y = b * 2
+        v = y[1:]
+        z = v * v                                    # saves the view v
+        y[0] = 3.0                                   # the base and its views share one version counter
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()
+        c = lib.zeros(3, device=b.device)
+        v = c[1:]
+        z = b * v                                    # saves v, a view of a tensor without grad
+        with lib.no_grad():
+            c.add_(1.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.sum().backward()
 
 
 def test_later_uses_see_the_new_value_and_node(device):
