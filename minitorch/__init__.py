@@ -36,6 +36,7 @@ from .creation import bernoulli, multinomial, randperm
 from .ops import einsum
 from .ops import (all, amax, amin, any, argsort, bincount, count_nonzero, cumprod, cumsum, histc, kthvalue,
                   logsumexp, median, mode, norm, prod, sort, topk, unique)
+from .ops.inplace import clamp_, fill_, index_put_, zero_
 # <<< phase 04
 # >>> phase 05
 from . import backends

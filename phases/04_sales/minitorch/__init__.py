@@ -32,5 +32,6 @@ from .creation import bernoulli, multinomial, randperm
 from .ops import einsum
 from .ops import (all, amax, amin, any, argsort, bincount, count_nonzero, cumprod, cumsum, histc, kthvalue,
                   logsumexp, median, mode, norm, prod, sort, topk, unique)
+from .ops.inplace import clamp_, fill_, index_put_, zero_
 
 __version__ = "0.1.0"

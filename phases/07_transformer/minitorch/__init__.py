@@ -32,6 +32,7 @@ from .creation import bernoulli, multinomial, randperm
 from .ops import einsum
 from .ops import (all, amax, amin, any, argsort, bincount, count_nonzero, cumprod, cumsum, histc, kthvalue,
                   logsumexp, median, mode, norm, prod, sort, topk, unique)
+from .ops.inplace import clamp_, fill_, index_put_, zero_
 from . import backends
 from .dtypes import bfloat16, float16, half
 from .ops import bmm

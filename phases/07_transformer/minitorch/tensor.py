@@ -195,9 +195,9 @@ class Tensor:
 
     def fill_(self, value):
         """Set every element to ``value`` in place (our fill kernel on cuda); returns ``self``."""
-        if not self.is_contiguous():               # a view: the strided copy writes it
+        if not self.is_contiguous() or self.requires_grad and _grad_mode._enabled:   # a view, or a recorded write
             from .creation import full
-            return self._write_("fill_", lambda: full((), value, dtype=self.dtype, device=self._device))
+            return self._write_("fill_", lambda _: full((), value, dtype=self.dtype, device=self._device))
         if self.requires_grad and _grad_mode._enabled:
             self._check_inplace("fill_")            # raises: autograd cannot follow this write
         self._version += 1                          # what _check_inplace does otherwise, without the call
@@ -761,8 +761,12 @@ class Tensor:
         return ops.getitem(self, key)
 
     def __setitem__(self, key, value):
-        """``x[key] = value`` in place: basic keys, index tensors, and bool masks of x's shape."""
-        ops.setitem(self, key, value)
+        """``x[key] = value`` in place: basic keys, index tensors, and bool masks of x's shape.
+        Recorded by autograd when x (not a leaf) or value requires grad (minitorch/ops/inplace.py)."""
+        if _grad_mode._enabled and (self.requires_grad or getattr(value, "requires_grad", False)):
+            self._write_("setitem", lambda old: ops.inplace.SetItem.apply(old, value, key))
+        else:
+            ops.setitem(self, key, value)
 
     def index_select(self, dim, index):
         return ops.index_select(self, dim, index)
@@ -774,25 +778,25 @@ class Tensor:
         return ops.nonzero(self, as_tuple)
 
     # ---- in place: the result is computed out of place, then written into this tensor's memory
-    # by the strided copy (backend.copy_), so views of this tensor see it. Not recorded by autograd:
-    # on a tensor that requires grad (or with an operand that does) they raise while grad mode is on.
+    # by the strided copy (backend.copy_), so views of this tensor see it. Recorded by autograd
+    # when this tensor (not a leaf) or an operand requires grad: see minitorch/ops/inplace.py.
     def _write_(self, op, compute, cast_any=False):
-        """Write the tensor ``compute()`` returns (broadcast to self's shape, converted to self's
-        dtype and device) into self; returns ``self``. (A function, so that nothing is computed
-        when the write is refused.)
+        """Write the tensor ``compute(old)`` returns (broadcast to self's shape, converted to self's
+        dtype and device) into self; returns ``self``. ``old`` is self's value before the write:
+        self itself, or, when autograd records the write, a copy carrying self's history, since
+        the ops ``compute`` runs may save it for their backward. (A function, so that nothing is
+        computed when the write is refused.)
 
         Raises:
-            RuntimeError: see ``_check_inplace``; ``value`` requires grad while grad mode is on; it
-                does not broadcast to self's shape; its dtype cannot be cast to self's (float into
-                an integer tensor, unless ``cast_any`` as for ``copy_``); self repeats memory cells
-                (an expanded view).
+            RuntimeError: see ``_before_write``; the value does not broadcast to self's shape;
+                its dtype cannot be cast to self's (float into an integer tensor, unless
+                ``cast_any`` as for ``copy_``); self repeats memory cells (an expanded view).
         """
-        if self.requires_grad and _grad_mode._enabled:
-            self._check_inplace(op)                 # raises
-        value = compute()
-        if value.requires_grad and _grad_mode._enabled:
-            raise RuntimeError(f"{op}: an operand requires grad, and in-place ops are not recorded by autograd "
-                               f"yet; use the out-of-place op")
+        old = self._before_write(op) if self.requires_grad and _grad_mode._enabled else self
+        value = compute(old)
+        if old is self and value.requires_grad and _grad_mode._enabled:
+            old = self._before_write(op)            # an operand brought a graph: compute again, from a copy
+            value = compute(old)
         dst = self._data
         if dst.size and any(st == 0 and n > 1 for n, st in zip(dst.shape, dst.strides)):
             raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
@@ -805,34 +809,120 @@ class Tensor:
             if not cast_any and _kind(value.dtype) > _kind(self.dtype):
                 raise RuntimeError(f"{op}: result type {value.dtype.name} can't be cast to the desired output type "
                                    f"{self.dtype.name}")
+        if old is not self and (value.grad_fn is None or value.shape != self.shape or value.dtype is not self.dtype
+                                or value.device != self._device):
+            value = ops.inplace.Overwrite.apply(old, value)     # one node of self's shape, dtype, device
+        if old is not self and self._view_of is not None:
+            return self._write_through_base(value)
         value = value.to(self._device, self.dtype)
-        self._check_inplace(op)
+        self._version += 1                          # a backward that saved self raises rather than use new values
         src = value._data
         (d0, d1), (s0, s1) = ops.indexing._extent(dst), ops.indexing._extent(src)
         if d0 < s1 and s0 < d1:                     # the source reads memory being written: copy it first
             src = self._backend.contiguous(src)
         self._backend.copy_(dst, src)
+        if old is not self and value.requires_grad:     # self now holds value: it continues value's history
+            self.requires_grad, self.grad_fn, self._output_nr = True, value.grad_fn, value._output_nr
+            self._rewritten = True
         return self
+
+    _rewritten = False  # set once a recorded write moved this tensor onto a new node
+    _view_of = None     # (base, key) when this tensor is the view base[key] of basic indexing (ops.getitem)
+    _view_version = 0   # base's version when this view's history was last taken from it
+
+    _own_version = 0    # the version counter of a tensor that is not such a view
+
+    @property
+    def _version(self):     # noqa: F811 - replaces phase 03's counter: a view shares its base's, as in PyTorch
+        """Bumped by every in-place write. A view ``base[key]`` shares base's counter, so a write
+        through either one makes a backward that saved the other raise."""
+        return self._own_version if self._view_of is None else self._view_of[0]._version
+
+    @_version.setter
+    def _version(self, value):
+        if self._view_of is None:
+            self._own_version = value
+        else:
+            self._view_of[0]._version = value
+
+    def _write_through_base(self, value):
+        """Record a write into the view ``base[key]`` as ``base[key] = value`` (PyTorch's
+        CopySlices): base moves onto the new node (the shared version moves on), then this view
+        reads base[key] again."""
+        base, key = self._view_of
+        base[key] = value
+        self._refresh_view()
+        return self
+
+    def _refresh_view(self):
+        """Take this view's history from its base again: ``base[key]`` of base's current node
+        (base was written in place since; ops recording this view as an input call this)."""
+        base, key = self._view_of
+        view = base[key]
+        self.requires_grad, self.grad_fn, self._output_nr = view.requires_grad, view.grad_fn, view._output_nr
+        self._view_version = base._version
+
+    def _before_write(self, op):
+        """A copy of self (new memory) with self's history, for a write autograd records.
+
+        Raises:
+            RuntimeError: self is a leaf that requires grad (PyTorch's error: write inside
+                ``minitorch.no_grad()``), or a view of a tensor autograd records.
+        """
+        if self.requires_grad and self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if self._view_of is not None:
+            base = self._view_of[0]
+            if base.requires_grad and base.grad_fn is None and self.grad_fn is not None:
+                raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                                   "operation.")
+        elif self.grad_fn is not None and not self._rewritten:  # (a rewritten tensor's node may read self's memory)
+            self._check_not_a_view(op)
+        old = ops.clone(self.detach())
+        old.requires_grad, old.grad_fn, old._output_nr = self.requires_grad, self.grad_fn, self._output_nr
+        return old
+
+    def _check_not_a_view(self, op):
+        """Refuse to record a write into a view, other than one of basic indexing, of a tensor that
+        requires grad: this tensor shares memory with an input of its op. (PyTorch records it and
+        moves the base tensor onto a new node too; only ``base[key]`` views know their base here,
+        so another view's base would miss the write.)
+
+        Raises:
+            RuntimeError: PyTorch's message for a view of a leaf; ours, naming the way out, otherwise.
+        """
+        start, end = ops.indexing._extent(self._data)
+        for inp in self.grad_fn.inputs:
+            if inp is None or inp.device != self._device or start == end:
+                continue
+            s0, s1 = ops.indexing._extent(inp._data)
+            if start < s1 and s0 < end:
+                if inp.grad_fn is None:
+                    raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                                       "in-place operation.")
+                raise RuntimeError(f"{op}: this tensor is a view of another tensor that requires grad; writing into "
+                                   f"a view other than y[key] is not recorded by autograd here: write into y[key] or "
+                                   f"into that tensor itself, or clone() the view first")
 
     def copy_(self, src, non_blocking=False):
         """Copy ``src`` (a tensor broadcasting to self's shape, any dtype or device) into self."""
-        return self._write_("copy_", lambda: src, cast_any=True)
+        return self._write_("copy_", lambda old: src, cast_any=True)
 
     def add_(self, other, *, alpha=1):
         """``self += alpha * other`` in place (``other``: a tensor broadcasting to self, or a number)."""
-        return self._write_("add_", lambda: ops.add(self, other if alpha == 1 else other * alpha))
+        return self._write_("add_", lambda old: ops.add(old, other if alpha == 1 else other * alpha))
 
     def sub_(self, other, *, alpha=1):
         """``self -= alpha * other`` in place."""
-        return self._write_("sub_", lambda: ops.sub(self, other if alpha == 1 else other * alpha))
+        return self._write_("sub_", lambda old: ops.sub(old, other if alpha == 1 else other * alpha))
 
     def mul_(self, other):
         """``self *= other`` in place."""
-        return self._write_("mul_", lambda: ops.mul(self, other))
+        return self._write_("mul_", lambda old: ops.mul(old, other))
 
     def div_(self, other):
         """``self /= other`` in place (true division: an integer tensor raises, as in PyTorch)."""
-        return self._write_("div_", lambda: ops.div(self, other))
+        return self._write_("div_", lambda old: ops.div(old, other))
 
     def clamp_(self, min=None, max=None):
         """Limit every element to ``[min, max]`` in place (either bound may be None; NaN stays NaN).
@@ -843,8 +933,8 @@ class Tensor:
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
 
-        def clamped():
-            value = self
+        def clamped(old):
+            value = old
             if min is not None:
                 value = ops.where(value < min, min, value)
             if max is not None:
@@ -865,7 +955,7 @@ class Tensor:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
         # the fill value is converted to self's dtype, whatever its kind (2.7 fills an int64 tensor with 2)
-        return self._write_("masked_fill_", lambda: ops.where(mask.to(self._device), value, self), cast_any=True)
+        return self._write_("masked_fill_", lambda old: ops.where(mask.to(self._device), value, old), cast_any=True)
 
     # ---- cutting, reordering, repeating; gather and scatter (ops/rearrange.py, ops/scatter.py) ------
     def split(self, split_size, dim=0):
@@ -937,12 +1027,12 @@ class Tensor:
 
     def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
         """In place: :func:`minitorch.ops.scatter.scatter` written into self (not recorded by autograd)."""
-        return self._write_("scatter_", lambda: ops.scatter(self, dim, index, src, value, reduce=reduce))
+        return self._write_("scatter_", lambda old: ops.scatter(old, dim, index, src, value, reduce=reduce))
 
     def scatter_add_(self, dim, index, src):
         """In place: ``scatter_add`` written into self (atomicAdd on cuda: repeated indices add up
         in no fixed order, so float results may vary in the last bits)."""
-        return self._write_("scatter_add_", lambda: ops.scatter_add(self, dim, index, src))
+        return self._write_("scatter_add_", lambda old: ops.scatter_add(old, dim, index, src))
 
     def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
         return ops.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
@@ -950,66 +1040,66 @@ class Tensor:
     def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         """In place: :func:`minitorch.ops.scatter.scatter_reduce` written into self."""
         return self._write_("scatter_reduce_",
-                            lambda: ops.scatter_reduce(self, dim, index, src, reduce, include_self=include_self))
+                            lambda old: ops.scatter_reduce(old, dim, index, src, reduce, include_self=include_self))
 
     def index_put_(self, indices, values, accumulate=False):
         """In place: ``self[indices] = values`` (``+=`` with ``accumulate``; see
         :func:`minitorch.ops.scatter.index_put`)."""
-        return self._write_("index_put_", lambda: ops.index_put(self, indices, values, accumulate))
+        return self._write_("index_put_", lambda old: ops.index_put(old, indices, values, accumulate))
     # in place twins of the elementwise ops of minitorch/ops/elementwise.py (issue 13)
     def clip_(self, min=None, max=None):
         return self.clamp_(min, max)
 
     def sin_(self):
-        return self._write_("sin_", lambda: ops.sin(self))
+        return self._write_("sin_", lambda old: ops.sin(old))
 
     def cos_(self):
-        return self._write_("cos_", lambda: ops.cos(self))
+        return self._write_("cos_", lambda old: ops.cos(old))
 
     def erf_(self):
-        return self._write_("erf_", lambda: ops.erf(self))
+        return self._write_("erf_", lambda old: ops.erf(old))
 
     def rsqrt_(self):
-        return self._write_("rsqrt_", lambda: ops.rsqrt(self))
+        return self._write_("rsqrt_", lambda old: ops.rsqrt(old))
 
     def log1p_(self):
-        return self._write_("log1p_", lambda: ops.log1p(self))
+        return self._write_("log1p_", lambda old: ops.log1p(old))
 
     def expm1_(self):
-        return self._write_("expm1_", lambda: ops.expm1(self))
+        return self._write_("expm1_", lambda old: ops.expm1(old))
 
     def sign_(self):
-        return self._write_("sign_", lambda: ops.sign(self))
+        return self._write_("sign_", lambda old: ops.sign(old))
 
     def floor_(self):
-        return self._write_("floor_", lambda: ops.floor(self))
+        return self._write_("floor_", lambda old: ops.floor(old))
 
     def ceil_(self):
-        return self._write_("ceil_", lambda: ops.ceil(self))
+        return self._write_("ceil_", lambda old: ops.ceil(old))
 
     def round_(self, *, decimals=0):
-        return self._write_("round_", lambda: ops.round(self, decimals=decimals))
+        return self._write_("round_", lambda old: ops.round(old, decimals=decimals))
 
     def remainder_(self, other):
-        return self._write_("remainder_", lambda: ops.remainder(self, other))
+        return self._write_("remainder_", lambda old: ops.remainder(old, other))
 
     def floor_divide_(self, other):
-        return self._write_("floor_divide_", lambda: ops.floor_divide(self, other))
+        return self._write_("floor_divide_", lambda old: ops.floor_divide(old, other))
 
     def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
-        return self._write_("nan_to_num_", lambda: ops.nan_to_num(self, nan, posinf, neginf))
+        return self._write_("nan_to_num_", lambda old: ops.nan_to_num(old, nan, posinf, neginf))
 
     def logical_not_(self):
-        return self._write_("logical_not_", lambda: ops.logical_not(self))
+        return self._write_("logical_not_", lambda old: ops.logical_not(old))
 
     def logical_and_(self, other):
-        return self._write_("logical_and_", lambda: ops.logical_and(self, other))
+        return self._write_("logical_and_", lambda old: ops.logical_and(old, other))
 
     def logical_or_(self, other):
-        return self._write_("logical_or_", lambda: ops.logical_or(self, other))
+        return self._write_("logical_or_", lambda old: ops.logical_or(old, other))
 
     def logical_xor_(self, other):
-        return self._write_("logical_xor_", lambda: ops.logical_xor(self, other))
+        return self._write_("logical_xor_", lambda old: ops.logical_xor(old, other))
 
     def bmm(self, mat2):
         """Batched matrix product of 3-D tensors (see :func:`minitorch.ops.matmul.bmm`)."""
@@ -1063,16 +1153,17 @@ class Tensor:
 
     def _draw_(self, op, a, b, generator):     # noqa: F811 - replaces phase 02's: views, autograd's checks
         """The backend's in-place draw ``op`` on this tensor: straight into its memory when it is
-        contiguous, else fresh draws written through the strided copy (``_write_``).
+        contiguous, else (a view, or a tensor of a graph: autograd records the write) fresh draws
+        written through the strided copy (``_write_``).
 
         Raises:
-            RuntimeError: a non-floating dtype; see ``_check_inplace``.
+            RuntimeError: a non-floating dtype; see ``_check_inplace`` and ``_before_write``.
         """
         engine = self._draw_engine(op, generator)
-        if not self.is_contiguous():
+        if not self.is_contiguous() or self.requires_grad and _grad_mode._enabled:
             from .creation import empty
 
-            def fresh():                         # the same draws into a new contiguous tensor
+            def fresh(_):                         # the same draws into a new contiguous tensor
                 return getattr(empty(self.shape, dtype=self.dtype, device=self._device), op)(a, b, generator=generator)
             return self._write_(op, fresh)
         self._check_inplace(op)
@@ -1084,14 +1175,30 @@ class Tensor:
         else 0, in place; returns ``self``."""
         from .creation import rand
         draw_dtype = self.dtype if self.dtype.is_floating_point else _dtypes.float32
-        return self._write_("bernoulli_", lambda: rand(self.shape, generator=generator, dtype=draw_dtype,
+        return self._write_("bernoulli_", lambda _: rand(self.shape, generator=generator, dtype=draw_dtype,
                                                        device=self._device) < p, cast_any=True)
 
     def exponential_(self, lambd=1.0, *, generator=None):
         """Fill with Exp(lambd) draws in place, by the inverse CDF -log(1 - u) / lambd, u ~ U[0, 1)."""
         from .creation import rand
-        return self._write_("exponential_", lambda: -(1 - rand(self.shape, generator=generator, dtype=self.dtype,
+        return self._write_("exponential_", lambda _: -(1 - rand(self.shape, generator=generator, dtype=self.dtype,
                                                               device=self._device)).log() / lambd)
+
+    # Tensor twins of torch.where, torch.multinomial and torch.bernoulli (issue 13's name audit,
+    # benchmarks/check_api_gaps.py --names)
+    def where(self, condition, y):
+        """``minitorch.where(condition, self, y)``: self's element where ``condition`` is true, else y's."""
+        return ops.where(condition, self, y)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        """Category indices drawn from the rows of self (weights): see :func:`minitorch.creation.multinomial`."""
+        from .creation import multinomial
+        return multinomial(self, num_samples, replacement, generator=generator)
+
+    def bernoulli(self, p=None, *, generator=None):
+        """0/1 draws, 1 with probability self (or ``p``): see :func:`minitorch.creation.bernoulli`."""
+        from .creation import bernoulli
+        return bernoulli(self, p, generator=generator)
 
 
 def _kind(dtype):

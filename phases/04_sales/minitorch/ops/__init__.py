@@ -19,3 +19,4 @@ from .einsum import einsum
 from .reduce import all, amax, amin, any, count_nonzero, logsumexp, norm, prod
 from .sorting import (argsort, bincount, cumprod, cumsum, histc, kthvalue, median, mode, sort, topk,
                       unique)
+from . import inplace

@@ -321,7 +321,11 @@ def getitem(input, key):
     """
     basic, advanced = _parse(input, _zero_d_as_int(key))
     view = input if basic is None else BasicIndex.apply(input, basic)
-    return _advanced(view, advanced) if advanced else view
+    if advanced:
+        return _advanced(view, advanced)
+    if view is not input and is_grad_enabled():     # (under no_grad, no write will be recorded: keep no link)
+        view._view_of, view._view_version = (input, key), input._version     # see Tensor._write_through_base
+    return view
 
 
 def _extent(data):
@@ -387,7 +391,8 @@ def setitem(input, key, value):
     """``input[key] = value`` in place, for every key ``input[key]`` reads: basic keys (ints, slices,
     None, ...), index tensors (alone or mixed with the basic ones: :func:`_setitem_advanced`) and
     bool masks. ``value``: a number or a tensor broadcasting to ``input[key]``'s shape
-    (converted to input's dtype and device). Not recorded by autograd.
+    (converted to input's dtype and device). Not recorded by autograd (``Tensor.__setitem__``
+    records the write when autograd must: minitorch/ops/inplace.py).
 
     Raises:
         RuntimeError: input requires grad while grad mode is on (use ``minitorch.no_grad()``), the

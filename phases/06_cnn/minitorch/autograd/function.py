@@ -93,7 +93,20 @@ def _node(fn, ctx, args):
         ctx.saved_versions = tuple(getattr(t, "_version", None) for t in ctx.saved_tensors)
     if anomaly_mode._enabled:   # kept to name the forward call if its backward produces a NaN
         ctx.forward_trace = "".join(traceback.format_stack()[:-3])
-    return Node(fn, ctx, tuple(a if n else None for a, n in zip(args, needs)))
+    inputs = tuple((a if a.grad_fn is None else _as_used(a)) if n else None for a, n in zip(args, needs))
+    return Node(fn, ctx, inputs)
+
+
+def _as_used(a):
+    """Tensor ``a`` an op made, as this node must see it: a new handle on ``a``'s memory and its
+    ``grad_fn`` now. An in-place write recorded later moves ``a`` itself onto a new node
+    (Tensor._write_, phase 04); this use must still send its gradient to the node that made the
+    value it read, as in PyTorch, whose graph edges point at nodes rather than tensors."""
+    if a._view_of is not None and a._view_version != a._view_of[0]._version:
+        a._refresh_view()           # a view whose base was written in place since: it reads the new base
+    used = a.detach()
+    used.requires_grad, used.grad_fn, used._output_nr = True, a.grad_fn, a._output_nr
+    return used
 
 
 def _record_outputs(fn, ctx, args, outs):

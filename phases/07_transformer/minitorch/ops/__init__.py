@@ -19,6 +19,7 @@ from .einsum import einsum
 from .reduce import all, amax, amin, any, count_nonzero, logsumexp, norm, prod
 from .sorting import (argsort, bincount, cumprod, cumsum, histc, kthvalue, median, mode, sort, topk,
                       unique)
+from . import inplace
 from .linear import linear
 from .matmul import bmm
 from .softmax import cross_entropy, log_softmax, nll_loss, softmax
