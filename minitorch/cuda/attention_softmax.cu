@@ -126,7 +126,7 @@ __device__ __forceinline__ Row<T> row_of(long long row, long long n, long long L
 template <typename T, int V>
 __device__ __forceinline__ void forward_row(const Row<T>& r, const T* __restrict__ s, T* __restrict__ y,
                                             typename Row<T>::A* lse_out, unsigned long long key,
-                                            unsigned threshold, bool dropout, double keep_scale, int lane) {
+                                            unsigned threshold, bool dropout, typename Row<T>::A keep_scale, int lane) {
     using A = typename Row<T>::A;
     using Vt = Vec<T, V>;
     const Vt* sv = reinterpret_cast<const Vt*>(s + r.row * r.n);
@@ -184,7 +184,8 @@ template <typename T, int V>
 __device__ __forceinline__ void backward_row(const Row<T>& r, const T* __restrict__ s,
                                              const typename Row<T>::A* __restrict__ lse_in,
                                              const T* __restrict__ g, T* __restrict__ ds, unsigned long long key,
-                                             unsigned threshold, bool dropout, double keep_scale, int lane) {
+                                             unsigned threshold, bool dropout, typename Row<T>::A keep_scale,
+                                             int lane) {
     using A = typename Row<T>::A;
     using Vt = Vec<T, V>;
     const Vt* sv = reinterpret_cast<const Vt*>(s + r.row * r.n);
@@ -223,7 +224,8 @@ __device__ __forceinline__ void backward_row(const Row<T>& r, const T* __restric
             A p[V], gp[V];
             load(c, p, gp);
 #pragma unroll
-            for (int k = 0; k < V; ++k) o.v[k] = narrow<T>(c * V + k < r.visible ? r.scale * p[k] * (gp[k] - acc) : A(0));
+            for (int k = 0; k < V; ++k)
+                o.v[k] = narrow<T>(c * V + k < r.visible ? r.scale * p[k] * (gp[k] - acc) : A(0));
         } else {
 #pragma unroll
             for (int k = 0; k < V; ++k) o.v[k] = narrow<T>(A(0));
@@ -245,12 +247,12 @@ __device__ __forceinline__ bool vectorizable(long long n, const void* a, const v
 // s, y: [rows, n] contiguous; lse: [rows]; mask: nullptr or an additive T mask read at
 // (row / L) * mb + (row % L) * ml + j * ms; seed: one 64-bit word in device memory (read only when
 // dropout). keep = Philox word >> 8 >= threshold; kept values are multiplied by keep_scale = 1 / (1 - p).
-#define ATTENTION_SOFTMAX(T, A, SUF) MT_IF_##SUF(                                                             \
+#define ATTENTION_SOFTMAX(T, A, SUF) MT_IF_##SUF(                                                               \
     extern "C" __global__ void attention_softmax_##SUF(                                                         \
-            const T* __restrict__ s, T* __restrict__ y, A* __restrict__ lse, long long rows, long long n,      \
+            const T* __restrict__ s, T* __restrict__ y, A* __restrict__ lse, long long rows, long long n,       \
             long long L, double scale, bool causal, const T* __restrict__ mask, long long mb, long long ml,     \
-            long long ms, const unsigned long long* __restrict__ seed, bool dropout, unsigned threshold,       \
-            double keep_scale) {                                                                                 \
+            long long ms, const unsigned long long* __restrict__ seed, bool dropout, int threshold,             \
+            double keep_scale) {                                                                                \
         const long long row = blockIdx.x * (long long)(blockDim.x / 32) + threadIdx.x / 32;                     \
         if (row >= rows) return;                     /* whole warps: the shuffles stay full */                  \
         const int lane = threadIdx.x & 31;                                                                      \
@@ -258,15 +260,15 @@ __device__ __forceinline__ bool vectorizable(long long n, const void* a, const v
         const unsigned long long key = dropout ? *seed : 0ull;                                                  \
         constexpr int V = 16 / sizeof(T);                                                                       \
         if (asm_::vectorizable<T>(n, s, y))                                                                     \
-            asm_::forward_row<T, V>(r, s, y, lse, key, threshold, dropout, keep_scale, lane);                   \
+            asm_::forward_row<T, V>(r, s, y, lse, key, (unsigned)threshold, dropout, keep_scale, lane);         \
         else                                                                                                    \
-            asm_::forward_row<T, 1>(r, s, y, lse, key, threshold, dropout, keep_scale, lane);                   \
+            asm_::forward_row<T, 1>(r, s, y, lse, key, (unsigned)threshold, dropout, keep_scale, lane);         \
     }                                                                                                           \
     extern "C" __global__ void attention_softmax_backward_##SUF(                                                \
             const T* __restrict__ s, const A* __restrict__ lse, const T* __restrict__ g, T* __restrict__ ds,    \
-            long long rows, long long n, long long L, double scale, bool causal, const T* __restrict__ mask,     \
+            long long rows, long long n, long long L, double scale, bool causal, const T* __restrict__ mask,    \
             long long mb, long long ml, long long ms, const unsigned long long* __restrict__ seed, bool dropout, \
-            unsigned threshold, double keep_scale) {                                                             \
+            int threshold, double keep_scale) {                                                                 \
         const long long row = blockIdx.x * (long long)(blockDim.x / 32) + threadIdx.x / 32;                     \
         if (row >= rows) return;                                                                                \
         const int lane = threadIdx.x & 31;                                                                      \
@@ -274,9 +276,9 @@ __device__ __forceinline__ bool vectorizable(long long n, const void* a, const v
         const unsigned long long key = dropout ? *seed : 0ull;                                                  \
         constexpr int V = 16 / sizeof(T);                                                                       \
         if (asm_::vectorizable<T>(n, s, g, ds))                                                                 \
-            asm_::backward_row<T, V>(r, s, lse, g, ds, key, threshold, dropout, keep_scale, lane);              \
+            asm_::backward_row<T, V>(r, s, lse, g, ds, key, (unsigned)threshold, dropout, keep_scale, lane);    \
         else                                                                                                    \
-            asm_::backward_row<T, 1>(r, s, lse, g, ds, key, threshold, dropout, keep_scale, lane);              \
+            asm_::backward_row<T, 1>(r, s, lse, g, ds, key, (unsigned)threshold, dropout, keep_scale, lane);    \
     })
 
 ATTENTION_SOFTMAX(float, float, f32)

@@ -73,7 +73,7 @@ def attention_softmax(s, L, scale, causal, mask, seed, p):
     launch(kernel(FILE, f"attention_softmax_{SUFFIX[s.dtype]}", idx),
            (cdiv(rows, ROWS_PER_BLOCK),), (32 * ROWS_PER_BLOCK,),
            (s, y, lse, rows, n, L, np.float64(scale), np.bool_(causal), *_mask_args(mask, rows, L, n),
-            seed if p > 0 else None, np.bool_(p > 0), np.uint32(threshold), np.float64(keep_scale)),
+            seed if p > 0 else None, np.bool_(p > 0), np.int32(threshold), np.float64(keep_scale)),
            index=idx)
     return y, lse
 
@@ -95,6 +95,6 @@ def attention_softmax_backward(s, lse, grad, L, scale, causal, mask, seed, p):
     launch(kernel(FILE, f"attention_softmax_backward_{SUFFIX[s.dtype]}", idx),
            (cdiv(rows, ROWS_PER_BLOCK),), (32 * ROWS_PER_BLOCK,),
            (s, lse, grad, ds, rows, n, L, np.float64(scale), np.bool_(causal), *_mask_args(mask, rows, L, n),
-            seed if p > 0 else None, np.bool_(p > 0), np.uint32(threshold), np.float64(keep_scale)),
+            seed if p > 0 else None, np.bool_(p > 0), np.int32(threshold), np.float64(keep_scale)),
            index=idx)
     return ds
