@@ -143,7 +143,7 @@ __device__ __forceinline__ void forward_row(const Row<T>& r, const T* __restrict
             if (j >= r.visible) break;
             const A x = r.logit(a.v[k], j);
             if (x > m) {                         // new maximum: rescale the sum to it
-                d = (m == ninf ? A(0) : d * m_exp(m - x)) + A(1);
+                d = d * (m == ninf ? A(0) : m_exp(m - x)) + A(1);   // (d * 0 keeps a NaN d NaN)
                 m = x;
             } else {
                 d += x == ninf ? A(0) : m_exp(x - m);   // (a NaN x lands here and makes d NaN)
@@ -155,7 +155,7 @@ __device__ __forceinline__ void forward_row(const Row<T>& r, const T* __restrict
     for (int mask = 16; mask > 0; mask >>= 1) {
         const A mo = __shfl_xor_sync(FULL_MASK, m, mask), dd = __shfl_xor_sync(FULL_MASK, d, mask);
         const A M = mo > m ? mo : m;
-        d = (m == ninf ? A(0) : d * m_exp(m - M)) + (mo == ninf ? A(0) : dd * m_exp(mo - M));
+        d = d * (m == ninf ? A(0) : m_exp(m - M)) + dd * (mo == ninf ? A(0) : m_exp(mo - M));
         m = M;
     }
     const A lse = m + m_log(d);                  // -inf for a row with nothing visible: P is NaN there
