@@ -187,3 +187,26 @@ def test_long_rows(rng, S):
     got = _run(A._fused_attention, arrays, None, "cuda", dropout_p=0.0, is_causal=False, scale=0.2)
     want = _run(A._math_attention, arrays, None, "cuda", dropout_p=0.0, is_causal=False, scale=0.2)
     _assert_all_close(got, want, 2e-5, 2e-5)
+
+
+def test_switch_selects_the_step_by_step_path(device, rng, monkeypatch):
+    """``enable_fused_softmax_sdp(False)`` gives the same numbers through the step-by-step path
+    (which the spy sees taken on both devices: cpu always takes it)."""
+    from minitorch import backends
+    arrays = _qkv(rng, (2, 3, 9, 16), (2, 3, 9, 16), 8, "float64", device)
+    sdpa = lambda q, k, v, m: mt.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m)  # noqa: E731
+    mask = rng.random((9, 9)) < 0.8
+    mask[:, 0] = True
+    fused = _run(sdpa, arrays, mask, device)
+    taken = []
+    real = A._math_attention
+    monkeypatch.setattr(A, "_math_attention", lambda *a: taken.append(1) or real(*a))
+    backends.cuda.enable_fused_softmax_sdp(False)
+    try:
+        stepwise = _run(sdpa, arrays, mask, device)
+    finally:
+        backends.cuda.enable_fused_softmax_sdp(True)
+    assert taken
+    _assert_all_close(fused, stepwise, 1e-12, 1e-12)
+    with pytest.raises(TypeError, match="expected a bool"):
+        backends.cuda.enable_fused_softmax_sdp(1)

@@ -8,7 +8,8 @@
   score matrix per (batch, head) in memory, written and read several times. On cuda the middle
   steps (scale, mask, softmax, dropout) run fused as ONE kernel each way (:class:`AttentionSoftmax`,
   ``minitorch/cuda/attention_softmax.cu``), which redraws dropout's keep mask in backward from a
-  saved Philox seed; the step-by-step version stays for cpu and as the reference;
+  saved Philox seed; the step-by-step version stays for cpu and as the reference
+  (``minitorch.backends.cuda.enable_fused_softmax_sdp(False)`` selects it on cuda too);
 * FlashAttention (Dao et al. 2022, arXiv:2205.14135; FlashAttention-2, Dao 2023, arXiv:2307.08691):
   the kernels of ``minitorch/cuda/attention/01_flash_fp32.cu`` walk K/V tile by tile with an online
   softmax and keep only O(L) per row (the log-sum-exp the backward needs to recompute P).
@@ -158,8 +159,9 @@ def _broadcast_shape(a, b):
 
 
 def _fused_applies(query, key, attn_mask):
-    """cuda, at least one key, and a mask that needs no gradient (the fused backward gives none)."""
-    return (query.device.type == "cuda" and key.shape[-2] > 0
+    """cuda (unless ``backends.cuda.enable_fused_softmax_sdp(False)``), at least one key, and a mask
+    that needs no gradient (the fused backward gives none)."""
+    return (query.device.type == "cuda" and backends.cuda.fused_softmax_sdp_enabled() and key.shape[-2] > 0
             and (attn_mask is None or not attn_mask.requires_grad))
 
 
