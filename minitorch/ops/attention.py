@@ -27,6 +27,7 @@ from ..dtypes import bool as bool_
 from ..dtypes import from_numpy_dtype
 from ..tensor import Tensor
 from .dropout import dropout
+from .shape import _view_strides
 from .softmax import softmax
 
 FLASH_HEAD_DIMS = (32, 64, 128)
@@ -145,10 +146,19 @@ def _fused_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
                 attn_mask.logical_not(), float("-inf"))
         shape = _broadcast_shape(scores.shape, attn_mask.shape)
         scores = scores.expand(*shape)      # a mask with more batch dims widens the scores (rare)
-        mask = attn_mask.expand(*shape).reshape(-1, L, S)   # a view while the batch dims merge
+        mask = _batches_flattened(attn_mask.expand(*shape))
     weights = AttentionSoftmax.apply(scores.reshape(-1, S), mask, float(scale), bool(is_causal),
                                      float(dropout_p), L)
     return weights.reshape(scores.shape) @ value
+
+
+def _batches_flattened(mask):
+    """[..., L, S] as [batch, L, S]: a view (no copy) where the batch dims merge, as for a mask
+    broadcast over all of them (stride 0); else a copy."""
+    shape = (math.prod(mask.shape[:-2]),) + tuple(mask.shape[-2:])
+    if _view_strides(mask.shape, mask.stride(), shape) is not None:
+        return mask.view(*shape)
+    return mask.reshape(*shape)
 
 
 def _broadcast_shape(a, b):
