@@ -78,12 +78,16 @@ PATHS = {
 }
 
 
+def host(t):
+    return t.detach().cpu().numpy()
+
+
 def _grads(out_fn, q, k, v, g):
     for t in (q, k, v):
         t.grad = None
     out = out_fn()
     out.backward(g)
-    return [out.detach().numpy()] + [t.grad.numpy() for t in (q, k, v)]
+    return [host(out)] + [host(t.grad) for t in (q, k, v)]
 
 
 def check(q, k, v, g):
@@ -96,19 +100,19 @@ def check(q, k, v, g):
     p = 0.2
     scores = (q @ k.transpose(-2, -1)).detach()[:4].reshape(-1, T).requires_grad_(True)
     y = A.AttentionSoftmax.apply(scores, None, SCALE, True, p, T)
-    probs = A.AttentionSoftmax.apply(scores.detach(), None, SCALE, True, 0.0, T).numpy()
-    yn, visible = y.detach().numpy(), probs > 0
+    probs = host(A.AttentionSoftmax.apply(scores.detach(), None, SCALE, True, 0.0, T))
+    yn, visible = host(y), probs > 0
     keep = (yn != 0) & visible
     normal = keep & (probs > 1e-30)          # subnormal probabilities carry no relative precision
     result["keep_rate"] = float(keep.sum() / visible.sum())
     result["max_rel_err_scaling"] = float(np.abs(yn[normal] * (1 - p) / probs[normal] - 1).max())
     gy = np.random.default_rng(3).standard_normal(yn.shape).astype(np.float32)
     y.backward(minitorch.tensor(gy, device=q.device))
-    ts = torch.tensor(scores.detach().numpy(), dtype=torch.float64, requires_grad=True)
+    ts = torch.tensor(host(scores), dtype=torch.float64, requires_grad=True)
     cut = torch.tensor(np.arange(T)[None, :] > (np.arange(ts.shape[0]) % T)[:, None])
     ref = torch.softmax((ts * SCALE).masked_fill(cut, float("-inf")), -1) * torch.tensor(keep) / (1 - p)
     ref.backward(torch.tensor(gy, dtype=torch.float64))
-    result["max_abs_diff_dscores_dropout"] = float(np.abs(scores.grad.numpy() - ts.grad.numpy()).max())
+    result["max_abs_diff_dscores_dropout"] = float(np.abs(host(scores.grad) - ts.grad.numpy()).max())
     ok = (max(result[f"max_rel_diff_{n}"] for n in ("out", "dq", "dk", "dv")) < 1e-5
           and abs(result["keep_rate"] - (1 - p)) < 5 * np.sqrt(p * (1 - p) / visible.sum())     # 5 std errors and result["max_rel_err_scaling"] < 1e-5
           and result["max_abs_diff_dscores_dropout"] < 1e-5)

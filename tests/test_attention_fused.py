@@ -19,6 +19,11 @@ def _qkv(rng, shape_q, shape_k, ev, dtype, device):
     return q, k, v
 
 
+def host(t):
+    """A minitorch tensor's values as a NumPy array (copied from the GPU if need be)."""
+    return t.detach().cpu().numpy()
+
+
 def _run(fn, arrays, mask, device, **kw):
     """fn's output and the gradients of q, k, v (weights w for a loss sum(out * w)), as NumPy."""
     q, k, v = (mt.tensor(a, device=device, requires_grad=True) for a in arrays)
@@ -26,7 +31,7 @@ def _run(fn, arrays, mask, device, **kw):
     out = fn(q, k, v, m, **kw)
     w = np.random.default_rng(1).standard_normal(out.shape).astype(arrays[0].dtype)
     (out * mt.tensor(w, device=device)).sum().backward()
-    return [out.detach().numpy(), q.grad.numpy(), k.grad.numpy(), v.grad.numpy()]
+    return [host(out), host(q.grad), host(k.grad), host(v.grad)]
 
 
 def _assert_all_close(got, want, rtol, atol):
@@ -125,8 +130,8 @@ def test_dropout_rate_scaling_and_gradients(device, rng, T, causal):
     scores = (q @ k.transpose(-2, -1)).detach().requires_grad_(True)
     L = T
     y = A.AttentionSoftmax.apply(scores.reshape(-1, T), None, 0.25, causal, p, L)
-    probs = A.AttentionSoftmax.apply(scores.detach().reshape(-1, T), None, 0.25, causal, 0.0, L).numpy()
-    yn = y.detach().numpy()
+    probs = host(A.AttentionSoftmax.apply(scores.detach().reshape(-1, T), None, 0.25, causal, 0.0, L))
+    yn = host(y)
     visible = probs > 0                      # causal: the upper triangle is neither kept nor dropped
     keep = (yn != 0) & visible
     rate = keep.sum() / visible.sum()
@@ -135,7 +140,7 @@ def test_dropout_rate_scaling_and_gradients(device, rng, T, causal):
     # the gradient equals PyTorch's for dropout with this very mask
     g = np.random.default_rng(2).standard_normal(yn.shape)
     y.backward(mt.tensor(g, device=device))
-    ts = torch.tensor(scores.detach().numpy().reshape(-1, T), requires_grad=True)
+    ts = torch.tensor(host(scores).reshape(-1, T), requires_grad=True)
     x = ts * 0.25
     if causal:
         cut = np.arange(T)[None, :] > (np.arange(ts.shape[0]) % L)[:, None]
@@ -143,17 +148,17 @@ def test_dropout_rate_scaling_and_gradients(device, rng, T, causal):
     ty = torch.softmax(x, -1) * torch.tensor(keep) / (1 - p)
     ty.backward(torch.tensor(g))
     np.testing.assert_allclose(yn, ty.detach().numpy(), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(scores.grad.numpy().reshape(-1, T), ts.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(host(scores.grad).reshape(-1, T), ts.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_dropout_repeats_with_the_seed_and_differs_between_calls(device, rng):
     arrays = _qkv(rng, (2, 3, 33, 16), (2, 3, 33, 16), 8, "float32", device)
     q, k, v = (mt.tensor(a, device=device) for a in arrays)
     mt.manual_seed(7)
-    a = A._fused_attention(q, k, v, None, 0.5, True, 0.25).numpy()
-    b = A._fused_attention(q, k, v, None, 0.5, True, 0.25).numpy()
+    a = host(A._fused_attention(q, k, v, None, 0.5, True, 0.25))
+    b = host(A._fused_attention(q, k, v, None, 0.5, True, 0.25))
     mt.manual_seed(7)
-    c = A._fused_attention(q, k, v, None, 0.5, True, 0.25).numpy()
+    c = host(A._fused_attention(q, k, v, None, 0.5, True, 0.25))
     np.testing.assert_array_equal(a, c)
     assert not np.array_equal(a, b)
 
@@ -174,7 +179,7 @@ def test_fused_half_close_to_float32(rng, dtype):
     out = A._fused_attention(q, k, v, None, 0.0, True, 0.125)
     w = np.random.default_rng(1).standard_normal(out.shape).astype(np.float32)
     (out.float() * mt.tensor(w, device="cuda")).sum().backward()
-    got = [out.float().detach().numpy()] + [t.grad.float().numpy() for t in (q, k, v)]
+    got = [host(out.float())] + [host(t.grad.float()) for t in (q, k, v)]
     _assert_all_close(got, want, 5e-2, 5e-2)
 
 

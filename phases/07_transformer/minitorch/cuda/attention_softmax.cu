@@ -46,7 +46,7 @@ template <> struct Num<double> {
 
 // ---- Philox4x32-10 ---------------------------------------------------------------------------------
 // Ten rounds of: two 32x32 -> 64-bit multiplies, xors with the key, the key bumped by two odd
-// constants (the Weyl sequence). The constants are those of Salmon et al. (and cuRAND, NumPy).
+// constants (the Weyl sequence). The constants are Salmon et al.'s (cuRAND's Philox4_32_10 too).
 struct Words { unsigned w[4]; };
 
 __device__ __forceinline__ Words philox(unsigned long long key, unsigned long long counter) {

@@ -169,9 +169,10 @@ def _broadcast_shape(a, b):
 
 
 def _fused_applies(query, key, attn_mask):
-    """cuda (unless ``backends.cuda.enable_fused_softmax_sdp(False)``), at least one key, and a mask
-    that needs no gradient (the fused backward gives none)."""
-    return (query.device.type == "cuda" and backends.cuda.fused_softmax_sdp_enabled() and key.shape[-2] > 0
+    """cuda (unless ``backends.cuda.enable_fused_softmax_sdp(False)``), at least one query and one key,
+    and a mask that needs no gradient (the fused backward gives none)."""
+    return (query.device.type == "cuda" and backends.cuda.fused_softmax_sdp_enabled()
+            and query.shape[-2] > 0 and key.shape[-2] > 0
             and (attn_mask is None or not attn_mask.requires_grad))
 
 
