@@ -64,8 +64,9 @@ class CausalSelfAttention(nn.Module):
         B, T, C = x.shape
         hs = C // self.n_head
         q, k, v = self.c_attn(x).split(self.n_embd, dim=2)              # 3 x [B, T, C]
-        # reshape, not view: each third of c_attn's output is strided (minitorch's view wants contiguous)
-        q, k, v = (t.reshape(B, T, self.n_head, hs).transpose(1, 2) for t in (q, k, v))  # [B, nh, T, hs]
+        # view, no copy: splitting the last dim of a column slice keeps strides; the GEMMs of the
+        # attention read these [B, nh, T, hs] views as they are (strided batches)
+        q, k, v = (t.view(B, T, self.n_head, hs).transpose(1, 2) for t in (q, k, v))  # [B, nh, T, hs]
         y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
                                            is_causal=True)
         y = y.transpose(1, 2).contiguous().view(B, T, C)                # heads side by side again

@@ -1418,4 +1418,80 @@ def embedding_backward(grad, index, num_weights, padding_idx=None, deterministic
     with np.errstate(over="ignore"):
         return _c(dweight, dtype=grad.dtype)
     # <<< exercise
+
+# ---- attention's fused scale + mask + softmax + dropout (attention_softmax.cu's twin) -------------
+# The same Philox4x32-10 words as the kernel (Salmon et al. 2011): with the same seed both devices
+# drop the same elements. Arguments as native/cuda/attention_softmax.py describes.
+_PHILOX_M = (0xD2511F53, 0xCD9E8D57)
+_PHILOX_W = (0x9E3779B9, 0xBB67AE85)
+_U32 = np.uint64(0xFFFFFFFF)
+
+
+def _philox_words(key, count):
+    """The first ``count`` 32-bit words of Philox4x32-10 with ``key`` (uint64) and counters 0, 1, ...:
+    word e is word e % 4 of philox(key, e // 4)."""
+    blocks = np.arange((count + 3) // 4, dtype=np.uint64)
+    c0, c1 = blocks & _U32, blocks >> np.uint64(32)
+    c2, c3 = np.zeros_like(blocks), np.zeros_like(blocks)
+    k0, k1 = np.uint64(int(key) & 0xFFFFFFFF), np.uint64(int(key) >> 32)
+    m0, m1 = np.uint64(_PHILOX_M[0]), np.uint64(_PHILOX_M[1])
+    for _ in range(10):
+        p0, p1 = m0 * c0, m1 * c2                    # 32 x 32 -> 64 bits: exact in uint64
+        c0, c1, c2, c3 = (p1 >> np.uint64(32)) ^ c1 ^ k0, p1 & _U32, (p0 >> np.uint64(32)) ^ c3 ^ k1, p0 & _U32
+        k0, k1 = (k0 + np.uint64(_PHILOX_W[0])) & _U32, (k1 + np.uint64(_PHILOX_W[1])) & _U32
+    return np.stack([c0, c1, c2, c3], axis=1).reshape(-1)[:count]
+
+
+def attention_seed(generator, index=None):
+    """One 64-bit Philox key drawn from ``generator``: a uint64 array of one element."""
+    return generator.integers(0, 1 << 64, size=1, dtype=np.uint64)
+
+
+def _attention_probs(s, L, scale, causal, mask):
+    """(P, lse) in the compute dtype, from x = s * scale + mask (-inf past the causal cut)."""
+    acc = np.float64 if s.dtype == np.float64 else np.float32
+    rows, n = s.shape
+    x = s.astype(acc) * acc(scale)
+    if mask is not None:
+        x = (x.reshape(rows // L, L, n) + mask.astype(acc)).reshape(rows, n)
+    cut = np.zeros((rows, n), bool)
+    if causal:                                       # key j > query i = row % L
+        cut = np.arange(n)[None, :] > (np.arange(rows) % L)[:, None]
+        x = np.where(cut, acc(-np.inf), x)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        m = x.max(axis=1, keepdims=True) if n else np.full((rows, 1), -np.inf, acc)
+        m = np.where(np.isfinite(m), m, acc(0))      # a row of -inf's: lse = log(0) = -inf, P NaN
+        lse = m + np.log(np.exp(x - m).sum(axis=1, keepdims=True))
+        p = np.where(cut, acc(0), np.exp(x - lse))   # past the cut exactly 0, as the kernel
+    return p, lse[:, 0]
+
+
+def _attention_keep(shape, seed, p):
+    """(keep [rows, n] bools, keep_scale) of the fused dropout: word >> 8 >= ceil(p 2^24)."""
+    threshold = int(np.ceil(p * (1 << 24)))
+    words = _philox_words(seed[0], shape[0] * shape[1]).reshape(shape)
+    return (words >> np.uint64(8)) >= np.uint64(threshold), (1.0 / (1.0 - p) if p < 1 else 0.0)
+
+
+def attention_softmax(s, L, scale, causal, mask, seed, p):
+    """``Y = dropout(softmax(s * scale + mask))`` per row and the rows' logsumexp; see the module doc
+    of native/cuda/attention_softmax.py. Returns (Y of s's dtype, lse float32 or float64)."""
+    y, lse = _attention_probs(s, L, scale, causal, mask)
+    if p > 0:
+        keep, keep_scale = _attention_keep(s.shape, seed, p)
+        y = np.where(keep, y * y.dtype.type(keep_scale), y.dtype.type(0))
+    with np.errstate(over="ignore"):
+        return _c(y, dtype=s.dtype), _c(lse)
+
+
+def attention_softmax_backward(s, lse, grad, L, scale, causal, mask, seed, p):
+    """dL/ds = ``scale * P * (G' - sum(P G'))`` per row, ``G' = grad * keep / (1 - p)``, P recomputed."""
+    probs, _ = _attention_probs(s, L, scale, causal, mask)
+    g = grad.astype(probs.dtype)
+    if p > 0:
+        keep, keep_scale = _attention_keep(s.shape, seed, p)
+        g = np.where(keep, g * probs.dtype.type(keep_scale), probs.dtype.type(0))
+    ds = probs.dtype.type(scale) * probs * (g - (probs * g).sum(axis=1, keepdims=True))
+    with np.errstate(over="ignore"):
+        return _c(ds, dtype=s.dtype)
 # <<< phase 07

@@ -53,4 +53,5 @@ from .embedding import embedding_backward
 from .layernorm import layer_norm, layer_norm_backward
 from .attention import flash_attention, flash_attention_backward
 from .attention import flash_attention_mma, flash_attention_mma_backward
+from .attention_softmax import attention_seed, attention_softmax, attention_softmax_backward
 # <<< phase 07

@@ -5,7 +5,11 @@
 
 * the decomposition: ``q @ k^T`` (our GEMM), scale, mask, softmax (``ops/softmax.py``), dropout,
   ``@ v``. Every step is a recorded op, so autograd comes for free, at the price of an [L, S]
-  score matrix per (batch, head) in memory, written and read several times;
+  score matrix per (batch, head) in memory, written and read several times. On cuda the middle
+  steps (scale, mask, softmax, dropout) run fused as ONE kernel each way (:class:`AttentionSoftmax`,
+  ``minitorch/cuda/attention_softmax.cu``), which redraws dropout's keep mask in backward from a
+  saved Philox seed; the step-by-step version stays for cpu and as the reference
+  (``minitorch.backends.cuda.enable_fused_softmax_sdp(False)`` selects it on cuda too);
 * FlashAttention (Dao et al. 2022, arXiv:2205.14135; FlashAttention-2, Dao 2023, arXiv:2307.08691):
   the kernels of ``minitorch/cuda/attention/01_flash_fp32.cu`` walk K/V tile by tile with an online
   softmax and keep only O(L) per row (the log-sum-exp the backward needs to recompute P); float32
@@ -19,11 +23,13 @@ bfloat16 and float16 under the same conditions (and scale > 0) take the tensor-c
 """
 import math
 
-from .. import backends
+from .. import backends, random
 from ..autograd.function import Function
 from ..dtypes import bool as bool_
+from ..dtypes import from_numpy_dtype
 from ..tensor import Tensor
 from .dropout import dropout
+from .shape import _view_strides
 from .softmax import softmax
 
 FLASH_HEAD_DIMS = (32, 64, 128)
@@ -101,6 +107,76 @@ def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
     # <<< exercise
 
 
+class AttentionSoftmax(Function):
+    """``dropout(softmax(scores * scale + mask), p)`` over the rows of scores [rows, S], fused
+    (``attention_softmax`` of the backends). Row r is query ``r % L``: the causal cut and the additive
+    float mask [rows // L or 1, L or 1, S or 1] (no gradient) follow from it. Saves the scores, each row's
+    logsumexp and the dropout seed: backward recomputes the probabilities and redraws the same mask."""
+
+    @staticmethod
+    def forward(ctx, scores, mask, scale, causal, p, L):
+        b, device = scores._backend, scores.device
+        s = b.contiguous(scores._data) if not scores._data.flags.c_contiguous else scores._data
+        m = mask._data if mask is not None else None
+        seed = b.attention_seed(random.engine(None, device), index=device.index) if p > 0 else None
+        y, lse = b.attention_softmax(s, L, scale, causal, m, seed, p)
+        ctx.saved = (s, lse, m, seed)
+        ctx.args = (L, scale, causal, p)
+        return Tensor(y, device)
+
+    @staticmethod
+    def backward(ctx, grad):
+        b = grad._backend
+        s, lse, m, seed = ctx.saved
+        L, scale, causal, p = ctx.args
+        g = grad.to(dtype=from_numpy_dtype(s.dtype))._data
+        g = g if g.flags.c_contiguous else b.contiguous(g)
+        ds = b.attention_softmax_backward(s, lse, g, L, scale, causal, m, seed, p)
+        return Tensor(ds, grad.device), None, None, None, None, None
+
+
+def _fused_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
+    """The decomposition with scale, mask, softmax and dropout fused (:class:`AttentionSoftmax`);
+    the same arguments and results as :func:`_math_attention` (dropout draws other random numbers)."""
+    from ..creation import zeros     # here: creation imports the ops
+    scores = query @ key.transpose(-2, -1)
+    L, S = scores.shape[-2], scores.shape[-1]
+    mask = None
+    if attn_mask is not None:
+        if attn_mask.dtype is bool_:     # True where allowed: 0 there, -inf elsewhere, added
+            attn_mask = zeros(attn_mask.shape, dtype=query.dtype, device=query.device).masked_fill(
+                attn_mask.logical_not(), float("-inf"))
+        shape = _broadcast_shape(scores.shape, attn_mask.shape)
+        scores = scores.expand(*shape)      # a mask with more batch dims widens the scores (rare)
+        mask = _batches_flattened(attn_mask.expand(*shape))
+    weights = AttentionSoftmax.apply(scores.reshape(-1, S), mask, float(scale), bool(is_causal),
+                                     float(dropout_p), L)
+    return weights.reshape(scores.shape) @ value
+
+
+def _batches_flattened(mask):
+    """[..., L, S] as [batch, L, S]: a view (no copy) where the batch dims merge, as for a mask
+    broadcast over all of them (stride 0); else a copy."""
+    shape = (math.prod(mask.shape[:-2]),) + tuple(mask.shape[-2:])
+    if _view_strides(mask.shape, mask.stride(), shape) is not None:
+        return mask.view(*shape)
+    return mask.reshape(*shape)
+
+
+def _broadcast_shape(a, b):
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
+def _fused_applies(query, key, attn_mask):
+    """cuda (unless ``backends.cuda.enable_fused_softmax_sdp(False)``), at least one query and one key,
+    and a mask that needs no gradient (the fused backward gives none)."""
+    return (query.device.type == "cuda" and backends.cuda.fused_softmax_sdp_enabled()
+            and query.shape[-2] > 0 and key.shape[-2] > 0
+            and (attn_mask is None or not attn_mask.requires_grad))
+
+
 def _flash_attention(query, key, value, is_causal, scale):
     """The flash path: batch dimensions flattened to one, each tensor made contiguous (recorded ops)."""
     L, E = query.shape[-2:]
@@ -174,4 +250,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     if _flash_applies(query, key, value, attn_mask, dropout_p, scale):
         return _flash_attention(query, key, value, is_causal, scale)
+    if _fused_applies(query, key, attn_mask):
+        return _fused_attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
     return _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale)

@@ -49,3 +49,26 @@ def flash_sdp_enabled():
     """Whether ``scaled_dot_product_attention`` may use the FlashAttention kernels (see
     :func:`enable_flash_sdp`)."""
     return _flash_sdp
+
+_fused_softmax_sdp = True
+
+
+def enable_fused_softmax_sdp(enabled):
+    """Allow (True, the default) or forbid ``F.scaled_dot_product_attention``'s decomposition on cuda
+    to run scale, mask, softmax and dropout as one fused kernel each way
+    (``minitorch/cuda/attention_softmax.cu``); forbidden, it runs them step by step, as on cpu.
+    minitorch's own switch (PyTorch's math backend has no such choice).
+
+    Raises:
+        TypeError: ``enabled`` is not a bool.
+    """
+    global _fused_softmax_sdp
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enable_fused_softmax_sdp: expected a bool, got {type(enabled).__name__}")
+    _fused_softmax_sdp = enabled
+
+
+def fused_softmax_sdp_enabled():
+    """Whether the cuda decomposition may fuse scale, mask, softmax and dropout (see
+    :func:`enable_fused_softmax_sdp`)."""
+    return _fused_softmax_sdp

@@ -1,0 +1,165 @@
+"""Attention with dropout at nanoGPT's shape: our decomposition step by step (GEMM, scale, mask,
+softmax, dropout, GEMM: ``_math_attention``), the same with scale + mask + softmax + dropout fused
+into one kernel each way (``_fused_attention``, ``minitorch/cuda/attention_softmax.cu``), our public
+``scaled_dot_product_attention`` (the fused path with dropout; FlashAttention at p = 0), and PyTorch's
+``F.scaled_dot_product_attention`` with its default backend choice (memory-efficient with dropout).
+
+Shape: B 64, heads 6, T 256, head dim 64, float32, causal, dropout p = 0.2 and 0 (nanoGPT's
+shakespeare-char training). Each case is forward + backward (gradients of q, k, v, cleared every run),
+timed with CUDA events (PyTorch's, on the default stream that CuPy shares): 3 warm-ups, then the
+median of 15 runs. TF32 off on both sides. Before timing, the fused path is checked against the
+step-by-step one on the GPU: values and gradients at p = 0 (max difference relative to the largest value), and at p = 0.2 the keep rate, the
+1 / (1 - p) scaling, and the gradient for the mask actually drawn (against PyTorch on that mask).
+
+    python benchmarks/bench_sdpa_dropout.py [--out DIR]     (default $OUT, else benchmarks/results)
+
+Prints a table; writes ``bench_sdpa_dropout.json`` (GPU, versions, every number) to the folder.
+About 20 s on an H100, NVRTC compilation included.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import minitorch  # noqa: E402
+import minitorch.nn.functional as F  # noqa: E402
+from minitorch.ops import attention as A  # noqa: E402
+from minitorch.utils.race import environment  # noqa: E402
+
+import torch  # noqa: E402
+
+B, H, T, D = 64, 6, 256, 64
+SCALE = 1.0 / D ** 0.5
+WARMUP, REPEATS = 3, 15
+
+
+def time_ms(fn):
+    """Median milliseconds of ``fn`` between CUDA events, after WARMUP runs."""
+    for _ in range(WARMUP):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(REPEATS):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
+def ours_case(attention, p, q, k, v, g):
+    def run():
+        for t in (q, k, v):
+            t.grad = None
+        attention(q, k, v, p).backward(g)
+    return run
+
+
+def torch_case(p, q, k, v, g):
+    def run():
+        for t in (q, k, v):
+            t.grad = None
+        torch.nn.functional.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True).backward(g)
+    return run
+
+
+PATHS = {
+    "ours_unfused": lambda q, k, v, p: A._math_attention(q, k, v, None, p, True, SCALE),
+    "ours_fused": lambda q, k, v, p: A._fused_attention(q, k, v, None, p, True, SCALE),
+    "ours_sdpa": lambda q, k, v, p: F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True),
+}
+
+
+def host(t):
+    return t.detach().cpu().numpy()
+
+
+def _grads(out_fn, q, k, v, g):
+    for t in (q, k, v):
+        t.grad = None
+    out = out_fn()
+    out.backward(g)
+    return [host(out)] + [host(t.grad) for t in (q, k, v)]
+
+
+def check(q, k, v, g):
+    """Max abs differences fused vs step by step (p = 0), and the dropout checks (p = 0.2)."""
+    want = _grads(lambda: PATHS["ours_unfused"](q, k, v, 0.0), q, k, v, g)
+    got = _grads(lambda: PATHS["ours_fused"](q, k, v, 0.0), q, k, v, g)
+    result = {f"max_rel_diff_{n}": float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-30))
+              for n, a, b in zip(("out", "dq", "dk", "dv"), got, want)}
+    # dropout, on the probabilities: the same scores through AttentionSoftmax at p = 0.2 and p = 0
+    p = 0.2
+    scores = (q @ k.transpose(-2, -1)).detach()[:4].reshape(-1, T).requires_grad_(True)
+    y = A.AttentionSoftmax.apply(scores, None, SCALE, True, p, T)
+    probs = host(A.AttentionSoftmax.apply(scores.detach(), None, SCALE, True, 0.0, T))
+    yn, visible = host(y), probs > 0
+    keep = (yn != 0) & visible
+    normal = keep & (probs > 1e-30)          # subnormal probabilities carry no relative precision
+    result["keep_rate"] = float(keep.sum() / visible.sum())
+    result["max_rel_err_scaling"] = float(np.abs(yn[normal] * (1 - p) / probs[normal] - 1).max())
+    gy = np.random.default_rng(3).standard_normal(yn.shape).astype(np.float32)
+    y.backward(minitorch.tensor(gy, device=q.device))
+    ts = torch.tensor(host(scores), dtype=torch.float64, requires_grad=True)
+    cut = torch.tensor(np.arange(T)[None, :] > (np.arange(ts.shape[0]) % T)[:, None])
+    ref = torch.softmax((ts * SCALE).masked_fill(cut, float("-inf")), -1) * torch.tensor(keep) / (1 - p)
+    ref.backward(torch.tensor(gy, dtype=torch.float64))
+    result["max_abs_diff_dscores_dropout"] = float(np.abs(host(scores.grad) - ts.grad.numpy()).max())
+    ok = (max(result[f"max_rel_diff_{n}"] for n in ("out", "dq", "dk", "dv")) < 1e-5
+          and abs(result["keep_rate"] - (1 - p)) < 5 * np.sqrt(p * (1 - p) / visible.sum())     # 5 std errors and result["max_rel_err_scaling"] < 1e-5
+          and result["max_abs_diff_dscores_dropout"] < 1e-5)
+    result["ok"] = bool(ok)
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=os.environ.get("OUT") or str(Path(__file__).parent / "results"))
+    args = parser.parse_args()
+    began = time.perf_counter()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal((B, H, T, D)).astype(np.float32) for _ in range(4)]
+    q, k, v = (minitorch.tensor(a, device="cuda", requires_grad=True) for a in arrays[:3])
+    g = minitorch.tensor(arrays[3], device="cuda")
+    tq, tk, tv = (torch.tensor(a, device="cuda", requires_grad=True) for a in arrays[:3])
+    tg = torch.tensor(arrays[3], device="cuda")
+
+    checks = check(q, k, v, g)
+    print("checks (fused vs step by step, dropout statistics):", json.dumps(checks))
+
+    rows = []
+    for p in (0.2, 0.0):
+        for name, fn in PATHS.items():
+            rows.append({"path": name, "dropout_p": p, "ms": time_ms(ours_case(fn, p, q, k, v, g))})
+        rows.append({"path": "torch_default", "dropout_p": p, "ms": time_ms(torch_case(p, tq, tk, tv, tg))})
+
+    print(f"\nSDPA forward + backward, B {B} x heads {H} x T {T} x D {D}, float32, causal, TF32 off "
+          f"({torch.cuda.get_device_name()}), median of {REPEATS}")
+    print(f"{'path':<16}{'p':>6}{'ms':>10}{'vs torch':>10}")
+    for r in rows:
+        ref = next(x["ms"] for x in rows if x["path"] == "torch_default" and x["dropout_p"] == r["dropout_p"])
+        r["ratio_to_torch"] = r["ms"] / ref
+        print(f"{r['path']:<16}{r['dropout_p']:>6.1f}{r['ms']:>10.3f}{r['ratio_to_torch']:>10.2f}")
+    record = {"benchmark": "bench_sdpa_dropout", "env": environment("cuda", torch),
+              "shape": {"B": B, "heads": H, "T": T, "D": D}, "dtype": "float32", "causal": True, "tf32": False,
+              "warmup": WARMUP, "repeats": REPEATS, "checks": checks, "results": rows,
+              "seconds": time.perf_counter() - began}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench_sdpa_dropout.json").write_text(json.dumps(record, indent=1))
+    print(f"\nwrote {out / 'bench_sdpa_dropout.json'} ({record['seconds']:.0f} s); checks ok: {checks['ok']}")
+    return 0 if checks["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
