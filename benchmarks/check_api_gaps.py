@@ -110,7 +110,9 @@ NAMES = {
         ("tile", lambda L, x, m, i: L.tile(x, (2,))), ("roll", lambda L, x, m, i: L.roll(x, (1, -1), (0, 1))),
         ("flip", lambda L, x, m, i: L.flip(x, (0,))), ("mT", lambda L, x, m, i: x.mT),
         ("movedim", lambda L, x, m, i: L.movedim(x, 0, 1)), ("narrow", lambda L, x, m, i: L.narrow(x, 1, 1, 2)),
-        ("gather", lambda L, x, m, i: L.gather(x, 0, i)), ("scatter", lambda L, x, m, i: L.scatter(x, 0, i, x[:2])),
+        ("gather", lambda L, x, m, i: L.gather(x, 0, i)), # scatter: rows of x's column ranks, distinct within a column (with repeated indices the
+        # element that wins is unspecified, in PyTorch too, so the two libraries may differ)
+        ("scatter", lambda L, x, m, i: L.scatter(x, 0, L.argsort(x, 0)[:2], x[:2])),
         ("scatter_", lambda L, x, m, i: x.clone().scatter_(0, i, 2.0)),
         ("scatter_add", lambda L, x, m, i: L.scatter_add(x, 0, i, x[:2])),
         ("index_put_", lambda L, x, m, i: x.clone().index_put_((i[0],), x[0, 0], accumulate=True)),

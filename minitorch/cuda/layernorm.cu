@@ -55,6 +55,11 @@
 
 namespace ln {
 
+// g = dy * gamma rounded once, the same way where it is summed and where dx uses it: left as a
+// plain product the compiler may fuse it into the next subtraction (an FMA, the exact product),
+// and a row of equal values (n = 1, where dx is exactly 0) would get rstd times the rounding error
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
 template <typename T> struct Acc { typedef float type; };      // the type a row is computed in
 template <> struct Acc<double> { typedef double type; };
 
@@ -251,7 +256,7 @@ __device__ __forceinline__ void backward_row(const T* __restrict__ dy, const T* 
         const Vec<T, V> xs = xv[k], gs = gv[k];
 #pragma unroll
         for (int u = 0; u < V; ++u) {
-            const A g = A(to_opmath(gs.v[u])) * param<T, V>(w, k, u, A(1));
+            const A g = mul_rn(A(to_opmath(gs.v[u])), param<T, V>(w, k, u, A(1)));
             s.g += g;
             s.gx += g * ((A(to_opmath(xs.v[u])) - mu) * rs);
         }
@@ -266,7 +271,7 @@ __device__ __forceinline__ void backward_row(const T* __restrict__ dy, const T* 
         Vec<T, V> o;
 #pragma unroll
         for (int u = 0; u < V; ++u) {
-            const A g = A(to_opmath(gs.v[u])) * param<T, V>(w, k, u, A(1));
+            const A g = mul_rn(A(to_opmath(gs.v[u])), param<T, V>(w, k, u, A(1)));
             const A xhat = (A(to_opmath(xs.v[u])) - mu) * rs;
             o.v[u] = narrow<T>(rs * (g - mean_g - xhat * mean_gx));
         }
@@ -389,7 +394,7 @@ __device__ __forceinline__ void backward_fused(const T* __restrict__ dy, const T
 #pragma unroll
                 for (int u = 0; u < V; ++u) {
                     const A d = A(to_opmath(gs[i].v[u])), xhat = (A(to_opmath(xs[i].v[u])) - mu) * rs;
-                    const A g = affine ? d * A(to_opmath(gamma[i].v[u])) : d;
+                    const A g = affine ? mul_rn(d, A(to_opmath(gamma[i].v[u]))) : d;
                     s.g += g;
                     s.gx += g * xhat;
                     acc_w[i][u] += d * xhat;
@@ -409,7 +414,7 @@ __device__ __forceinline__ void backward_fused(const T* __restrict__ dy, const T
 #pragma unroll
                 for (int u = 0; u < V; ++u) {
                     const A d = A(to_opmath(gs[i].v[u])), xhat = (A(to_opmath(xs[i].v[u])) - mu) * rs;
-                    const A g = affine ? d * A(to_opmath(gamma[i].v[u])) : d;
+                    const A g = affine ? mul_rn(d, A(to_opmath(gamma[i].v[u]))) : d;
                     o.v[u] = narrow<T>(rs * (g - mean_g - xhat * mean_gx));
                 }
                 dv[k] = o;
