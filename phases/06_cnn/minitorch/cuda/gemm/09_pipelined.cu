@@ -445,46 +445,67 @@ struct LeanCopier {
     }
     __device__ __forceinline__ static int kk(int tid) { return ALONG_K ? tid % BK : VEC ? tid / CPR : tid / BR; }
 
+    static constexpr int FULL = ALONG_K ? COPIES : VEC ? 16 : 4;   // in_r of a thread inside R
+
     const float* p;      // this thread's first element of the next k-tile
-    unsigned in_r;       // along k: bit i = row row + i * RSTEP inside R; along r: bytes to copy
-                         // of this thread's group (VEC: 0..16) or element (0 or 4) inside R
+    int in_r;            // along k: how many of the rows row + i * RSTEP are inside R (0..COPIES);
+                         // along r: bytes of this thread's group (VEC: 0..16) or element (0, 4)
+                         // inside R
 
     __device__ __forceinline__ LeanCopier(const float* x, long long ld, long long r0, long long R, int tid) {
         const int r = row(tid), k = kk(tid);
+        const long long left = R - (r0 + r);             // rows (elements) from this thread's first on
         if constexpr (ALONG_K) {
             p = x + (r0 + r) * ld + k;
-            in_r = 0;
-#pragma unroll
-            for (int i = 0; i < COPIES; ++i) in_r |= (r0 + r + i * RSTEP < R ? 1u : 0u) << i;
+            in_r = left <= 0 ? 0 : left >= (long long)(COPIES - 1) * RSTEP + 1 ? COPIES
+                                                                             : (int)((left + RSTEP - 1) / RSTEP);
         } else {
             p = x + k * ld + r0 + r;
-            const long long left = R - (r0 + r);
-            in_r = VEC ? (left >= 4 ? 16u : left > 0 ? 4u * (unsigned)left : 0u) : (left > 0 ? 4u : 0u);
+            in_r = VEC ? (left >= 4 ? 16 : left > 0 ? 4 * (int)left : 0) : (left > 0 ? 4 : 0);
         }
     }
 
     // Issues this thread's copies of k-tile k0 (the next one in order) into the stage at Xs.
-    // x: any valid address of the operand (the source of the copies that read nothing).
+    // x: any valid address of the operand (the source of the copies that read nothing). Inside
+    // the matrix (every tile but the last row / column / k tiles) the copies take no guards.
     __device__ __forceinline__ void issue(float* Xs, long long k0, long long K, long long ld, const float* x,
                                           int tid) {
         const int r = row(tid), k = kk(tid);
+        const long long k_left = K - k0 - k;              // k from this thread's first on, inside K
         if constexpr (ALONG_K) {
-            const bool k_in = k0 + k < K;
+            float* d = &Xs[k * S + r];
+            if (k_left > 0 && in_r == FULL) {
 #pragma unroll
-            for (int i = 0; i < COPIES; ++i) {
-                const bool in = k_in && ((in_r >> i) & 1u);
-                cp_async4(&Xs[k * S + r + i * RSTEP], in ? p + i * RSTEP * ld : x, in ? 4 : 0);
+                for (int i = 0; i < COPIES; ++i) cp_async4(d + i * RSTEP, p + i * RSTEP * ld, 4);
+            } else {
+#pragma unroll
+                for (int i = 0; i < COPIES; ++i) {
+                    const bool in = k_left > 0 && i < in_r;
+                    cp_async4(d + i * RSTEP, in ? p + i * RSTEP * ld : x, in ? 4 : 0);
+                }
             }
             p += BK;
         } else {
+            float* d = &Xs[k * S + r];
+            if (k_left > (long long)(COPIES - 1) * KSTEP && in_r == FULL) {
 #pragma unroll
-            for (int j = 0; j < COPIES; ++j) {
-                const int bytes = k0 + k + j * KSTEP < K ? (int)in_r : 0;
-                const float* src = bytes ? p + j * KSTEP * ld : x;
-                if constexpr (VEC)
-                    cp_async16(&Xs[(k + j * KSTEP) * S + r], src, bytes);
-                else
-                    cp_async4(&Xs[(k + j * KSTEP) * S + r], src, bytes);
+                for (int j = 0; j < COPIES; ++j) {
+                    if constexpr (VEC)
+                        cp_async16(d + j * KSTEP * S, p + j * KSTEP * ld, 16);
+                    else
+                        cp_async4(d + j * KSTEP * S, p + j * KSTEP * ld, 4);
+                }
+            } else {
+                const int k_in = (int)(k_left < BK ? k_left : BK);   // k-rows left, at most BK
+#pragma unroll
+                for (int j = 0; j < COPIES; ++j) {
+                    const int bytes = j * KSTEP < k_in ? in_r : 0;
+                    const float* src = bytes ? p + j * KSTEP * ld : x;
+                    if constexpr (VEC)
+                        cp_async16(d + j * KSTEP * S, src, bytes);
+                    else
+                        cp_async4(d + j * KSTEP * S, src, bytes);
+                }
             }
             p += BK * ld;
         }
