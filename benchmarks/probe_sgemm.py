@@ -193,7 +193,7 @@ def main(argv=None):
                 ratios.append(t / cub[c])
         gm = 100.0 * C.geomean(ratios) if len(ratios) == len(squares) and ratios else None
         summary[name] = gm
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {gm:.1f} |" if gm else f"| {name} | " + " | ".join(cells) + " | - |")
+        lines.append(f"| {name} | " + " | ".join(cells) + (f" | {gm:.1f} |" if gm else " | - |"))
     print("\nTFLOP/s (% of cuBLAS SGEMM, TF32 off), CUDA events, L2 flushed, median of "
           f"{args.repeats}:\n" + "\n".join(lines), flush=True)
 
