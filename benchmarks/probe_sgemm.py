@@ -4,15 +4,17 @@ was tuned and cuBLAS SGEMM, in one run of at most ~120 s.
     python benchmarks/probe_sgemm.py [--configs N] [--sizes 1024,2048,4096,8192] [--budget-s 110]
                                      [--repeats 9] [--out DIR]
 
-1. check: every LEAN configuration of gemm.tuning_configs("09_pipelined") (26), plus rung 09's
+1. check: every LEAN configuration of gemm.tuning_configs("09_pipelined") (14), plus rung 09's
    default and the tuned table's fp32 entries, on odd shapes in all four layouts, with a bias,
    batched (broadcast), misaligned views (the element-copy body), against float64 (torch on the
-   GPU); the output is poisoned with NaN first. A configuration that fails is not timed.
+   GPU); the output is poisoned with NaN first. A configuration that fails is not timed. Each
+   LEAN configuration that passes is raced at 4096^2 (3 repeats) right away; compiling takes
+   most of the time (~2-3 s a configuration), so they go most promising first (the tuner's prior)
+   and none is started past 55% of --budget-s (the JSON says how many were reached).
 2. time: CUDA events, L2 flushed before each repeat, median; TF32 OFF for torch (printed) at
    square sizes (nn) and the GPT shapes (forward nt, dX nn, dW tn). Timed: cuBLAS (torch.mm), the
    tuned table's large-class rung 09 (what dispatch runs today), rung 09's default, and the
-   --configs LEAN configurations that came out best at 4096^2 (all of them are timed at 4096^2
-   first, each once on a short budget, to pick those).
+   --configs LEAN configurations fastest in the race.
 Prints one table (TFLOP/s and % of cuBLAS per shape, geometric mean over the square sizes) and
 writes the JSON to $OUT (else --out, default benchmarks/results/) as probe_sgemm-<gpu>-<time>.json.
 """
@@ -27,7 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tools"))
 import gemm_common as C  # noqa: E402
+import tune_gemm  # noqa: E402
 
 RUNG = "09_pipelined"
 CHECKS = (  # (M, N, K, layout, bias, batch of a, batch of b, misaligned (a, b))
@@ -114,19 +118,6 @@ def main(argv=None):
     default = G.RUNGS[RUNG].options
     print(f"GPU {torch.cuda.get_device_name()} ({arch}); torch {torch.__version__}; TF32 {tf32}", flush=True)
 
-    # 1. correctness of every configuration that may be timed or dispatched
-    everything = list(dict.fromkeys([default] + [G.rung_with(RUNG, o).options for o in tuned.values()] + lean))
-    checks = {}
-    for options in everything:
-        ok, rel, why = check(G, options, gen)
-        checks[options] = dict(ok=ok, rel_err=rel, failure=why)
-        if not ok:
-            print(f"FAIL {label(options)}: {why}", flush=True)
-    good = [o for o in lean if checks[o]["ok"]]
-    print(f"checked {len(everything)} configurations in {time.time() - start:.0f} s: "
-          f"{sum(v['ok'] for v in checks.values())} pass", flush=True)
-
-    # 2. a quick race of the LEAN configurations at 4096^2 picks the ones timed everywhere
     data = {}
 
     def operands(m, n, k, lay):
@@ -144,19 +135,32 @@ def main(argv=None):
             fn = lambda: G.gemm(da, db, None, rung=RUNG, options=entry)   # noqa: E731
         return C.gflops(m, n, k, C.time_ms(fn, repeats, warmup=2)) / 1000.0
 
-    race = {}
-    for options in good:
-        if time.time() - start > args.budget_s * 0.45:
-            print(f"race stopped after {len(race)} of {len(good)} configurations (budget)", flush=True)
+    # 1. correctness of every configuration that may be timed or dispatched, and for the LEAN ones
+    # a quick race at 4096^2 (3 repeats) that picks those timed everywhere. Compiling dominates
+    # (~2-3 s a configuration): the most promising for large products (the tuner's prior) go first,
+    # and past 55% of the budget no new configuration is started.
+    lean.sort(key=lambda o: -tune_gemm.prior(RUNG, o, "large"))
+    everything = list(dict.fromkeys([default] + [G.rung_with(RUNG, o).options for o in tuned.values()] + lean))
+    checks, race = {}, {}
+    for options in everything:
+        if time.time() - start > args.budget_s * 0.55:
+            print(f"checks stopped after {len(checks)} of {len(everything)} configurations (budget)", flush=True)
             break
-        race[options] = timed(options, 4096, 4096, 4096, "nn", 3)
+        ok, rel, why = check(G, options, gen)
+        checks[options] = dict(ok=ok, rel_err=rel, failure=why)
+        if not ok:
+            print(f"FAIL {label(options)}: {why}", flush=True)
+        elif options in lean:
+            race[options] = timed(options, 4096, 4096, 4096, "nn", 3)
+    print(f"checked {len(checks)} configurations in {time.time() - start:.0f} s: "
+          f"{sum(v['ok'] for v in checks.values())} pass", flush=True)
     best = sorted(race, key=race.get, reverse=True)[:args.configs]
     print("race at 4096^2 (TFLOP/s): " + ", ".join(f"{label(o)} {race[o]:.1f}" for o in best), flush=True)
 
     entries = [("cuBLAS", "cublas")]
     if tuned_large and checks.get(tuned_large, {}).get("ok"):
         entries.append(("09 tuned.json large", tuned_large))
-    if checks[default]["ok"] and default != tuned_large:
+    if checks.get(default, {}).get("ok") and default != tuned_large:
         entries.append(("09 default", default))
     entries += [(label(o), o) for o in best]
     shapes = [(f"{s}^2 nn", s, s, s, "nn") for s in args.sizes] + list(GPT)
@@ -210,7 +214,7 @@ def main(argv=None):
         "tflops": results, "geomean_pct_of_cublas_squares": summary,
     }, indent=1))
     print(f"wrote {path} ({time.time() - start:.0f} s)")
-    return 0 if all(v["ok"] for v in checks.values()) else 1
+    return 0 if all(v["ok"] for v in checks.values()) and len(checks) == len(everything) else 1
 
 
 if __name__ == "__main__":
