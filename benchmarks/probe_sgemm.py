@@ -4,7 +4,7 @@ was tuned and cuBLAS SGEMM, in one run of at most ~120 s.
     python benchmarks/probe_sgemm.py [--configs N] [--sizes 1024,2048,4096,8192] [--budget-s 110]
                                      [--repeats 9] [--out DIR]
 
-1. check: every LEAN configuration of gemm.tuning_configs("09_pipelined") (14), plus rung 09's
+1. check: every LEAN configuration of gemm.tuning_configs("09_pipelined") (10), plus rung 09's
    default and the tuned table's fp32 entries, on odd shapes in all four layouts, with a bias,
    batched (broadcast), misaligned views (the element-copy body), against float64 (torch on the
    GPU); the output is poisoned with NaN first. A configuration that fails is not timed. Each

@@ -420,11 +420,12 @@ def _lean_worth(config, threads, smem):
         return False
     # A fully unrolled tile spills at 128 registers (nvcc 13): chunks of half a tile. Thread tiles
     # as two sub-tiles across (WNITER = 2): float4 fragment reads of neighbouring lanes are
-    # neighbouring 16-byte words (no bank conflicts). 128 x 128 x 16 blocktiles in 256 threads,
-    # and 64 x 64 (32 accumulators) in 128 threads with three stages. (tools/gemm_spills.py, sm_90:
-    # 128 x 128 x 8 in 256 threads and 64 x 128, 128 x 64 in 128 threads spill at 128 registers.)
+    # neighbouring 16-byte words (no bank conflicts). 128 x 128 x 16 blocktiles in 256 threads
+    # with 2 or 3 stages, and 64 x 64 (32 accumulators) in 128 threads with 3. (tools/gemm_spills.py,
+    # sm_90: 128 x 128 x 8, 4 stages, and 64 x 128, 128 x 64 in 128 threads spill at 128 registers.)
     return (config.get("KUNROLL", 16) == config["BK"] // 2 and config["WNITER"] == 2
             and (threads == 256 and config["BM"] == config["BN"] == 128 and config["BK"] == 16
+                 and config["STAGES"] <= 3
                  or threads == 128 and config["BM"] == config["BN"] == 64 and config["STAGES"] == 3))
 
 
