@@ -4,7 +4,7 @@ was tuned and cuBLAS SGEMM, in one run of at most ~120 s.
     python benchmarks/probe_sgemm.py [--configs N] [--sizes 1024,2048,4096,8192] [--budget-s 110]
                                      [--repeats 9] [--out DIR]
 
-1. check: every LEAN configuration of gemm.tuning_configs("09_pipelined") (10), plus rung 09's
+1. check: every LEAN configuration of gemm.tuning_configs("09_pipelined") (18), plus rung 09's
    default and the tuned table's fp32 entries, on odd shapes in all four layouts, with a bias,
    batched (broadcast), misaligned views (the element-copy body), against float64 (torch on the
    GPU); the output is poisoned with NaN first. A configuration that fails is not timed. Each
@@ -13,8 +13,9 @@ was tuned and cuBLAS SGEMM, in one run of at most ~120 s.
    and none is started past 55% of --budget-s (the JSON says how many were reached).
 2. time: CUDA events, L2 flushed before each repeat, median; TF32 OFF for torch (printed) at
    square sizes (nn) and the GPT shapes (forward nt, dX nn, dW tn). Timed: cuBLAS (torch.mm), the
-   tuned table's large-class rung 09 (what dispatch runs today), rung 09's default, and the
-   --configs LEAN configurations fastest in the race.
+   tuned table's large-class rung 09 (what dispatch runs today), rung 09's default, the
+   --configs LEAN configurations fastest in the race and the fastest 64 x 64 one (for the smaller
+   sizes); a row "best LEAN" takes the fastest of those per shape.
 Prints one table (TFLOP/s and % of cuBLAS per shape, geometric mean over the square sizes) and
 writes the JSON to $OUT (else --out, default benchmarks/results/) as probe_sgemm-<gpu>-<time>.json.
 """
@@ -162,6 +163,8 @@ def main(argv=None):
         entries.append(("09 tuned.json large", tuned_large))
     if checks.get(default, {}).get("ok") and default != tuned_large:
         entries.append(("09 default", default))
+    small_tiles = [o for o in race if G.rung_with(RUNG, o).tile == (64, 64)]   # for 1024^2 and such
+    best += [o for o in sorted(small_tiles, key=race.get, reverse=True)[:1] if o not in best]
     entries += [(label(o), o) for o in best]
     shapes = [(f"{s}^2 nn", s, s, s, "nn") for s in args.sizes] + list(GPT)
     results = {name: {} for name, _ in entries}
@@ -177,7 +180,13 @@ def main(argv=None):
             break
     data.clear()
 
-    # the table: TFLOP/s and % of cuBLAS; geometric mean of the ratio over the square sizes
+    # the table: TFLOP/s and % of cuBLAS; geometric mean of the ratio over the square sizes; a last
+    # row "best LEAN" takes, per shape, the fastest LEAN entry (what per-class tuning could reach)
+    lean_rows = [name for name, e in entries if e in best]
+    if lean_rows:
+        results["best LEAN"] = {c: max(results[n][c] for n in lean_rows if c in results[n])
+                                for c in {c for n in lean_rows for c in results[n]}}
+        entries.append(("best LEAN", None))
     cub = results["cuBLAS"]
     cols = [s[0] for s in shapes]
     squares = [s[0] for s in shapes if s[0].endswith("nn") and "^2" in s[0]]
@@ -210,7 +219,7 @@ def main(argv=None):
         "seconds": time.time() - start, "stopped": stopped, "repeats": args.repeats,
         "checks": [{"options": list(o), "label": label(o), **v} for o, v in checks.items()],
         "race_4096_tflops": [{"options": list(o), "label": label(o), "tflops": v} for o, v in race.items()],
-        "entries": [{"name": n, "options": None if e == "cublas" else list(e)} for n, e in entries],
+        "entries": [{"name": n, "options": list(e) if isinstance(e, tuple) else e} for n, e in entries],
         "tflops": results, "geomean_pct_of_cublas_squares": summary,
     }, indent=1))
     print(f"wrote {path} ({time.time() - start:.0f} s)")

@@ -252,16 +252,19 @@ def test_gpu_script_is_valid_bash():
 
 def test_lean_tuning_space():
     """Rung 09's LEAN configurations (gemm.py, read without CuPy): 128 registers a thread for two
-    256-thread or four 128-thread blocks, chunks of half a tile, every one listed before the rest
-    by the tuner's prior; invalid LEAN settings are refused with the rule named."""
+    256-thread or four 128-thread blocks (or one block of 128 accumulators a thread), chunks of
+    half a tile, every one listed before the rest by the tuner's prior; invalid LEAN settings are
+    refused with the rule named."""
     import gemm_spills
     G = gemm_spills.load_gemm()
     lean = [c for c in G.tuning_configs("09_pipelined") if "-DLEAN=1" in c]
-    assert len(lean) == 10
+    assert len(lean) == 18
     for options in lean:
         c = G.config_of("09_pipelined", options)
-        threads = G.rung_with("09_pipelined", options).block[0]
-        assert threads * c["MIN_BLOCKS"] == 512 and c["KUNROLL"] == c["BK"] // 2 and c["ELEM_COPY"] == 0
+        spec = G.rung_with("09_pipelined", options)
+        threads, (bm, bn) = spec.block[0], spec.tile
+        assert c["KUNROLL"] == c["BK"] // 2 and c["ELEM_COPY"] == 0
+        assert threads * c["MIN_BLOCKS"] == 512 or (c["MIN_BLOCKS"] == 1 and bm * bn // threads == 128)
     with pytest.raises(ValueError, match="KUNROLL even"):
         G.rung_with("09_pipelined", {"LEAN": 1, "KUNROLL": 3})
     with pytest.raises(ValueError, match="LEAN 0 or 1"):

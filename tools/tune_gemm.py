@@ -88,7 +88,7 @@ def prior(rung, options, target):
     cp.async pipeline of 09 with BK 16 and 3 stages, 09 with the switches that fit two 256-thread
     blocks per SM (KUNROLL=1, MIN_BLOCKS=2, ELEM_COPY=1: 128 registers, no spills), and first of
     all 09's register-lean body (LEAN=1: two blocks per SM with the k loop unrolled by chunks and
-    double-buffered fragments; not yet measured when this order was written, so all 10 of its
+    double-buffered fragments; not yet measured when this order was written, so all 18 of its
     configurations come first: --rungs 09 --kinds fp32 with a 150 s budget times every one).
     Small and medium ones: small blocktiles (64 x 64 gives the most blocks), 16-32 accumulators,
     deep k slices for 07, LEAN's 128-thread configurations first. Only an order: every

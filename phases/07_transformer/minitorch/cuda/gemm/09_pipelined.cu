@@ -66,6 +66,12 @@
 //             over the threads like the 'along k' copies. Same bytes, same zeros outside; 1
 //             needs far fewer live registers (the guards and pointers of 4 copies per group were
 //             kept across the whole k loop), which is what lets MIN_BLOCKS = 2 fit without spills.
+//   LEAN      0 (default): the body described above; 1: the register-lean body (see "LEAN = 1"
+//             below: the same pipeline, copies and results, with fewer live registers, fragments
+//             double-buffered in registers, and KUNROLL the number of k steps unrolled at once,
+//             even). With MIN_BLOCKS = 2 and 256 threads it fits 128 registers with no spills,
+//             so two 128 x 128 blocks share an SM; ELEM_COPY is ignored (it always splits the
+//             body by copy kind, as ELEM_COPY = 1 does).
 // Arguments, layouts and batches: gemm.cuh.
 #include "gemm.cuh"
 
@@ -409,9 +415,15 @@ __device__ __forceinline__ void gemm_body(GEMM_PARAMS(float)) {
 //   - each operand's copies are a LeanCopier: one source pointer per thread, walked by a fixed
 //     step per k-tile, and the bounds folded once per blocktile into a bit mask (rows) or a byte
 //     count (the right edge); M, N, K, lda, ldb stay in the kernel's parameter (constant) bank;
+//   - each copier issues a tile's copies without guards when the tile lies inside the matrix
+//     (all but the edge tiles): 3 instructions a copy instead of ~10;
 //   - fragments are double-buffered in registers: the float4 reads of step k+1 are issued before
-//     the FMAs of step k, so a warp's shared-memory latency hides behind its own 64 FMAs (the
-//     compiler is handed the overlap instead of hoisting the reads of many steps ahead);
+//     the FMAs of step k, so a warp's shared-memory latency hides behind its own 64 FMAs;
+//   - the k loop of a tile runs in chunks of KUNROLL steps (an unrolled chunk inside a rolled
+//     loop): fully unrolled, ptxas hoists the reads of many steps ahead of their FMAs and, capped
+//     at 128 registers, spills; chunks of BK / 2 steps do not (nvcc 13, sm_90);
+//   - batches and row tiles are one loop over (batch, row tile) pairs, and the epilogue's values
+//     (C's batch, the tile origin) are recomputed after the k loop instead of kept through it;
 //   - the kind of copy (16-byte or element) is decided once per launch, as ELEM_COPY = 1 does:
 //     two kernel bodies, neither paying registers for the other's copies.
 // Copies go to the same places as copy_tile's (same thread -> data mapping, same zeros outside

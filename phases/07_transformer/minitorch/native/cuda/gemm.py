@@ -119,7 +119,7 @@ TUNING_SPACE = {
     "09_pipelined": {"BM": [64, 128, 256], "BN": [64, 128, 256], "BK": [8, 16],
                      "WM": [32, 64, 128], "WN": [32, 64], "WNITER": [1, 2, 4], "TM": [4, 8], "TN": [4],
                      "STAGES": [2, 3, 4],
-                     "KUNROLL": [16, 1, 8, 4, 2], "MIN_BLOCKS": [0, 2, 4], "ELEM_COPY": [0, 1], "LEAN": [0, 1]},
+                     "KUNROLL": [16, 1, 8, 4, 2], "MIN_BLOCKS": [0, 1, 2, 4], "ELEM_COPY": [0, 1], "LEAN": [0, 1]},
     # (the 128 x 256 tile is the fixed rung 10_tf32_mma_wide; its variants, and 64 x 64 warptiles in
     # general, are at the edge of 255 registers: not compiled clean yet, so not in the space)
     "10_tf32_mma": {"BM": [128], "BN": [128], "BK": [32], "WM": [64], "WN": [32],
@@ -417,15 +417,21 @@ def _lean_worth(config, threads, smem):
     (a larger KUNROLL is the same kernel as KUNROLL = BK), and ELEM_COPY at 0 (the lean body
     ignores it)."""
     blocks = config.get("MIN_BLOCKS", 0)
+    if config.get("ELEM_COPY", 0) == 0 and blocks == 1 and threads == 256:
+        # one 256-thread block per SM with 128 x 256 or 256 x 128 blocktiles (128 accumulators a
+        # thread, 6 float4 reads per 128 FMAs; 225-237 registers, no spills): BK 8, 3 stages
+        return (config.get("KUNROLL", 16) == 4 and config["BK"] == 8 and config["STAGES"] == 3
+                and config["WNITER"] == 2 and sorted((config["BM"], config["BN"])) == [128, 256])
     if not (config.get("ELEM_COPY", 0) == 0 and blocks * threads == 512 and blocks * (smem + 1024) <= SM_SMEM):
         return False
     # A fully unrolled tile spills at 128 registers (nvcc 13): chunks of half a tile. Thread tiles
     # as two sub-tiles across (WNITER = 2): float4 fragment reads of neighbouring lanes are
-    # neighbouring 16-byte words (no bank conflicts). 128 x 128 blocktiles in 256 threads, and
-    # 64 x 64 (32 accumulators) in 128 threads with three stages (64 x 128 and 128 x 64 in 128
-    # threads, 64 accumulators, spill at 128 registers).
+    # neighbouring 16-byte words (no bank conflicts). 128 x 128 x 16 blocktiles in 256 threads
+    # with 2 or 3 stages, and 64 x 64 (32 accumulators) in 128 threads with 3. (tools/gemm_spills.py,
+    # sm_90: 128 x 128 x 8, 4 stages, and 64 x 128, 128 x 64 in 128 threads spill at 128 registers.)
     return (config.get("KUNROLL", 16) == config["BK"] // 2 and config["WNITER"] == 2
-            and (threads == 256 and config["BM"] == config["BN"] == 128
+            and (threads == 256 and config["BM"] == config["BN"] == 128 and config["BK"] == 16
+                 and config["STAGES"] <= 3
                  or threads == 128 and config["BM"] == config["BN"] == 64 and config["STAGES"] == 3))
 
 
@@ -478,6 +484,8 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
         threads = spec.block[0]
         bm, bn = spec.tile
         low, high = _ACCUMULATORS[rung]
+        if rung == "09_pipelined" and config.get("LEAN") and config.get("MIN_BLOCKS") == 1:
+            high = 128          # the lean body fits 128 accumulators in one block per SM
         if not low <= bm * bn // threads <= high or threads < _MIN_THREADS or spec.smem > max_smem:
             continue
         staged = (bm + bn) * config.get("BK", 0) // threads     # floats a tile, per thread
