@@ -410,6 +410,16 @@ def _switches_worth(rung, config, threads, smem):
             and config["BM"] <= 128 and config["BN"] <= 128)    # 64 x 256 tiles spilled at 128 registers
 
 
+def _switches_may_be_worth(config):
+    """A quick necessary condition of _switches_worth for rung 09 that needs no geometry: the
+    switch combinations it can accept (LEAN = 0: (KUNROLL, MIN_BLOCKS, ELEM_COPY) = (16, 0, 0) or
+    (1, 2, 1); LEAN = 1: ELEM_COPY 0, KUNROLL 4 or 8, MIN_BLOCKS 1, 2 or 4)."""
+    switches = (config.get("KUNROLL", 16), config.get("MIN_BLOCKS", 0), config.get("ELEM_COPY", 0))
+    if config.get("LEAN", 0):
+        return switches[2] == 0 and switches[0] in (4, 8) and switches[1] in (1, 2, 4)
+    return switches in ((16, 0, 0), (1, 2, 1))
+
+
 def _lean_worth(config, threads, smem):
     """Whether a LEAN = 1 configuration of rung 09 is worth timing: __launch_bounds__ for 128
     registers a thread (MIN_BLOCKS * NUM_THREADS = 512: two 256-thread or four 128-thread blocks
@@ -477,6 +487,8 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
     names = list(space)
     for values in itertools.product(*(space[n] for n in names)):
         config = dict(zip(names, values))
+        if rung == "09_pipelined" and not _switches_may_be_worth(config):
+            continue            # cheap first cut (rung_with on all ~155k combinations takes ~20 s)
         try:
             spec = rung_with(rung, config)
         except ValueError:
