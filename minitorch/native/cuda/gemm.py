@@ -392,11 +392,12 @@ def _spec_of(rung, options):
 
 
 def _switches_worth(rung, config, threads, smem):
-    """Whether rung 09's register switches (KUNROLL, MIN_BLOCKS, ELEM_COPY) are worth timing with
-    this configuration: either all at their defaults (16, 0, 0), or the combination that fits two
-    256-thread blocks per SM (KUNROLL 1, MIN_BLOCKS 2, ELEM_COPY 1: at most 128 registers a
-    thread, checked spill-free by tools/gemm_spills.py) where two blocks' shared memory fits an
-    SM and the blocktile is at most 128 x 128. Other combinations are valid, only not worth the
+    """Whether rung 09's register switches (KUNROLL, MIN_BLOCKS, ELEM_COPY, LEAN) are worth timing
+    with this configuration: with LEAN = 0 either all at their defaults (16, 0, 0), or the
+    combination that fits two 256-thread blocks per SM (KUNROLL 1, MIN_BLOCKS 2, ELEM_COPY 1: at
+    most 128 registers a thread, checked spill-free by tools/gemm_spills.py) where two blocks'
+    shared memory fits an SM and the blocktile is at most 128 x 128; with LEAN = 1 the
+    configurations of :func:`_lean_worth`. Other combinations are valid, only not worth the
     tuner's time (they change no occupancy, or spill)."""
     if rung != "09_pipelined":
         return True

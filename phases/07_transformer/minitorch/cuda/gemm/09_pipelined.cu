@@ -410,11 +410,13 @@ __device__ __forceinline__ void gemm_body(GEMM_PARAMS(float)) {
 // bases, row and column origins, bounds as 64-bit values) and, fully unrolled, the fragments of
 // many k steps: 168-235 registers for 64 accumulators, one 256-thread block per SM (12.5%
 // occupancy, ncu); capped at 128 registers it spills. The lean body changes no result, only what
-// stays live, so that 64 accumulators fit in 128 registers with the k loop fully unrolled and two
-// 256-thread blocks share an SM (MIN_BLOCKS = 2):
+// stays live and how many instructions surround the FMAs, so that 64 accumulators fit in 128
+// registers with the k loop unrolled by chunks and two 256-thread blocks share an SM
+// (MIN_BLOCKS = 2):
 //   - each operand's copies are a LeanCopier: one source pointer per thread, walked by a fixed
-//     step per k-tile, and the bounds folded once per blocktile into a bit mask (rows) or a byte
-//     count (the right edge); M, N, K, lda, ldb stay in the kernel's parameter (constant) bank;
+//     step per k-tile, and the bounds folded once per blocktile into one int (rows inside the
+//     matrix, or bytes at its right edge); M, N, K, lda, ldb stay in the kernel's parameter
+//     (constant) bank;
 //   - each copier issues a tile's copies without guards when the tile lies inside the matrix
 //     (all but the edge tiles): 3 instructions a copy instead of ~10;
 //   - fragments are double-buffered in registers: the float4 reads of step k+1 are issued before
