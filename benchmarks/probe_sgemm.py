@@ -76,10 +76,8 @@ def check(G, options, gen):
     """(ok, worst normwise relative error, first failing case or None) of rung 09 ``options``."""
     worst = 0.0
     for m, n, k, lay, bias, ba, bb, mis in CHECKS:
-        a, b, bv = C.operands(m, n, k, lay, "f32", bias=bias, gen=gen)
-        if ba or bb:
-            a = a.expand(*ba, *a.shape) if ba else a
-            b = b.expand(*bb, *b.shape) if bb else b
+        a, _, bv = C.operands(m, n, k, lay, "f32", batch=ba, bias=bias, gen=gen)
+        b = C.operands(m, n, k, lay, "f32", batch=bb, gen=gen)[1]       # its own batch shape
         if mis[0]:
             a = _misaligned(a.transpose(-1, -2)).transpose(-1, -2) if lay[0] == "t" else _misaligned(a)
         if mis[1]:
