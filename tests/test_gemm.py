@@ -216,6 +216,18 @@ SWITCH_CONFIGS = [
     {"BM": 256, "BN": 64, "WM": 64, "WN": 32, "WNITER": 2, "TM": 8, "TN": 4, "KUNROLL": 1, "MIN_BLOCKS": 2,
      "ELEM_COPY": 1},
     {"KUNROLL": 2, "ELEM_COPY": 1},
+    # LEAN=1 (the register-lean body): KUNROLL is the unrolled chunk of k steps; 256 threads with
+    # 128 x 128 tiles (BK 16 and 8, both thread arrangements), 128 threads (64 x 128, 64 x 64), a
+    # chunk of 2 (eight chunk iterations per tile) with 4 stages, 128 x 256 (128 accumulators a
+    # thread, one block per SM). (BK = 8 and 64 x 128 in 128
+    # threads spill at 128 registers, so not tuned: here without launch bounds, for their copy
+    # mappings.)
+    {"KUNROLL": 8, "MIN_BLOCKS": 2, "LEAN": 1},
+    {"BK": 8, "WM": 32, "WN": 64, "TM": 4, "STAGES": 2, "KUNROLL": 4, "MIN_BLOCKS": 0, "LEAN": 1},
+    {"BM": 64, "BN": 128, "BK": 8, "WM": 32, "WN": 64, "TM": 4, "KUNROLL": 4, "MIN_BLOCKS": 0, "LEAN": 1},
+    {"BM": 64, "BN": 64, "BK": 16, "WM": 32, "WN": 32, "TM": 4, "KUNROLL": 8, "MIN_BLOCKS": 4, "LEAN": 1},
+    {"STAGES": 4, "KUNROLL": 2, "MIN_BLOCKS": 2, "LEAN": 1},
+    {"BM": 128, "BN": 256, "BK": 8, "WM": 64, "WN": 64, "TM": 8, "KUNROLL": 4, "MIN_BLOCKS": 1, "LEAN": 1},
 ]
 SWITCH_CASES = [
     # sizes multiples of 4 (16-byte copies allowed) but not of the tiles: the aligned body, edges
@@ -225,7 +237,9 @@ SWITCH_CASES = [
     (36, 40, 24, "tn", True, (3,), (3,), (False, False)),          # batches, aligned strides
     (36, 40, 24, "nn", False, (2, 1), (3,), (False, False)),       # broadcast (stride 0)
     (36, 40, 24, "tn", True, (), (), (True, False)),                # one operand unaligned
-    (300, 260, 100, "tn", False, (), (), (False, False)),          # several row tiles, K not of BK
+    # several row tiles, K not of BK: interior tiles (LEAN's unguarded copies) and edge tiles
+    *[(300, 260, 100, lay, lay == "nt", (), (), (False, False)) for lay in C.LAYOUTS],
+    (256, 256, 64, "nn", False, (), (), (False, False)),           # whole tiles only
 ]
 
 

@@ -248,3 +248,28 @@ def test_gpu_script_is_valid_bash():
         pytest.skip("no bash")
     run = subprocess.run([bash, "-n", str(ROOT / "tools" / "gpu_gemm.sh")], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
+
+
+def test_lean_tuning_space():
+    """Rung 09's LEAN configurations (gemm.py, read without CuPy): 128 registers a thread for two
+    256-thread or four 128-thread blocks (or one block of 128 accumulators a thread), chunks of
+    half a tile, every one listed before the rest by the tuner's prior; invalid LEAN settings are
+    refused with the rule named."""
+    import gemm_spills
+    G = gemm_spills.load_gemm()
+    lean = [c for c in G.tuning_configs("09_pipelined") if "-DLEAN=1" in c]
+    assert len(lean) == 18
+    for options in lean:
+        c = G.config_of("09_pipelined", options)
+        spec = G.rung_with("09_pipelined", options)
+        threads, (bm, bn) = spec.block[0], spec.tile
+        assert c["KUNROLL"] == c["BK"] // 2 and c["ELEM_COPY"] == 0
+        assert threads * c["MIN_BLOCKS"] == 512 or (c["MIN_BLOCKS"] == 1 and bm * bn // threads == 128)
+    with pytest.raises(ValueError, match="KUNROLL even"):
+        G.rung_with("09_pipelined", {"LEAN": 1, "KUNROLL": 3})
+    with pytest.raises(ValueError, match="LEAN 0 or 1"):
+        G.rung_with("09_pipelined", {"LEAN": 2})
+    assert G.rung_with("09_pipelined", {}).options[-1] == "-DLEAN=0"     # the default: the first body
+    tuned = [("09_pipelined", tuple(c), True) for c in G.tuning_configs("09_pipelined")]
+    order = tune_gemm._by_prior(tuned)
+    assert {o for _, o, _ in order[:len(lean)]} == set(lean)

@@ -45,3 +45,21 @@ def test_compiles_without_spills(path, arch, tmp_path):
     spilling = [f"{name}: {stores} bytes spill stores, {loads} bytes spill loads"
                 for name, _, stores, loads in functions if int(stores) or int(loads)]
     assert not spilling, f"{path.name} ({arch}) spills registers:\n" + "\n".join(spilling)
+
+
+# Rung 09's register-lean body (LEAN=1) is compiled only with options (its default is the first
+# body): its base configuration, two 128 x 128 blocks per SM at 128 registers, must not spill either.
+LEAN_09 = ("-DLEAN=1", "-DKUNROLL=8", "-DMIN_BLOCKS=2")
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_rung09_lean_compiles_without_spills(arch, tmp_path):
+    path = KERNEL_DIR / "gemm" / "09_pipelined.cu"
+    cmd = [NVCC, f"-arch={arch}", "-std=c++17", "-cubin", "-o", str(tmp_path / "out.cubin"), "--resource-usage",
+           "-I", str(KERNEL_DIR), "-I", str(path.parent), *LEAN_09, str(path)]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    log = run.stdout + run.stderr
+    assert run.returncode == 0, f"nvcc failed on {path.name} {LEAN_09} for {arch}:\n{log}"
+    functions = SPILLS.findall(log)
+    assert len(functions) == 4, f"expected the four gemm_*_f32 entries:\n{log}"
+    assert all(int(s) == 0 and int(l) == 0 for _, _, s, l in functions), f"{LEAN_09} spills ({arch}):\n{log}"

@@ -85,10 +85,14 @@ def prior(rung, options, target):
     (94 candidates, 2026-11-24) and the register reports say. Large products: 64 accumulators a
     thread (32 starve the FMA pipes, 128 spill or run one warp group per SM), 128 x 128
     blocktiles, thread tiles of 4 columns (07 with TN=8 has shared-memory bank conflicts), the
-    cp.async pipeline of 09 with BK 16 and 3 stages, and above all 09 with the switches that fit two
-    256-thread blocks per SM (KUNROLL=1, MIN_BLOCKS=2, ELEM_COPY=1: 128 registers, no spills).
+    cp.async pipeline of 09 with BK 16 and 3 stages, 09 with the switches that fit two 256-thread
+    blocks per SM (KUNROLL=1, MIN_BLOCKS=2, ELEM_COPY=1: 128 registers, no spills), and first of
+    all 09's register-lean body (LEAN=1: two blocks per SM with the k loop unrolled by chunks and
+    double-buffered fragments; not yet measured when this order was written, so all 18 of its
+    configurations come first: --rungs 09 --kinds fp32 with a 150 s budget times every one).
     Small and medium ones: small blocktiles (64 x 64 gives the most blocks), 16-32 accumulators,
-    deep k slices for 07. Only an order: every configuration stays in the search."""
+    deep k slices for 07, LEAN's 128-thread configurations first. Only an order: every
+    configuration stays in the search."""
     c = _params(options)
     bm, bn, bk = c.get("BM", 128), c.get("BN", 128), c.get("BK", 8)
     if rung.startswith("07"):
@@ -99,8 +103,10 @@ def prior(rung, options, target):
     area = bm * bn
     shape = (min(bm, bn), max(bm, bn))
     two_blocks = (c.get("KUNROLL"), c.get("MIN_BLOCKS"), c.get("ELEM_COPY")) == (1, 2, 1)
+    lean = c.get("LEAN") == 1
     score = 0.0
     if target == "large":
+        score += 20.0 if lean else 0.0
         score += {"09": 3.0, "08": 1.0, "07": 1.5}.get(rung[:2], 0.0)
         score += 4.0 if two_blocks else 0.0
         score += {64: 2.0, 128: 1.0, 32: 0.5}.get(acc, 0.0)
@@ -109,6 +115,7 @@ def prior(rung, options, target):
         if rung.startswith("09"):
             score += (0.5 if bk == 16 else 0.0) + {3: 0.5, 4: 0.3}.get(c.get("STAGES"), 0.0)
     else:
+        score += 20.0 if lean and threads == 128 else 10.0 if lean else 0.0
         score += {"09": 2.0, "07": 2.0, "08": 1.0}.get(rung[:2], 0.0)
         score += 1.0 if two_blocks else 0.0
         score += {64 * 64: 2.0, 64 * 128: 1.2, 128 * 64: 1.2, 128 * 128: 0.5}.get(area, 0.0)

@@ -66,6 +66,12 @@
 //             over the threads like the 'along k' copies. Same bytes, same zeros outside; 1
 //             needs far fewer live registers (the guards and pointers of 4 copies per group were
 //             kept across the whole k loop), which is what lets MIN_BLOCKS = 2 fit without spills.
+//   LEAN      0 (default): the body described above; 1: the register-lean body (see "LEAN = 1"
+//             below: the same pipeline, copies and results, with fewer live registers, fragments
+//             double-buffered in registers, and KUNROLL the number of k steps unrolled at once,
+//             even). With MIN_BLOCKS = 2 and 256 threads it fits 128 registers with no spills,
+//             so two 128 x 128 blocks share an SM; ELEM_COPY is ignored (it always splits the
+//             body by copy kind, as ELEM_COPY = 1 does).
 // Arguments, layouts and batches: gemm.cuh.
 #include "gemm.cuh"
 
@@ -112,12 +118,15 @@
 #ifndef ELEM_COPY
 #define ELEM_COPY 0
 #endif
+#ifndef LEAN
+#define LEAN 0
+#endif
 
 namespace rung09 {
 
-constexpr int kunroll = KUNROLL;      // #pragma unroll takes a constant expression, not a macro
-static_assert(KUNROLL >= 1 && MIN_BLOCKS >= 0 && (ELEM_COPY == 0 || ELEM_COPY == 1),
-              "KUNROLL >= 1, MIN_BLOCKS >= 0, ELEM_COPY 0 or 1");
+[[maybe_unused]] constexpr int kunroll = KUNROLL;   // #pragma unroll takes a constant expression, not a macro
+static_assert(KUNROLL >= 1 && MIN_BLOCKS >= 0 && (ELEM_COPY == 0 || ELEM_COPY == 1) && (LEAN == 0 || LEAN == 1),
+              "KUNROLL >= 1, MIN_BLOCKS >= 0, ELEM_COPY 0 or 1, LEAN 0 or 1");
 
 constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);   // sub-tiles along m
 constexpr int WSUBM = WM / WMITER;                             // a sub-tile: WSUBM x WSUBN
@@ -396,10 +405,252 @@ __device__ __forceinline__ void gemm_body(GEMM_PARAMS(float)) {
     }
 }
 
+// ---- LEAN = 1: the same pipeline in a register-lean body --------------------------------------
+// The body above keeps, across the whole k loop, what copy_tile recomputes each tile (operand
+// bases, row and column origins, bounds as 64-bit values) and, fully unrolled, the fragments of
+// many k steps: 168-235 registers for 64 accumulators, one 256-thread block per SM (12.5%
+// occupancy, ncu); capped at 128 registers it spills. The lean body changes no result, only what
+// stays live and how many instructions surround the FMAs, so that 64 accumulators fit in 128
+// registers with the k loop unrolled by chunks and two 256-thread blocks share an SM
+// (MIN_BLOCKS = 2):
+//   - each operand's copies are a LeanCopier: one source pointer per thread, walked by a fixed
+//     step per k-tile, and the bounds folded once per blocktile into one int (rows inside the
+//     matrix, or bytes at its right edge); M, N, K, lda, ldb stay in the kernel's parameter
+//     (constant) bank;
+//   - each copier issues a tile's copies without guards when the tile lies inside the matrix
+//     (all but the edge tiles): 3 instructions a copy instead of ~10;
+//   - fragments are double-buffered in registers: the float4 reads of step k+1 are issued before
+//     the FMAs of step k, so a warp's shared-memory latency hides behind its own 64 FMAs;
+//   - the k loop of a tile runs in chunks of KUNROLL steps (an unrolled chunk inside a rolled
+//     loop): fully unrolled, ptxas hoists the reads of many steps ahead of their FMAs and, capped
+//     at 128 registers, spills; chunks of BK / 2 steps do not (nvcc 13, sm_90);
+//   - batches and row tiles are one loop over (batch, row tile) pairs, and the epilogue's values
+//     (C's batch, the tile origin) are recomputed after the k loop instead of kept through it;
+//   - the kind of copy (16-byte or element) is decided once per launch, as ELEM_COPY = 1 does:
+//     two kernel bodies, neither paying registers for the other's copies.
+// Copies go to the same places as copy_tile's (same thread -> data mapping, same zeros outside
+// M, N, K); an unaligned operand copied along its contiguous dimension uses the element mapping
+// of ELEM_COPY = 1 (thread t: element t % BR of k-rows t / BR + i * NUM_THREADS / BR).
+#if LEAN
+// k steps of the inner loop unrolled at once: KUNROLL, at least 2 and even (see lean_body)
+constexpr int LEAN_CHUNK = KUNROLL < BK ? KUNROLL : BK;
+static_assert(LEAN_CHUNK >= 2 && LEAN_CHUNK % 2 == 0 && BK % LEAN_CHUNK == 0,
+              "LEAN: KUNROLL (the k steps unrolled at once) even, at least 2, dividing BK (or >= BK)");
+
+// The copies of one operand tile (BR rows x BK, k-major in shared memory, S floats a k-row) for
+// the k-tiles 0, 1, 2, ... of one blocktile, issued in that order (issue() walks the pointer).
+// ALONG_K, VEC as in copy_tile: ALONG_K the operand's contiguous dimension is k; VEC (along r
+// only) 16-byte copies, else one 4-byte copy per element.
+template <int BR, int S, bool ALONG_K, bool VEC>
+struct LeanCopier {
+    static constexpr int RSTEP = NUM_THREADS / BK;           // along k: rows one pass covers
+    static constexpr int CPR = BR / 4;                       // along r, VEC: 16-byte groups a k-row
+    static constexpr int KSTEP = VEC ? NUM_THREADS / CPR : NUM_THREADS / BR;   // along r: k-rows a pass
+    static constexpr int COPIES = ALONG_K ? BR / RSTEP : BK / KSTEP;           // per thread per k-tile
+    static_assert(NUM_THREADS % BK == 0 && BR % RSTEP == 0 && BR / RSTEP <= 32,
+                  "LEAN along k: NUM_THREADS a multiple of BK, BR of NUM_THREADS / BK, at most 32 copies");
+    static_assert(ALONG_K || (NUM_THREADS % (VEC ? CPR : BR) == 0 && BK % KSTEP == 0),
+                  "LEAN along r: BR / 4 and BR divide NUM_THREADS, BK a multiple of the k-rows a pass covers");
+
+    // This thread's first row (of BR) and first k (of BK) inside a tile: recomputed from tid
+    // when needed rather than kept in registers across the k loop.
+    __device__ __forceinline__ static int row(int tid) {
+        return ALONG_K ? tid / BK : VEC ? (tid % CPR) * 4 : tid % BR;
+    }
+    __device__ __forceinline__ static int kk(int tid) { return ALONG_K ? tid % BK : VEC ? tid / CPR : tid / BR; }
+
+    static constexpr int FULL = ALONG_K ? COPIES : VEC ? 16 : 4;   // in_r of a thread inside R
+
+    const float* p;      // this thread's first element of the next k-tile
+    int in_r;            // along k: how many of the rows row + i * RSTEP are inside R (0..COPIES);
+                         // along r: bytes of this thread's group (VEC: 0..16) or element (0, 4)
+                         // inside R
+
+    __device__ __forceinline__ LeanCopier(const float* x, long long ld, long long r0, long long R, int tid) {
+        const int r = row(tid), k = kk(tid);
+        const long long left = R - (r0 + r);             // rows (elements) from this thread's first on
+        if constexpr (ALONG_K) {
+            p = x + (r0 + r) * ld + k;
+            in_r = left <= 0 ? 0 : left >= (long long)(COPIES - 1) * RSTEP + 1 ? COPIES
+                                                                             : (int)((left + RSTEP - 1) / RSTEP);
+        } else {
+            p = x + k * ld + r0 + r;
+            in_r = VEC ? (left >= 4 ? 16 : left > 0 ? 4 * (int)left : 0) : (left > 0 ? 4 : 0);
+        }
+    }
+
+    // Issues this thread's copies of k-tile k0 (the next one in order) into the stage at Xs.
+    // x: any valid address of the operand (the source of the copies that read nothing). Inside
+    // the matrix (every tile but the last row / column / k tiles) the copies take no guards.
+    __device__ __forceinline__ void issue(float* Xs, long long k0, long long K, long long ld, const float* x,
+                                          int tid) {
+        const int r = row(tid), k = kk(tid);
+        const long long k_left = K - k0 - k;              // k from this thread's first on, inside K
+        if constexpr (ALONG_K) {
+            float* d = &Xs[k * S + r];
+            if (k_left > 0 && in_r == FULL) {
+#pragma unroll
+                for (int i = 0; i < COPIES; ++i) cp_async4(d + i * RSTEP, p + i * RSTEP * ld, 4);
+            } else {
+#pragma unroll
+                for (int i = 0; i < COPIES; ++i) {
+                    const bool in = k_left > 0 && i < in_r;
+                    cp_async4(d + i * RSTEP, in ? p + i * RSTEP * ld : x, in ? 4 : 0);
+                }
+            }
+            p += BK;
+        } else {
+            float* d = &Xs[k * S + r];
+            if (k_left > (long long)(COPIES - 1) * KSTEP && in_r == FULL) {
+#pragma unroll
+                for (int j = 0; j < COPIES; ++j) {
+                    if constexpr (VEC)
+                        cp_async16(d + j * KSTEP * S, p + j * KSTEP * ld, 16);
+                    else
+                        cp_async4(d + j * KSTEP * S, p + j * KSTEP * ld, 4);
+                }
+            } else {
+                const int k_in = (int)(k_left < BK ? k_left : BK);   // k-rows left, at most BK
+#pragma unroll
+                for (int j = 0; j < COPIES; ++j) {
+                    const int bytes = j * KSTEP < k_in ? in_r : 0;
+                    const float* src = bytes ? p + j * KSTEP * ld : x;
+                    if constexpr (VEC)
+                        cp_async16(d + j * KSTEP * S, src, bytes);
+                    else
+                        cp_async4(d + j * KSTEP * S, src, bytes);
+                }
+            }
+            p += BK * ld;
+        }
+    }
+};
+
+// The fragments of k step k: the thread's WMITER x TM rows of A and WNITER x TN columns of B,
+// as float4 reads (as and bs already point at the thread's first row / column of the stage).
+__device__ __forceinline__ void lean_fragments(float (&ra)[WMITER * TM], float (&rb)[WNITER * TN],
+                                               const float* as, const float* bs, int k) {
+#pragma unroll
+    for (int wm = 0; wm < WMITER; ++wm)
+#pragma unroll
+        for (int i = 0; i < TM; i += 4) {
+            const float4 f = *reinterpret_cast<const float4*>(&as[k * SA + wm * WSUBM + i]);
+            ra[wm * TM + i] = f.x; ra[wm * TM + i + 1] = f.y; ra[wm * TM + i + 2] = f.z; ra[wm * TM + i + 3] = f.w;
+        }
+#pragma unroll
+    for (int wn = 0; wn < WNITER; ++wn)
+#pragma unroll
+        for (int j = 0; j < TN; j += 4) {
+            const float4 f = *reinterpret_cast<const float4*>(&bs[k * SB + wn * WSUBN + j]);
+            rb[wn * TN + j] = f.x; rb[wn * TN + j + 1] = f.y; rb[wn * TN + j + 2] = f.z; rb[wn * TN + j + 3] = f.w;
+        }
+}
+
+// Every batch, every row tile of this block's column tile, as row_tiles_of + gemm_body do, as
+// one loop over (batch, row tile) pairs w = z * row_tiles + mt (one live counter instead of two
+// loops' state); VEC: the operands copied along their contiguous dimension take 16-byte copies.
+// Everything else (tile origins, the thread's place, C's batch) is recomputed where it is used.
+template <bool TA, bool TB, bool VEC>
+__device__ __forceinline__ void lean_body(GEMM_PARAMS(float)) {
+    float* const As = gemm_smem;
+    float* const Bs = gemm_smem + STAGES * STAGE_A;
+    const int tid = threadIdx.x;
+    const long long row_tiles = (M + BM - 1) / BM;
+    const long long k_tiles = (K + BK - 1) / BK;
+    for (long long w = blockIdx.z * (long long)gridDim.y + blockIdx.y; w < batch * row_tiles;
+         w += (long long)gridDim.y * gridDim.z) {
+        const long long z = w / row_tiles, m0 = (w - z * row_tiles) * BM;
+        const long long n0 = (long long)blockIdx.x * BN;
+        long long off[2];
+        layout_offsets<2>(L, z, off);
+        LeanCopier<BM, SA, !TA, VEC> copy_a(A + off[0], lda, m0, M, tid);
+        LeanCopier<BN, SB, TB, VEC> copy_b(B + off[1], ldb, n0, N, tid);
+        float acc[WMITER * TM][WNITER * TN];
+#pragma unroll
+        for (int i = 0; i < WMITER * TM; ++i)
+#pragma unroll
+            for (int j = 0; j < WNITER * TN; ++j) acc[i][j] = 0.f;
+
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; ++s) {      // prologue: tiles 0 .. STAGES-2
+            if (s < k_tiles) {
+                copy_a.issue(As + s * STAGE_A, (long long)s * BK, K, lda, A, tid);
+                copy_b.issue(Bs + s * STAGE_B, (long long)s * BK, K, ldb, B, tid);
+            }
+            cp_async_commit();
+        }
+        // the thread's first row / column in the blocktile (rung 08's mapping)
+        const int warp = tid / 32, lane = tid % 32;
+        const int a_col = (warp / (BN / WN)) * WM + (lane / (WSUBN / TN)) * TM;
+        const int b_col = (warp % (BN / WN)) * WN + (lane % (WSUBN / TN)) * TN;
+        int read_stage = 0, write_stage = STAGES - 1;
+        for (long long t = 0; t < k_tiles; ++t) {
+            cp_async_wait<STAGES - 2>();            // the counting of row_tiles_of
+            __syncthreads();
+            const long long next = t + STAGES - 1;
+            if (next < k_tiles) {
+                copy_a.issue(As + write_stage * STAGE_A, next * BK, K, lda, A, tid);
+                copy_b.issue(Bs + write_stage * STAGE_B, next * BK, K, ldb, B, tid);
+            }
+            cp_async_commit();
+            write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;
+
+            const float* as = As + read_stage * STAGE_A + a_col;
+            const float* bs = Bs + read_stage * STAGE_B + b_col;
+            float ra[2][WMITER * TM], rb[2][WNITER * TN];     // fragments of steps k and k+1
+            lean_fragments(ra[0], rb[0], as, bs, 0);
+            // LEAN_CHUNK steps unrolled at once (an even number: step k's buffer is k % 2 at
+            // compile time); the last step of a chunk reads the next chunk's first fragments,
+            // or, at the tile's end, step BK-1's again (harmless, and no branch).
+#pragma unroll 1
+            for (int kc = 0; kc < BK; kc += LEAN_CHUNK) {
+#pragma unroll
+                for (int kk = 0; kk < LEAN_CHUNK; ++kk) {
+                    const int kn = kk + 1 < LEAN_CHUNK ? kc + kk + 1 : min(kc + kk + 1, BK - 1);
+                    lean_fragments(ra[(kk + 1) % 2], rb[(kk + 1) % 2], as, bs, kn);
+#pragma unroll
+                    for (int i = 0; i < WMITER * TM; ++i)
+#pragma unroll
+                        for (int j = 0; j < WNITER * TN; ++j)
+                            acc[i][j] = fmaf(ra[kk % 2][i], rb[kk % 2][j], acc[i][j]);
+                }
+            }
+            read_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;
+        }
+        cp_async_wait<0>();
+        __syncthreads();
+        store_tile(acc, C + z * M * N, bias, M, N, m0, n0, a_col, b_col, N % 4 == 0 && aligned16(C));
+    }
+}
+
+// Chooses the body once per launch, as gemm_pipelined does with ELEM_COPY = 1.
+template <typename T, bool TA, bool TB>
+__device__ __forceinline__ void gemm_lean(GEMM_PARAMS(T)) {
+    static_assert(sizeof(T) == 4, "float32 only: tiles move as float4");
+    constexpr bool a_r = TA, b_r = !TB;       // operands copied along their contiguous dimension
+    if constexpr (!a_r && !b_r) {
+        lean_body<TA, TB, false>(A, B, C, bias, M, N, K, lda, ldb, batch, L);   // 'nt': 4-byte copies only
+    } else {
+        bool vec = (!a_r || (aligned16(A) && lda % 4 == 0)) && (!b_r || (aligned16(B) && ldb % 4 == 0));
+#pragma unroll
+        for (int d = 0; d < MAX_DIMS; ++d) {
+            if (d >= L.ndim) break;
+            vec = vec && (!a_r || L.strides[0][d] % 4 == 0) && (!b_r || L.strides[1][d] % 4 == 0);
+        }
+        if (vec)
+            lean_body<TA, TB, true>(A, B, C, bias, M, N, K, lda, ldb, batch, L);
+        else
+            lean_body<TA, TB, false>(A, B, C, bias, M, N, K, lda, ldb, batch, L);
+    }
+}
+#endif  // LEAN
+
 template <typename T, bool TA, bool TB>
 __device__ __forceinline__ void gemm_pipelined(GEMM_PARAMS(T)) {
     static_assert(sizeof(T) == 4, "float32 only: tiles move as float4");
-#if ELEM_COPY
+#if LEAN
+    gemm_lean<T, TA, TB>(A, B, C, bias, M, N, K, lda, ldb, batch, L);
+#elif ELEM_COPY
     // Decided once for the whole launch (the same answer in every thread): when every operand
     // that is copied along its contiguous dimension (A 't', B 'n': the 16-byte copies) is 16-byte
     // aligned, with a leading dimension and batch strides that are multiples of 4, every batch's

@@ -102,8 +102,9 @@ TUNED_DEFAULTS = {
                      "STAGES": 3,
                      # register-budget switches (09_pipelined.cu's header): KUNROLL 16 unrolls the
                      # whole k loop (BK <= 16), MIN_BLOCKS 0 = no __launch_bounds__, ELEM_COPY 0 =
-                     # the 4-copies-per-group fallback for unaligned operands
-                     "KUNROLL": 16, "MIN_BLOCKS": 0, "ELEM_COPY": 0},
+                     # the 4-copies-per-group fallback for unaligned operands, LEAN 0 = the first
+                     # body (1: the register-lean body, KUNROLL even: k steps per unrolled chunk)
+                     "KUNROLL": 16, "MIN_BLOCKS": 0, "ELEM_COPY": 0, "LEAN": 0},
     # tensor-core rungs (the macros at the top of each file): block tile, warptile, pipeline depth,
     # and switches that are 0 (off) by default: FRAG_DB register double buffering of fragments,
     # KPERM permuted k for 8-byte fragment loads (TF32), CVT_SMEM round to TF32 once in smem, GROUP_M block rasterization (0 = off, else
@@ -128,7 +129,7 @@ TUNING_SPACE = {
     "09_pipelined": {"BM": [64, 128, 256], "BN": [64, 128, 256], "BK": [8, 16],
                      "WM": [32, 64, 128], "WN": [32, 64], "WNITER": [1, 2, 4], "TM": [4, 8], "TN": [4],
                      "STAGES": [2, 3, 4],
-                     "KUNROLL": [16, 1], "MIN_BLOCKS": [0, 2], "ELEM_COPY": [0, 1]},
+                     "KUNROLL": [16, 1, 8, 4, 2], "MIN_BLOCKS": [0, 1, 2, 4], "ELEM_COPY": [0, 1], "LEAN": [0, 1]},
     # (the 128 x 256 tile is the fixed rung 10_tf32_mma_wide; its variants, and 64 x 64 warptiles in
     # general, are at the edge of 255 registers: not compiled clean yet, so not in the space)
     "10_tf32_mma": {"BM": [128], "BN": [128], "BK": [32], "WM": [64], "WN": [32],
@@ -156,7 +157,7 @@ _MAX_COPIES = 16
 # WNITER + (BM + BN) * BK / NUM_THREADS; past 160 they spill (seen at 168: BM=256, BN=64, BK=16,
 # WM = WN = 64, 128 threads, on sm_80).
 _MAX_LIVE = 160
-_SWITCHES = {"MIN_BLOCKS", "ELEM_COPY"}     # parameters for which 0 is a value (off)
+_SWITCHES = {"MIN_BLOCKS", "ELEM_COPY", "LEAN"}     # parameters for which 0 is a value (off)
 # Configurations of the tensor-core rungs that spill registers with nvcc 13 for sm_80 or sm_90
 # (tools/compile_gemm_configs.py compiles every one and prints this set): tuning_configs skips them.
 _SPILLING = frozenset({
@@ -274,6 +275,18 @@ def _tma_geometry(c, need):
     return 384, (128, bn), smem
 
 
+def _lean_rules(c, threads, need):
+    """Rung 09's LEAN = 1 rules (09_pipelined.cu: LEAN_CHUNK and LeanCopier's static_asserts)."""
+    bk, unroll = c["BK"], c.get("KUNROLL", 16)
+    need(unroll >= 2 and unroll % 2 == 0 and (unroll >= bk or bk % unroll == 0),
+         "LEAN: KUNROLL even, at least 2, dividing BK (or at least BK)")
+    if threads >= 32 and threads % bk == 0:
+        need(all(r % (threads // bk) == 0 and r // (threads // bk) <= 32 for r in (c["BM"], c["BN"])),
+             "LEAN: at most 32 copies along k per thread")
+    need(all(threads % r == 0 and bk % (threads // r) == 0 for r in (c["BM"], c["BN"]) if threads >= 32),
+         "LEAN: BM and BN divide NUM_THREADS and BK is a multiple of NUM_THREADS / BM, / BN (element copies)")
+
+
 def _geometry(rung, c):
     """(threads per block, (BM, BN), dynamic shared memory bytes) of configuration ``c`` (a full
     dict) of tuned rung ``rung``, after checking the rules the file's static_asserts check.
@@ -324,8 +337,10 @@ def _geometry(rung, c):
         else:
             stages = c["STAGES"]
             need(2 <= stages <= 4, "STAGES from 2 to 4")
-            need(c.get("KUNROLL", 16) >= 1 and c.get("MIN_BLOCKS", 0) >= 0 and c.get("ELEM_COPY", 0) in (0, 1),
-                 "KUNROLL >= 1, MIN_BLOCKS >= 0, ELEM_COPY 0 or 1")
+            need(c.get("KUNROLL", 16) >= 1 and c.get("MIN_BLOCKS", 0) >= 0 and c.get("ELEM_COPY", 0) in (0, 1)
+                 and c.get("LEAN", 0) in (0, 1), "KUNROLL >= 1, MIN_BLOCKS >= 0, ELEM_COPY 0 or 1, LEAN 0 or 1")
+            if c.get("LEAN", 0):
+                _lean_rules(c, threads, need)
             if c.get("ELEM_COPY", 0) and threads >= 32:
                 # the element copies of an unaligned operand cover each tile exactly
                 need(all(threads % r == 0 and bk % (threads // r) == 0 if threads >= r else r % threads == 0
@@ -412,19 +427,57 @@ def _spec_of(rung, options):
 
 
 def _switches_worth(rung, config, threads, smem):
-    """Whether rung 09's register switches (KUNROLL, MIN_BLOCKS, ELEM_COPY) are worth timing with
-    this configuration: either all at their defaults (16, 0, 0), or the combination that fits two
-    256-thread blocks per SM (KUNROLL 1, MIN_BLOCKS 2, ELEM_COPY 1: at most 128 registers a
-    thread, checked spill-free by tools/gemm_spills.py) where two blocks' shared memory fits an
-    SM and the blocktile is at most 128 x 128. Other combinations are valid, only not worth the
+    """Whether rung 09's register switches (KUNROLL, MIN_BLOCKS, ELEM_COPY, LEAN) are worth timing
+    with this configuration: with LEAN = 0 either all at their defaults (16, 0, 0), or the
+    combination that fits two 256-thread blocks per SM (KUNROLL 1, MIN_BLOCKS 2, ELEM_COPY 1: at
+    most 128 registers a thread, checked spill-free by tools/gemm_spills.py) where two blocks'
+    shared memory fits an SM and the blocktile is at most 128 x 128; with LEAN = 1 the
+    configurations of :func:`_lean_worth`. Other combinations are valid, only not worth the
     tuner's time (they change no occupancy, or spill)."""
     if rung != "09_pipelined":
         return True
     switches = (config.get("KUNROLL", 16), config.get("MIN_BLOCKS", 0), config.get("ELEM_COPY", 0))
+    if config.get("LEAN", 0):
+        return _lean_worth(config, threads, smem)
     if switches == (16, 0, 0):
         return True
     return (switches == (1, 2, 1) and threads == 256 and 2 * (smem + 1024) <= SM_SMEM
             and config["BM"] <= 128 and config["BN"] <= 128)    # 64 x 256 tiles spilled at 128 registers
+
+
+def _switches_may_be_worth(config):
+    """A quick necessary condition of _switches_worth for rung 09 that needs no geometry: the
+    switch combinations it can accept (LEAN = 0: (KUNROLL, MIN_BLOCKS, ELEM_COPY) = (16, 0, 0) or
+    (1, 2, 1); LEAN = 1: ELEM_COPY 0, KUNROLL 4 or 8, MIN_BLOCKS 1, 2 or 4)."""
+    switches = (config.get("KUNROLL", 16), config.get("MIN_BLOCKS", 0), config.get("ELEM_COPY", 0))
+    if config.get("LEAN", 0):
+        return switches[2] == 0 and switches[0] in (4, 8) and switches[1] in (1, 2, 4)
+    return switches in ((16, 0, 0), (1, 2, 1))
+
+
+def _lean_worth(config, threads, smem):
+    """Whether a LEAN = 1 configuration of rung 09 is worth timing: __launch_bounds__ for 128
+    registers a thread (MIN_BLOCKS * NUM_THREADS = 512: two 256-thread or four 128-thread blocks
+    per SM) with that many blocks' shared memory fitting an SM, a chunk of KUNROLL <= BK k steps
+    (a larger KUNROLL is the same kernel as KUNROLL = BK), and ELEM_COPY at 0 (the lean body
+    ignores it)."""
+    blocks = config.get("MIN_BLOCKS", 0)
+    if config.get("ELEM_COPY", 0) == 0 and blocks == 1 and threads == 256:
+        # one 256-thread block per SM with 128 x 256 or 256 x 128 blocktiles (128 accumulators a
+        # thread, 6 float4 reads per 128 FMAs; 225-237 registers, no spills): BK 8, 3 stages
+        return (config.get("KUNROLL", 16) == 4 and config["BK"] == 8 and config["STAGES"] == 3
+                and config["WNITER"] == 2 and sorted((config["BM"], config["BN"])) == [128, 256])
+    if not (config.get("ELEM_COPY", 0) == 0 and blocks * threads == 512 and blocks * (smem + 1024) <= SM_SMEM):
+        return False
+    # A fully unrolled tile spills at 128 registers (nvcc 13): chunks of half a tile. Thread tiles
+    # as two sub-tiles across (WNITER = 2): float4 fragment reads of neighbouring lanes are
+    # neighbouring 16-byte words (no bank conflicts). 128 x 128 x 16 blocktiles in 256 threads
+    # with 2 or 3 stages, and 64 x 64 (32 accumulators) in 128 threads with 3. (tools/gemm_spills.py,
+    # sm_90: 128 x 128 x 8, 4 stages, and 64 x 128, 128 x 64 in 128 threads spill at 128 registers.)
+    return (config.get("KUNROLL", 16) == config["BK"] // 2 and config["WNITER"] == 2
+            and (threads == 256 and config["BM"] == config["BN"] == 128 and config["BK"] == 16
+                 and config["STAGES"] <= 3
+                 or threads == 128 and config["BM"] == config["BN"] == 64 and config["STAGES"] == 3))
 
 
 # Configurations that tools/gemm_spills.py found spilling registers (nvcc 13, sm_80 or sm_90):
@@ -469,6 +522,8 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
     names = list(space)
     for values in itertools.product(*(space[n] for n in names)):
         config = dict(zip(names, values))
+        if rung == "09_pipelined" and not _switches_may_be_worth(config):
+            continue            # cheap first cut (rung_with on all ~155k combinations takes ~20 s)
         try:
             spec = rung_with(rung, config)
         except ValueError:
@@ -476,6 +531,8 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
         threads = spec.block[0]
         bm, bn = spec.tile
         low, high = _ACCUMULATORS[rung]
+        if rung == "09_pipelined" and config.get("LEAN") and config.get("MIN_BLOCKS") == 1:
+            high = 128          # the lean body fits 128 accumulators in one block per SM
         if not low <= bm * bn // threads <= high or threads < _MIN_THREADS or spec.smem > max_smem:
             continue
         staged = (bm + bn) * config.get("BK", 0) // threads     # floats a tile, per thread
