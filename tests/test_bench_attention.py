@@ -8,7 +8,6 @@ import types
 from pathlib import Path
 
 import matplotlib
-import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,6 +109,7 @@ def memory_run():
 
 def run_cells(folder, monkeypatch):
     """Run the notebook's cells that read bench_attention*.json, with benchmarks/results = folder."""
+    nbformat = pytest.importorskip("nbformat")        # not on the GPU machine
     import numpy as np
     from matplotlib import pyplot as plt
 
