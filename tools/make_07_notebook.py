@@ -1253,8 +1253,23 @@ show_races("07_transformer", result)
 
 code("session.report()")
 
+def keep_ids(cells, old_path):
+    """Give each cell the id of the cell of ``old_path`` with the same type and source (first unused
+    one), so that regenerating changes the ids of the edited cells only: small diffs."""
+    if not Path(old_path).exists():
+        return
+    unused = {}
+    for cell in nbformat.read(old_path, as_version=4).cells:
+        unused.setdefault((cell.cell_type, cell.source), []).append(cell.id)
+    for cell in cells:
+        ids = unused.get((cell.cell_type, cell.source))
+        if ids:
+            cell.id = ids.pop(0)
+
+
 nb = new_notebook(cells=cells, metadata={"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                                          "language_info": {"name": "python"}})
 out = sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "phases" / "07_transformer" / "07_transformer.ipynb"
+keep_ids(cells, out)
 nbformat.write(nb, out)
 print(f"wrote {out}: {len(cells)} cells")
