@@ -259,8 +259,8 @@ its own, one value at a time); the team then merges the triples with shuffles. A
 $$n \leftarrow n + 1,\qquad \delta = v - \mu,\qquad \mu \leftarrow \mu + \delta / n,\qquad M_2 \leftarrow M_2 + \delta\,(v - \mu_{\text{new}})$$
 
 No $\sum x^2 - n\mu^2$: for a row around 1000 with a spread of 3, that difference of two numbers
-near $10^6 n$ would lose the variance to float32 rounding. The row is read once, into registers,
-and the backward computes dx and its share of dγ, dβ in one pass too: in nanoGPT's training step
+near $10^6 n$ would lose the variance to float32 rounding. A row that fits is read once, into
+registers, and the backward computes dx and its share of dγ, dβ in one pass too: in nanoGPT's training step
 (rows of 384, at the end of this notebook) a call takes 16.5 µs forward and 37 µs backward on the
 H100, PyTorch's 35 and 103 (`benchmarks/results/logs/07-nanogpt-profile-per-kernel-after.log`).
 """)
