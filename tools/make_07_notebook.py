@@ -727,7 +727,7 @@ else:
 md(r"""
 # 7f+ — FlashAttention on tensor cores
 
-Rung 1 computed every product on CUDA cores in float32. `minitorch/cuda/attention/02_flash_mma.cu`
+Rungs 1 and 1b computed every product on CUDA cores in float32. `minitorch/cuda/attention/02_flash_mma.cu`
 is the same algorithm — online softmax over K/V tiles, log-sum-exp saved, a backward that recomputes
 P — in **bfloat16 and float16 on the tensor cores** (`mma.sync` m16n8k16, as phase 05's half-precision
 GEMM), FlashAttention-2's layout (Dao 2023): a block owns BQ query rows, each warp 16 of them (one
@@ -1384,7 +1384,8 @@ md(r"""
 in the same order; AdamW with the same decay/no-decay groups at a constant learning rate `LR`;
 gradients clipped to 1.0; float32, TF32 off on both sides; dropout `DROPOUT`). The settings are
 printed before the race. `benchmarks/train_gpt.py --torch` runs the full-length version of this
-race with nanoGPT's schedule (and `--config nanogpt`, the 6-layer, 384-wide model).
+race with nanoGPT's schedule (and `--config nanogpt`, the 6-layer, 384-wide model: its 5000-step
+run is the last section of this notebook).
 
 Results go where the race harness puts them: the git-ignored `out/results/` from an interactive
 run, nothing in quick mode, and the committed `benchmarks/results/07-transformer__*.json` from
@@ -1555,11 +1556,12 @@ md(r"""
 The two curves lie on each other: the same model, the same numbers up to float32 rounding and
 dropout's different random draws. Best validation 1.394 (ours, step 2000) and 1.391 (PyTorch, step
 2250): the issue's target of 1.50 is **met** by the best checkpoint, not by the last one (1.580 and
-1.572). nanoGPT's 1.47 is not directly comparable: its text is char-rnn's file (65 characters) split
-90/10 its own way, ours is cut from Gutenberg (71 characters, `data/shakespeare/README.md`).
-The speed target is **not met**: 57.6 ms per iteration against PyTorch's 33.4 (1.72×). The sample
-above is from our model after the 5000 steps (temperature and top-k as `train_gpt.py` sets them):
-speakers, blank lines and mostly real words, the grammar of a dream.
+1.572). nanoGPT's 1.47 is not directly comparable: its text is char-rnn's file (65 distinct
+characters), ours is cut from Project Gutenberg (71, `data/shakespeare/README.md`), so the two
+validation sets differ. The speed target is **not met**: 57.6 ms per iteration against PyTorch's
+33.4 (1.72×). The sample above is the first 600 characters of the one `train_gpt.py` drew from our
+**final** (overfit) model, temperature 0.8, starting from a newline: speakers, blank lines and
+mostly real words, the grammar of a dream.
 
 ## Where a nanoGPT step's GPU time goes
 
