@@ -51,8 +51,10 @@ will build
 * **7e — attention:** causal self-attention, the mask, and the *online softmax* that makes
 * **7f — FlashAttention** possible: attention without ever writing the T×T matrix to memory,
   and **7f+** the same algorithm on tensor cores in bfloat16, optimized step by step;
+  **7f′** — attention with dropout: the softmax, mask and dropout fused into one kernel;
 * **7g — the GPT**, **7h — training** the seed config, **7i — sampling**, **7j — a trained head's
-  attention map**, **7k — where the time goes**, and **the race** against PyTorch.
+  attention map**, **7k — where the time goes**, **the race** against PyTorch, and **nanoGPT's
+  configuration** trained for 5000 steps on an H100, with a kernel-by-kernel profile of its step.
 """)
 
 code(r'''
@@ -257,7 +259,10 @@ its own, one value at a time); the team then merges the triples with shuffles. A
 $$n \leftarrow n + 1,\qquad \delta = v - \mu,\qquad \mu \leftarrow \mu + \delta / n,\qquad M_2 \leftarrow M_2 + \delta\,(v - \mu_{\text{new}})$$
 
 No $\sum x^2 - n\mu^2$: for a row around 1000 with a spread of 3, that difference of two numbers
-near $10^6 n$ would lose the variance to float32 rounding.
+near $10^6 n$ would lose the variance to float32 rounding. A row that fits is read once, into
+registers, and the backward computes dx and its share of dγ, dβ in one pass too: in nanoGPT's training step
+(rows of 384, at the end of this notebook) a call takes 16.5 µs forward and 37 µs backward on the
+H100, PyTorch's 35 and 103 (`benchmarks/results/logs/07-nanogpt-profile-per-kernel-after.log`).
 """)
 
 exercises(r"""
@@ -375,7 +380,11 @@ for free), compute `scores = query @ key.transpose(-2, -1) * scale` ([..., L, S]
 `tril` of ones [L, S]: key j is visible to query i iff j <= i); a **bool** `attn_mask` is True where
 attention is *allowed* (fill the others with `-inf`), a float one is added to the scores; softmax
 over the last dimension; `dropout(weights, dropout_p, True)` when `dropout_p > 0`; then `@ value`.
-It is the path every cpu tensor takes, and the cuda one whenever FlashAttention does not apply.
+It is the path every cpu tensor takes. On cuda, where FlashAttention does not apply (dropout, an
+explicit mask, another head size), the same decomposition runs with its middle — scale, mask,
+softmax, dropout — fused into one kernel each way (`attention_softmax.cu`, section 7f′ below);
+`minitorch.backends.cuda.enable_fused_softmax_sdp(False)` sends cuda through your step-by-step
+version instead, as the demo below does (d = 16 is not a FlashAttention head size either).
 """, "07.6")
 
 code(r'''
@@ -386,7 +395,11 @@ scores = q[0, 0] @ k[0, 0].T / math.sqrt(d)
 mask = np.tril(np.ones((T, T), dtype=bool))
 weights = np.exp(np.where(mask, scores, -np.inf) - np.where(mask, scores, -np.inf).max(-1, keepdims=True))
 weights /= weights.sum(-1, keepdims=True)
-ours = F.scaled_dot_product_attention(*(minitorch.tensor(a, device=DEVICE) for a in (q, k, v)), is_causal=True)
+minitorch.backends.cuda.enable_fused_softmax_sdp(False)     # on cuda too: your 07.6, step by step
+try:
+    ours = F.scaled_dot_product_attention(*(minitorch.tensor(a, device=DEVICE) for a in (q, k, v)), is_causal=True)
+finally:
+    minitorch.backends.cuda.enable_fused_softmax_sdp(True)
 theirs = torch.nn.functional.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)), is_causal=True)
 print(f"max |ours - torch| = {np.abs(ours.cpu().numpy() - theirs.numpy()).max():.1e}; "
       f"decomposition vs torch: {np.abs(weights @ v[0, 0] - theirs.numpy()[0, 0]).max():.1e}")
@@ -453,9 +466,11 @@ Scores are scaled by `scale · log₂e` so that `exp2f` (one instruction) replac
 backward (`flash_bwd_*`) recomputes P from the saved log-sum-exp instead of storing it: memory
 O(L) per row instead of O(L·S). The T×T matrix never exists.
 
-On `cuda`, `F.scaled_dot_product_attention` takes this path for float32 without dropout or an
-explicit mask, head dims 32, 64 and 128 (`minitorch.backends.cuda.enable_flash_sdp(False)` turns it
-off); every other case goes through your 07.6.
+On `cuda`, `F.scaled_dot_product_attention` takes this algorithm for float32 without dropout or an
+explicit mask, head dims 32, 64 and 128: rung 1b below (the same kernel register-tiled) when q, k and
+v are 16-byte aligned, this rung otherwise (`minitorch.backends.cuda.enable_flash_sdp(False)` turns
+both off). Every other case takes the decomposition: on cuda with its middle fused (7f′), on cpu
+your 07.6. The check below compares the flash path with the decomposition on cuda (flash off).
 """)
 
 exercises(r"""
@@ -500,11 +515,112 @@ if session.needs_gpu("FlashAttention against the decomposition"):
 ''')
 
 md(r"""
-The float32 rung's measurements, from `benchmarks/bench_attention.py` on the H100 (TFLOP/s against
-PyTorch's SDPA backends: `torch_mem_efficient` is the one that takes float32; `torch_flash` and
-cuDNN refuse it: "n/a"; "skipped": a path through the [L, L] scores whose memory would pass the
-run's limit). The last column divides our flash path by the fastest of PyTorch's backends. The
-next rung, on tensor cores, is 7f+ below:
+## Rung 1b: the float32 kernel written like a GEMM
+
+Rung 1 is correct but slow: each thread's 4 × 4 tile of scores loads 8 numbers from shared memory
+for 16 FMAs, so the **shared-memory loads**, not the arithmetic, set its pace (phase 05's GEMM
+ladder met the same wall at its early rungs). `minitorch/cuda/attention/01b_flash_fp32_tiled.cu`
+keeps the algorithm, the arguments and the outputs, and applies the GEMM's remedies:
+
+* **register tiling**: a thread computes an **8 × 4** tile of S (rows `ty + 16 i`, keys `tx + 16 j`)
+  with operands loaded as `float4` along d: 12 loads per 128 FMAs instead of 8 per 16;
+* **bigger tiles**: 128 query rows per block (Q stays in shared memory), 64 keys per K/V tile;
+* **`cp.async`** 16-byte copies straight from global to shared memory, pipelined as
+  FlashAttention-2 does: V of tile j travels while `S = Q Kⱼᵀ` is computed, K of tile j + 1 while
+  `O += P Vⱼ` is;
+* the exponential as `exp2f`, O rescaled once per tile, masks evaluated only on tiles that cross the
+  diagonal or the end of the keys, and with `is_causal` the blocks of the **last** query rows (the
+  most tiles) launched first so that the short ones fill the tail of the grid.
+
+The backward is register-tiled the same way. `F.scaled_dot_product_attention` runs rung 1b for
+float32 whenever q, k and v are 16-byte aligned (it copies 16 bytes at a time), rung 1 otherwise.
+""")
+
+code(r'''
+tiled_cu = pathlib.Path(minitorch.__file__).parent / "cuda" / "attention" / "01b_flash_fp32_tiled.cu"
+display(show_source(tiled_cu, r"^// Threads and data\. A block of 256 threads", r"32 distinct banks\.$"))
+
+# which scores one thread computes in one K/V tile: rung 1 (64 x 64 tile, 4 x 4), rung 1b (128 x 64, 8 x 4)
+fig, axes = plt.subplots(1, 3, figsize=(11, 3.6), layout="constrained", gridspec_kw={"width_ratios": [1, 1, 1.1]})
+for ax, (title, rows, rm, rn) in zip(axes, (("rung 1: 64 rows x 64 keys", 64, 4, 4), ("rung 1b: 128 rows x 64 keys", 128, 8, 4))):
+    owned = np.zeros((rows, 64))
+    for thread, (ty, tx) in enumerate(((0, 0), (1, 0), (0, 1))):       # three neighbouring threads
+        for i in range(rm):
+            for j in range(rn):
+                owned[ty + 16 * i, tx + 16 * j] = thread + 1
+    ax.imshow(owned, cmap=plt.cm.colors.ListedColormap(["whitesmoke", "C0", "C1", "C2"]), aspect="auto", interpolation="nearest")
+    ax.set(title=f"{title}\nthreads (0,0), (1,0), (0,1): {rm} x {rn} scores each", xlabel="key in the tile", ylabel="query row")
+loads = {"rung 1 (4 x 4, scalars)": 8 / 16, "rung 1b (8 x 4, float4)": 12 / 128}
+axes[2].bar(list(loads), list(loads.values()), color=["grey", "C0"])
+for i, v in enumerate(loads.values()):
+    axes[2].annotate(f"{v:.3f}", (i, v), ha="center", va="bottom")
+axes[2].set(ylabel="shared-memory loads per FMA", title="S = Q K^T: loads per multiply-add"); axes[2].tick_params(axis="x", labelsize=8);
+''')
+
+md(r"""
+`benchmarks/probe_flash_fp32.py` checked both rungs against float64 and PyTorch's math backend
+(forward and gradients, head dims 64 and 128, causal or not), then timed them on the H100 against
+PyTorch's SDPA (B = 4, H = 8; CUDA events, L2 flushed, median of 10; TF32 off on PyTorch's side).
+The ratio columns divide rung 1b by `torch mem-efficient`, the only PyTorch backend that takes float32
+besides the math one:
+""")
+
+code(r'''
+def tflops(row, key):
+    """TFLOP/s of one timed case of a benchmark row (None if it was not timed)."""
+    return (row.get(key) or {}).get("TFLOPs")
+
+
+from minitorch.utils.race import reference_dir
+
+fp32_probe_files = sorted((reference_dir() / "probes").glob("probe_flash_fp32-*.json"))
+fp32_probe = json.loads(fp32_probe_files[-1].read_text()) if fp32_probe_files else None
+if fp32_probe is None:
+    print("no benchmarks/results/probes/probe_flash_fp32-*.json: run python benchmarks/probe_flash_fp32.py on a GPU")
+else:
+    print(f"{fp32_probe_files[-1].name}: {fp32_probe['gpu']}, torch {fp32_probe['torch']}; B {fp32_probe['batch']}, "
+          f"H {fp32_probe['heads']}; {fp32_probe['timing']}; TF32 {fp32_probe['tf32']}; "
+          f"checks: {'ok' if all(c.get('ok') for c in fp32_probe['check'].values()) else 'FAILED'}")
+    fp32_rows = sorted(fp32_probe["rows"], key=lambda r: (r["d"], r["causal"], r["L"]))
+    ratios = {p: [tflops(r, f"{p} tiled") / tflops(r, f"{p} torch_efficient") for r in fp32_rows] for p in ("fwd", "fwdbwd")}
+    show_markdown(md_table(
+        [[r["d"], r["causal"], r["L"]] + [round(tflops(r, f"fwd {n}"), 1) for n in ("rung1", "tiled", "torch_efficient", "torch_math")]
+         + [f"{ratios['fwd'][i]:.2f}x"] + [round(tflops(r, f"fwdbwd {n}"), 1) for n in ("rung1", "tiled", "torch_efficient")]
+         + [f"{ratios['fwdbwd'][i]:.2f}x"] for i, r in enumerate(fp32_rows)],
+        ["d", "causal", "L", "fwd rung 1", "fwd rung 1b", "fwd torch mem-efficient", "fwd torch math", "fwd 1b / mem-eff",
+         "fwd+bwd rung 1", "fwd+bwd rung 1b", "fwd+bwd torch mem-efficient", "fwd+bwd 1b / mem-eff"]))
+    for d_ in (64, 128):
+        f, b = ([x for x, r in zip(ratios[p], fp32_rows) if r["d"] == d_] for p in ("fwd", "fwdbwd"))
+        print(f"d {d_}: rung 1b / torch mem-efficient, forward {min(f):.2f}x to {max(f):.2f}x, forward + backward {min(b):.2f}x to {max(b):.2f}x")
+    fig, ax = plt.subplots(figsize=(11, 3.5), layout="constrained")
+    x = np.arange(len(fp32_rows))
+    ax.bar(x - 0.2, ratios["fwd"], 0.4, label="forward"); ax.bar(x + 0.2, ratios["fwdbwd"], 0.4, label="forward + backward")
+    ax.axhline(1.0, color="k", lw=0.8); ax.annotate("target: 1.0x (issue 15)", (len(x) - 0.5, 1.0), ha="right", va="bottom", fontsize=8)
+    ax.set_xticks(x, [f"d {r['d']}\nL {r['L']}" + ("\ncausal" if r["causal"] else "") for r in fp32_rows], fontsize=7)
+    ax.set(ylabel="rung 1b / torch mem-efficient", title=f"float32 attention, {fp32_probe['gpu']}"); ax.legend(); ax.grid(axis="y", alpha=0.3);
+''')
+
+md(r"""
+Rung 1b is 1.6× to 1.9× rung 1 at the long lengths, and its **forward** passes PyTorch's
+memory-efficient kernel at d = 64 (1.10× to 1.35×), while at d = 128 it reaches 0.78× to 1.05×.
+Forward + backward is uneven: ahead at L = 512 (up to 1.88×), behind from L = 2048 on (0.66× to
+0.96×): our backward is the weaker half. And the race is not quite like for like: PyTorch's
+memory-efficient kernel (CUTLASS's, from xFormers) computes float32 products on the **tensor cores**
+even with TF32 "off" — its float32 GEMMs use CUTLASS's `OpMultiplyAddFastF32`, "3xTF32": each
+float32 operand is split into a TF32 high part and a TF32 remainder, and three TF32 mmas
+(big·big + big·small + small·big) recover float32 accuracy. Ours runs plain FFMA on the CUDA
+cores; a 3xTF32 rung would be the next step.
+""")
+
+md(r"""
+The float32 path through `F.scaled_dot_product_attention`, from `benchmarks/bench_attention.py` on
+the H100, L up to 8192 (TFLOP/s against PyTorch's SDPA backends: `torch_mem_efficient` is the one
+that takes float32; `torch_flash` and cuDNN refuse it: "n/a"; "skipped": a path through the [L, L]
+scores whose memory would pass the run's limit). The last column divides our flash path by the
+fastest of PyTorch's backends. **This sweep predates rung 1b as the default**: its `ours flash`
+column matches rung 1 of the probe above (about 22 TFLOP/s at d = 128), not rung 1b; the probe's
+numbers are the current ones until `bench_attention.py` runs again. The next rung, on tensor cores,
+is 7f+ below:
 """)
 
 code(r'''
@@ -611,7 +727,7 @@ else:
 md(r"""
 # 7f+ — FlashAttention on tensor cores
 
-Rung 1 computed every product on CUDA cores in float32. `minitorch/cuda/attention/02_flash_mma.cu`
+Rungs 1 and 1b computed every product on CUDA cores in float32. `minitorch/cuda/attention/02_flash_mma.cu`
 is the same algorithm — online softmax over K/V tiles, log-sum-exp saved, a backward that recomputes
 P — in **bfloat16 and float16 on the tensor cores** (`mma.sync` m16n8k16, as phase 05's half-precision
 GEMM), FlashAttention-2's layout (Dao 2023): a block owns BQ query rows, each warp 16 of them (one
@@ -737,11 +853,6 @@ five tile sizes for each shape (`tiles_BQxBKV`).
 """)
 
 code(r'''
-def tflops(row, key):
-    """TFLOP/s of one timed case of a benchmark row (None if it was not timed)."""
-    return (row.get(key) or {}).get("TFLOPs")
-
-
 def best_tile(row):
     name = max(mma_probe["tiles"], key=lambda n: tflops(row, f"fwd {n}") or 0)
     return name.removeprefix("tiles_").replace("x", " x "), tflops(row, f"fwd {name}")
@@ -815,13 +926,14 @@ show_sweeps("bfloat16", "python benchmarks/bench_attention.py --dtype bfloat16")
 md(r"""
 ## Against the targets
 
-Issue 15 set the targets below. Honestly: **none is met yet.** Every ladder step pays — the
+Issue 15 set the targets below. Honestly: **only the float32 forward at d = 64 meets its target**
+(rung 1b, 1.10× to 1.35× PyTorch's memory-efficient kernel; at d = 128 0.78× to 1.05×, met in one
+shape of eight). None of the bfloat16 targets is met. Every ladder step pays — the
 swizzle above all (×2 to ×3.5: the baseline's 8-way conflicts starve the tensor cores), then double
 buffering (+20 to +35%), the exp2/FMA exponential (+15 to +35% in 7 of the 8 shapes) and the tile
 sizes (0 to +10% in most shapes, +32% at d 128, L 4096 causal) — but at d = 128, L = 4096 our best
 forward reaches about 0.85× PyTorch's FlashAttention-2 and about half of cuDNN's; forward + backward
-about 0.6× (the backward above is the weakest part); the float32 rung about 0.5× PyTorch's
-memory-efficient kernel. cuDNN's H100 kernels are built for Hopper: like FlashAttention-3 they can
+about 0.6× (the backward above is the weakest part). cuDNN's H100 kernels are built for Hopper: like FlashAttention-3 they can
 use `wgmma` (asynchronous warpgroup mma) and TMA copies, which `mma.sync` — an Ampere instruction —
 cannot reach: that is the next rung. What the remaining gap to FlashAttention-2 (also `mma.sync`)
 is made of, this probe does not say; a profile would. And these are single runs: the same kernel
@@ -831,26 +943,23 @@ a result to lean on.
 """)
 
 code(r'''
-bench_files = [result for path, result in attention_sweeps("float32")]
-if mma_probe is None or not bench_files:
-    print("the saved benchmarks are missing (benchmarks/results): no comparison")
+if mma_probe is None or fp32_probe is None:
+    print("the saved probes are missing (benchmarks/results/probes): no comparison")
 else:
     def find(rows, **want):
         return next(r for r in rows if all(r.get(k) == v for k, v in want.items()))
 
     big = find(mma_probe["rows"], d=128, L=4096, causal=False)
-    fp32 = bench_files[-1]
-    f32 = {p: find(fp32["rows"], d=128, L=2048, causal=False, **{"pass": p}) for p in ("fwd", "fwd+bwd")}
+    f32 = {d_: find(fp32_probe["rows"], d=d_, L=2048, causal=False) for d_ in (64, 128)}     # rung 1b
     targets = [
         ("bf16 forward, d 128, L 4096", "torch flash", 1.0, best_tile(big)[1] / tflops(big, "fwd torch_flash")),
         ("bf16 forward + backward, d 128, L 4096", "torch flash", 0.8,
          tflops(big, "fwdbwd tuned") / tflops(big, "fwdbwd torch_flash")),
         ("bf16 forward, d 128, L 4096", "cuDNN", None, best_tile(big)[1] / tflops(big, "fwd torch_cudnn")),
-        ("float32 forward, d 128, L 2048", "torch memory-efficient", 1.0,
-         tflops(f32["fwd"], "ours_flash") / tflops(f32["fwd"], "torch_mem_efficient")),
-        ("float32 forward + backward, d 128, L 2048", "torch memory-efficient", None,
-         tflops(f32["fwd+bwd"], "ours_flash") / tflops(f32["fwd+bwd"], "torch_mem_efficient")),
-    ]
+    ] + [(f"float32 forward, d {d_}, L 2048 (rung 1b, probe)", "torch memory-efficient", 1.0,
+           tflops(r, "fwd tiled") / tflops(r, "fwd torch_efficient")) for d_, r in f32.items()] \
+      + [(f"float32 forward + backward, d {d_}, L 2048 (rung 1b, probe)", "torch memory-efficient", None,
+          tflops(r, "fwdbwd tiled") / tflops(r, "fwdbwd torch_efficient")) for d_, r in f32.items()]
     bf16_sweeps = attention_sweeps("bfloat16")      # the same targets through F.scaled_dot_product_attention
     for pass_, target in (("fwd", 1.0), ("fwd+bwd", 0.8)):
         row = next((r for r in bf16_sweeps[-1][1]["rows"] if (r["d"], r["L"], r["causal"], r["pass"]) == (128, 4096, False, pass_)),
@@ -928,6 +1037,138 @@ if session.needs_gpu("re-timing the ladder on this GPU"):
             ms = time_ms(torch_flash)
             timed.append(["torch flash", f"{ms:.3f}", f"{flops(bh, L_, d_, False, False) / ms / 1e9:.0f}"])
         show_markdown(md_table(timed, [f"bf16 forward, d {d_}, L {L_}, this GPU", "ms", "TFLOP/s"]))
+''')
+
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# 7f′ — Attention with dropout: the middle of the decomposition in one kernel
+
+Our FlashAttention kernels have **no dropout** (FlashAttention itself can have it; ours do not yet),
+so `_flash_applies` refuses `dropout_p > 0` — and nanoGPT trains with dropout 0.2 on the attention
+weights. Every attention of its training steps therefore takes the **decomposition**: `q @ kᵀ`,
+scale, causal mask, softmax, dropout, `@ v`. Step by step (your 07.6), each of the middle steps is a
+pass over the [B, heads, T, T] scores — at nanoGPT's shape 64 × 6 × 256 × 256 = 25M floats, 100 MB
+per pass and per layer — and dropout alone is three: uniform random numbers (cuRAND), a compare,
+a scaled select; the backward as many again.
+
+`minitorch/cuda/attention_softmax.cu` (`AttentionSoftmax` in `ops/attention.py`) does the middle
+in **one pass each way**, one warp per row of scores:
+
+* forward: read S once, keep an online (max, sum) per lane (the online softmax of 7e), write
+  `Y = dropout(softmax(S · scale + mask))` and save only each row's log-sum-exp;
+* backward: recompute P from S and the log-sum-exp, and **redraw** the same dropout mask instead of
+  storing it: `dS = scale · P · (G' − Σⱼ Pⱼ G'ⱼ)` with `G' = G · keep / (1 − p)`.
+
+Redrawing works because the random numbers come from **Philox4x32-10** (Salmon et al. 2011), a
+*counter-based* generator: it has no state, the 4 words of `philox(key, counter)` are a pure
+function of a 64-bit key and a counter. Element e of the scores uses word e mod 4 of
+`philox(key, e / 4)` and is kept when its top 24 bits, as a uniform u in [0, 1), pass `u ≥ p`. The
+key is drawn once per call from our generator and saved: any thread can compute the word of any
+element, forward and backward agree without a stored mask, and `native/cpu.py` computes the same
+words with NumPy, so both devices drop the same elements for the same key.
+`minitorch.backends.cuda.enable_fused_softmax_sdp(False)` brings back the step-by-step path on cuda.
+""")
+
+code(r'''
+from minitorch.native import cpu as cpu_backend
+
+T_, p_ = 16, 0.2
+s_ = np.random.default_rng(SEED).standard_normal((T_, T_)).astype(np.float32)       # one head's scores [L, S]
+key_ = cpu_backend.attention_seed(np.random.default_rng(SEED))                      # the saved Philox key
+y_, lse_ = cpu_backend.attention_softmax(s_, T_, 1.0, True, None, key_, p_)
+y_again, _ = cpu_backend.attention_softmax(s_, T_, 1.0, True, None, key_, p_)
+visible = np.tril(np.ones((T_, T_), dtype=bool))
+keep_ = y_ > 0                                       # what forward kept (softmax weights are > 0 where visible)
+g_ = np.random.default_rng(SEED + 1).standard_normal((T_, T_)).astype(np.float32)
+ds_ = cpu_backend.attention_softmax_backward(s_, lse_, g_, T_, 1.0, True, None, key_, p_)   # redraws the mask
+probs = np.where(visible, np.exp(s_ - lse_[:, None]), 0)
+g_kept = np.where(keep_, g_ / (1 - p_), 0)           # the formula with forward's mask, as if it had been stored
+expected = probs * (g_kept - (probs * g_kept).sum(1, keepdims=True))
+print(f"the same key draws the same mask: {np.array_equal(y_, y_again)}; kept {keep_[visible].mean():.2f} of the "
+      f"visible weights (expected {1 - p_}); backward with the redrawn mask vs forward's mask: "
+      f"max difference {np.abs(ds_ - expected).max():.1e}")
+words = cpu_backend._philox_words(key_[0], 8)
+print("the first words: " + ", ".join(f"philox(key, {e // 4})[{e % 4}] = {w:#010x}" for e, w in enumerate(words[:4])))
+fig, axes = plt.subplots(1, 2, figsize=(8, 3.5), layout="constrained")
+axes[0].imshow(np.where(visible, keep_, np.nan), cmap="Greens", vmin=-0.5, vmax=1)
+axes[0].set_title(f"keep mask (p = {p_}): white dropped, grey the future")
+axes[0].imshow(np.where(visible, np.nan, 0.5), cmap="Greys", vmin=0, vmax=1)
+im = axes[1].imshow(y_, cmap="viridis"); axes[1].set_title("Y = dropout(softmax): kept weights x 1 / (1 - p)")
+for ax in axes:
+    ax.set(xlabel="key s", ylabel="query t")
+fig.colorbar(im, ax=axes[1]);
+''')
+
+md(r"""
+`benchmarks/bench_sdpa_dropout.py` timed one forward + backward of `F.scaled_dot_product_attention`
+at nanoGPT's attention shape (B 64, 6 heads, T 256, d 64, causal, float32, TF32 off) on the H100:
+step by step (`enable_fused_softmax_sdp(False)`), with the fused kernel, and through SDPA as a
+model calls it (with dropout that is the fused path; without, FlashAttention), against PyTorch's
+default (its memory-efficient kernel, which draws dropout inside the flash-style kernel itself):
+""")
+
+code(r'''
+sdpa_files = sorted(reference_dir().glob("bench_sdpa_dropout-*.json"))
+if not sdpa_files:
+    print("no benchmarks/results/bench_sdpa_dropout-*.json: run python benchmarks/bench_sdpa_dropout.py on a GPU")
+else:
+    sdpa = json.loads(sdpa_files[-1].read_text())
+    shape = sdpa["shape"]
+    print(f"{sdpa_files[-1].name}: {sdpa['env']['gpu_name']}, torch {sdpa['env']['torch_version']}; "
+          f"[{shape['B']}, {shape['heads']}, {shape['T']}, {shape['D']}] {sdpa['dtype']}, causal {sdpa['causal']}, "
+          f"TF32 {sdpa['tf32']}; median of {sdpa['repeats']}; checks {'ok' if sdpa['checks']['ok'] else 'FAILED'} "
+          f"(keep rate {sdpa['checks']['keep_rate']:.4f})")
+    path_names = {"ours_unfused": "ours, step by step", "ours_fused": "ours, fused softmax",
+                  "ours_sdpa": "ours, F.scaled_dot_product_attention", "torch_default": "PyTorch SDPA"}
+    ps = sorted({r["dropout_p"] for r in sdpa["results"]}, reverse=True)
+    ms = {(r["path"], r["dropout_p"]): r for r in sdpa["results"]}
+    show_markdown(md_table([[name] + [f"{ms[path, p]['ms']:.2f} ms ({ms[path, p]['ratio_to_torch']:.2f}x)" for p in ps]
+                            for path, name in path_names.items()],
+                           ["forward + backward (x PyTorch's time)"] + [f"dropout_p = {p}" for p in ps]))
+    fig, ax = plt.subplots(figsize=(8, 3), layout="constrained")
+    x = np.arange(len(path_names))
+    for i, p in enumerate(ps):
+        ax.barh(x + (0.2 if i else -0.2), [ms[path, p]["ms"] for path in path_names], 0.4, label=f"dropout_p = {p}")
+    ax.set_yticks(x, list(path_names.values())); ax.invert_yaxis()
+    ax.set(xlabel="ms, forward + backward", title="attention at nanoGPT's shape, H100"); ax.legend(); ax.grid(axis="x", alpha=0.3);
+''')
+
+md(r"""
+With dropout the fused kernel halves the step-by-step time (2.75 → 1.37 ms), and nanoGPT's
+attention now takes it; PyTorch is still 1.66× faster (0.83 ms): its kernel never writes the
+[T, T] scores at all, ours still does (the two matmuls around the fused middle). Without dropout
+our SDPA takes FlashAttention (rung 1b) and runs about 2% behind PyTorch (0.74 vs 0.72 ms). The next
+step is dropout inside the flash kernels, with the same Philox words. On a GPU, the fused path
+against the step-by-step one:
+""")
+
+code(r'''
+if session.needs_gpu("the fused attention softmax against the step-by-step decomposition"):
+    rng = np.random.default_rng(SEED)
+
+    def sdpa_on_cuda(fused, dropout_p, q, k, v):
+        """Output and dq, dk, dv of the decomposition (flash off), fused or step by step."""
+        for t in (q, k, v):
+            t.grad = None
+        minitorch.backends.cuda.enable_flash_sdp(False)
+        minitorch.backends.cuda.enable_fused_softmax_sdp(fused)
+        try:
+            out = F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
+            out.sum().backward()
+        finally:
+            minitorch.backends.cuda.enable_flash_sdp(True)
+            minitorch.backends.cuda.enable_fused_softmax_sdp(True)
+        return [out.detach().cpu().numpy()] + [t.grad.cpu().numpy() for t in (q, k, v)]
+
+    q, k, v = (minitorch.tensor(rng.standard_normal((2, 3, 70, 32)).astype(np.float32), device="cuda", requires_grad=True)
+               for _ in range(3))
+    fused, steps = sdpa_on_cuda(True, 0.0, q, k, v), sdpa_on_cuda(False, 0.0, q, k, v)
+    print("dropout 0: max |fused - step by step| of output, dq, dk, dv:",
+          ", ".join(f"{np.abs(a - b).max():.1e}" for a, b in zip(fused, steps)))
+    ones = minitorch.ones(2, 3, 70, 32, device="cuda", requires_grad=True)
+    kept = sdpa_on_cuda(True, 0.2, q, k, ones)[0]      # value = 1: each output is the row's kept weights / (1 - p)
+    print(f"dropout 0.2, value = 1: mean output {kept.mean():.3f} (dropout keeps the expectation: 1), "
+          f"{(kept[..., 0] < 1e-12).sum()} of {kept[..., 0].size} rows with every weight dropped")
 ''')
 
 # ---------------------------------------------------------------------------------------------
@@ -1143,7 +1384,8 @@ md(r"""
 in the same order; AdamW with the same decay/no-decay groups at a constant learning rate `LR`;
 gradients clipped to 1.0; float32, TF32 off on both sides; dropout `DROPOUT`). The settings are
 printed before the race. `benchmarks/train_gpt.py --torch` runs the full-length version of this
-race with nanoGPT's schedule (and `--config nanogpt`, the 6-layer, 384-wide model).
+race with nanoGPT's schedule (and `--config nanogpt`, the 6-layer, 384-wide model: its 5000-step
+run is the last section of this notebook).
 
 Results go where the race harness puts them: the git-ignored `out/results/` from an interactive
 run, nothing in quick mode, and the committed `benchmarks/results/07-transformer__*.json` from
@@ -1251,10 +1493,203 @@ from minitorch.utils.notebook import show_races
 show_races("07_transformer", result)
 ''')
 
+# ---------------------------------------------------------------------------------------------
+md(r"""
+# nanoGPT's configuration: 5000 steps on the H100
+
+The seed model is small. `benchmarks/train_gpt.py --config nanogpt --torch` trains nanoGPT's
+shakespeare-char model — 6 layers, 6 heads, 384 wide, context 256, batch 64, dropout 0.2, AdamW with
+lr 1e-3 cosine to 1e-4 after 100 warmup steps, 5000 iterations — and, with `--torch`, its PyTorch
+twin from the same initial weights on the same batches (float32, TF32 off). Every 250 steps both
+are evaluated on 200 batches of each split. The run was cut by a time limit once and resumed from
+its checkpoint (`benchmarks/results/logs/07-nanogpt-5000-part*.log`); the results are
+`benchmarks/results/07-transformer__train-gpt-nanogpt__{ours,torch}__nvidia-h100-80gb-hbm3.json`.
+
+**Which loss counts.** Both models **overfit** after about 2000 steps: the training loss keeps
+falling while the validation loss turns up. nanoGPT's `train.py` saves a checkpoint only when the
+validation loss improves (`always_save_checkpoint = False` in its shakespeare-char config), so the
+1.47 it reports is its *best* evaluation's. We read ours the same way — the **best validation loss
+over the evaluations** (the model one would keep) — and show the final one beside it.
+""")
+
+code(r'''
+nano = {}
+for side in ("ours", "torch"):
+    found = sorted(reference_dir().glob(f"07-transformer__train-gpt-nanogpt__{side}__*.json"))
+    if found:
+        nano[side] = json.loads(found[-1].read_text())
+if len(nano) < 2:
+    print("no saved nanoGPT runs (benchmarks/results/07-transformer__train-gpt-nanogpt__*.json): on a GPU, run "
+          "python benchmarks/train_gpt.py --config nanogpt --torch")
+else:
+    run = nano["ours"]["run"]
+    print(f"{nano['ours']['device']}, {nano['ours']['parameters']:,} parameters; {run['n_layer']} layers, {run['n_head']} heads, "
+          f"{run['n_embd']} wide, block {run['block_size']}, batch {run['batch_size']}, dropout {run['dropout']}, "
+          f"{run['max_iters']} iterations; {nano['ours']['notes']}")
+    fig, ax = plt.subplots(figsize=(9, 4), layout="constrained")
+    for side, color in (("ours", "C0"), ("torch", "C1")):
+        h = nano[side]["history"]
+        steps = [e["step"] for e in h]
+        ax.plot(steps, [e["train"] for e in h], "--", color=color, label=f"{side} train")
+        ax.plot(steps, [e["val"] for e in h], "-", color=color, label=f"{side} val")
+        best = nano[side]["best_val"]
+        ax.plot(best["step"], best["val"], "*", color=color, ms=14, label=f"{side} best val {best['val']:.4f} (step {best['step']})")
+    ax.axhline(1.50, color="grey", lw=0.8, ls=":"); ax.annotate("target 1.50 (issue 15)", (run["max_iters"], 1.50), ha="right", va="bottom", fontsize=8)
+    ax.set(xlabel="step", ylabel="cross-entropy (nats/char)", ylim=(0.5, 2.2), title="nanoGPT shakespeare-char, ours and PyTorch, same weights and batches")
+    ax.legend(fontsize=8, ncol=2); ax.grid(alpha=0.3)
+    rows = []
+    for side in ("ours", "torch"):
+        r, best = nano[side], nano[side]["best_val"]
+        rows.append([side, f"{best['val']:.4f} (step {best['step']})", f"{r['history'][-1]['val']:.4f}", f"{r['history'][-1]['train']:.4f}",
+                     f"{r['ms_per_iter']:.1f}"] + [f"{r['breakdown_ms'][k]:.1f}" for k in ("forward", "backward", "step")])
+    show_markdown(md_table(rows, ["", "best val (step)", "final val", "final train", "ms/iter",
+                                  "forward ms", "backward ms", "AdamW step ms"]))
+    ours_best, ratio = nano["ours"]["best_val"]["val"], nano["ours"]["ms_per_iter"] / nano["torch"]["ms_per_iter"]
+    show_markdown(md_table([["val loss <= 1.50 (nanoGPT reports 1.47)", f"best {ours_best:.4f}, final {nano['ours']['history'][-1]['val']:.4f}",
+                             "met (best val)" if ours_best <= 1.50 else "not met"],
+                            ["ms/iter <= PyTorch eager fp32", f"{nano['ours']['ms_per_iter']:.1f} vs {nano['torch']['ms_per_iter']:.1f} ({ratio:.2f}x)",
+                             "met" if ratio <= 1 else "not met"]], ["target (issue 15)", "ours", ""]))
+    print(nano["ours"]["sample"][:600])
+''')
+
+md(r"""
+The two curves lie on each other: the same model, the same numbers up to float32 rounding and
+dropout's different random draws. Best validation 1.394 (ours, step 2000) and 1.391 (PyTorch, step
+2250): the issue's target of 1.50 is **met** by the best checkpoint, not by the last one (1.580 and
+1.572). nanoGPT's 1.47 is not directly comparable: its text is char-rnn's file (65 distinct
+characters), ours is cut from Project Gutenberg (71, `data/shakespeare/README.md`), so the two
+validation sets differ. The speed target is **not met**: 57.6 ms per iteration against PyTorch's
+33.4 (1.72×). The sample above is the first 600 characters of the one `train_gpt.py` drew from our
+**final** (overfit) model, temperature 0.8, starting from a newline: speakers, blank lines and
+mostly real words, the grammar of a dream.
+
+## Where a nanoGPT step's GPU time goes
+
+Why 1.7× slower? `torch.profiler` (CUPTI) sees every kernel on the GPU, ours included: one
+training step of each side, kernel by kernel, before and after the fused attention softmax of 7f′
+(and the one-pass LayerNorm kernels of 7c): `benchmarks/results/logs/07-nanogpt-profile-per-kernel.log`
+and `...-after.log`. Kernel time only: the host's own time (Python, launches) is not in it.
+""")
+
+code(r'''
+import re
+
+KERNEL_GROUPS = (("GEMM", r"gemm|sgemm|splitKreduce"),
+                 ("attention softmax / flash", r"softmax|fmha"),
+                 ("dropout and random numbers", r"dropout|Philox|masked_scale|one_minus"),
+                 ("LayerNorm", r"layer_norm|GammaBeta"),
+                 ("GELU", r"gelu|Gelu"),
+                 ("AdamW, clipping", r"adam|multi_tensor_apply|grads_"))
+
+
+def kernel_group(name):
+    return next((group for group, pattern in KERNEL_GROUPS if re.search(pattern, name)), "other elementwise, copies, fills")
+
+
+def read_profile(path):
+    """{side: (GPU ms a step, [(ms, calls, kernel name)])} from a per-kernel profile log."""
+    sides, side = {}, None
+    for line in path.read_text().splitlines():
+        head = re.match(r"==== (\w+): GPU kernel time per step ([\d.]+) ms", line)
+        row = re.match(r"\s+([\d.]+) ms\s+(\d+)x\s+(.+)", line)
+        if head:
+            side = head.group(1)
+            sides[side] = (float(head.group(2)), [])
+        elif row and side:
+            sides[side][1].append((float(row.group(1)), int(row.group(2)), row.group(3).strip()))
+    return sides
+
+
+logs = reference_dir() / "logs"
+profiles = {when: logs / f"07-nanogpt-profile-per-kernel{suffix}.log" for when, suffix in (("before", ""), ("after", "-after"))}
+if not all(path.exists() for path in profiles.values()):
+    print("no saved profiles (benchmarks/results/logs/07-nanogpt-profile-per-kernel*.log)")
+else:
+    before, after = (read_profile(path) for path in profiles.values())
+    columns = {"ours, before": before["ours"], "ours, after": after["ours"], "PyTorch": after["torch"]}
+    groups = [g for g, _ in KERNEL_GROUPS] + ["other elementwise, copies, fills"]
+    by_group = {col: {g: sum(ms for ms, _, name in kernels if kernel_group(name) == g) for g in groups}
+                for col, (_, kernels) in columns.items()}
+    show_markdown(md_table([[g] + [f"{by_group[col][g]:.2f}" for col in columns] for g in groups]
+                           + [["**GPU time a step**"] + [f"**{total:.2f}**" for total, _ in columns.values()]],
+                           ["ms of kernel time a step"] + list(columns)))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), layout="constrained", gridspec_kw={"width_ratios": [1, 1.6]})
+    left = np.zeros(len(columns))
+    for i, g in enumerate(groups):
+        widths = [by_group[col][g] for col in columns]
+        axes[0].barh(list(columns), widths, left=left, label=g, color=plt.cm.tab10(i))
+        left += widths
+    axes[0].invert_yaxis(); axes[0].legend(fontsize=7, loc="lower right")
+    axes[0].set(xlabel="ms of GPU time a step", title="one nanoGPT training step, H100")
+    top = [(f"ours: {name[:40]}", ms) for ms, _, name in after["ours"][1][:8]] + \
+          [(f"torch: {name[:40]}", ms) for ms, _, name in after["torch"][1][:8]]
+    axes[1].barh([t[0] for t in top], [t[1] for t in top], color=["C0"] * 8 + ["C1"] * 8)
+    axes[1].invert_yaxis(); axes[1].tick_params(axis="y", labelsize=7)
+    axes[1].set(xlabel="ms a step", title="the 8 largest kernels of each side (after)")
+    show_markdown(md_table([[f"{ms:.3f}", calls, name[:70]] for ms, calls, name in after["ours"][1][:12]],
+                           ["ms", "calls", "ours, after: kernel"]))
+    show_markdown(md_table([[f"{ms:.3f}", calls, name[:70]] for ms, calls, name in after["torch"][1][:12]],
+                           ["ms", "calls", "PyTorch: kernel"]))
+''')
+
+md(r"""
+* **The GEMMs are the gap**: about 40 ms of our 49 ms, against about 23 ms of PyTorch's 32 — the
+  same products (QKV, attention's two, the projections, the MLP, the tied head, each three times
+  with backward), in float32 on CUDA cores on both sides (TF32 off): phase 05's GEMM against
+  cuBLAS and CUTLASS. The step is as fast as our float32 GEMM at these shapes, and only faster
+  GEMMs (or bfloat16 on the tensor cores) close it.
+* **The fused attention softmax** replaced the step-by-step middle of the attention — the mask
+  (`where_strided`), the scale, the softmax, cuRAND's uniforms, the dropout compare and select,
+  and their backward — by one kernel each way (1.4 ms a step together): the step's GPU time fell
+  from 56.5 to 49.0 ms. PyTorch's attention is its memory-efficient kernel with dropout inside
+  (`fmha_cutlassF/B`, 3.7 ms a step).
+* The 5000-step run above (57.6 ms/iter) **predates** both changes; no full run has been made since.
+""")
+
+code(r'''
+if all(path.exists() for path in profiles.values()):
+    def per_call(kernels, pattern, calls_of):
+        """µs a call: the summed time of the kernels matching ``pattern`` over the calls of ``calls_of``'s."""
+        total = sum(ms for ms, _, name in kernels if re.search(pattern, name))
+        calls = next(n for _, n, name in kernels if re.search(calls_of, name))
+        return 1e3 * total / calls
+
+    ln_rows = [["forward", per_call(before["ours"][1], "layer_norm_forward", "layer_norm_forward"),
+                per_call(after["ours"][1], "layer_norm_forward", "layer_norm_forward"),
+                per_call(after["torch"][1], "vectorized_layer_norm", "vectorized_layer_norm")],
+               ["backward (dx, dweight; all its kernels)", per_call(before["ours"][1], "layer_norm_backward", "layer_norm_backward_warp"),
+                per_call(after["ours"][1], "layer_norm_backward", "layer_norm_backward_warp"),
+                per_call(after["torch"][1], "layer_norm_grad_input|GammaBeta", "layer_norm_grad_input")]]
+    show_markdown(md_table([[what] + [f"{us:.1f}" for us in vals] + [f"{vals[2] / vals[1]:.1f}x"] for what, *vals in ln_rows],
+                           ["LayerNorm [16384, 384], µs a call", "ours, before", "ours, after (one pass)", "PyTorch", "PyTorch / ours"]))
+''')
+
+md(r"""
+LayerNorm (13 calls a step: two per block and `ln_f`, on B·T = 16384 rows of 384) is one of the
+places where ours is now ahead: the one-pass kernels of `layernorm.cu` (a row in a warp's
+registers, read once; the backward's dx and its dweight/dbias partials in the same pass, a small
+column-sum stage after it) take 16.5 µs forward and 37 µs backward a call, PyTorch's 35 and 103.
+""")
+
 code("session.report()")
+
+def keep_ids(cells, old_path):
+    """Give each cell the id of the cell of ``old_path`` with the same type and source (first unused
+    one), so that regenerating changes the ids of the edited cells only: small diffs."""
+    if not Path(old_path).exists():
+        return
+    unused = {}
+    for cell in nbformat.read(old_path, as_version=4).cells:
+        unused.setdefault((cell.cell_type, cell.source), []).append(cell.id)
+    for cell in cells:
+        ids = unused.get((cell.cell_type, cell.source))
+        if ids:
+            cell.id = ids.pop(0)
+
 
 nb = new_notebook(cells=cells, metadata={"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                                          "language_info": {"name": "python"}})
 out = sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "phases" / "07_transformer" / "07_transformer.ipynb"
+keep_ids(cells, out)
 nbformat.write(nb, out)
 print(f"wrote {out}: {len(cells)} cells")
