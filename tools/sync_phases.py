@@ -19,6 +19,10 @@ Rules, for every file under ``minitorch/`` (``.py``, ``.cu``, ``.cuh``):
   ``minitorch/utils/exercises.py``) are kept as they are in the snapshots; they must sit in code of
   the phase their id names, and ids are unique. ``--check`` reports fences that break these rules.
 
+Data files (``.json``: the tuned tables the dispatchers read) cannot declare a phase in a comment:
+:data:`DATA_PHASES` names the phase each one enters, and it is copied unchanged into snapshots of
+that phase and later. A ``.json`` under ``minitorch/`` missing from it is an error.
+
 A phase folder exists once its notebook does (``phases/NN_name/*.ipynb``). Each gets ``minitorch/``
 (the snapshot); its kernels are the ``.cu`` files there (``minitorch/cuda/``), the ones that run.
 """
@@ -32,6 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "minitorch"
 PHASES = ROOT / "phases"
 SUFFIXES = (".py", ".cu", ".cuh")
+# data file (relative to minitorch/) -> the phase it enters: the GEMM autotuner's table (phase 05)
+# and the conv dispatcher's (phase 06)
+DATA_PHASES = {"cuda/gemm/tuned.json": 5, "cuda/conv/tuned.json": 6}
 DECLARE = re.compile(r"^(?:#|//) phase: (\d\d)\s*$")
 FENCE = re.compile(r"^\s*(?:#|//) (>>>|<<<) phase (\d\d)\s*$")
 
@@ -150,7 +157,19 @@ def expected_files(phase, folder):
         if snap is None:
             continue
         files[folder / "minitorch" / path.relative_to(SOURCE)] = snap
+    for name, first in data_files().items():
+        if phase >= first:
+            files[folder / "minitorch" / name] = (SOURCE / name).read_text()
     return files
+
+
+def data_files():
+    """DATA_PHASES, after checking that it names exactly the .json files under minitorch/."""
+    found = {p.relative_to(SOURCE).as_posix() for p in SOURCE.rglob("*.json") if "__pycache__" not in p.parts}
+    if found != set(DATA_PHASES):
+        raise PhaseError(f"tools/sync_phases.py DATA_PHASES names {sorted(DATA_PHASES)}, but minitorch/ holds "
+                         f"the .json files {sorted(found)}: give each one the phase it enters")
+    return DATA_PHASES
 
 
 def check_all_exercises():
@@ -176,8 +195,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         check_all_exercises()
+        data_files()
     except PhaseError as e:
-        print(f"exercise fences: {e}", file=sys.stderr)
+        print(f"phase rules: {e}", file=sys.stderr)
         return 1
     stale = []
     for phase, folder in phase_folders().items():
