@@ -24,6 +24,7 @@ bfloat16 and float16 under the same conditions (and scale > 0) take the tensor-c
 import math
 
 from .. import backends, random
+from ..broadcast import broadcast_shape
 from ..autograd.function import Function
 from ..dtypes import bool as bool_
 from ..dtypes import from_numpy_dtype
@@ -146,7 +147,7 @@ def _fused_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
         if attn_mask.dtype is bool_:     # True where allowed: 0 there, -inf elsewhere, added
             attn_mask = zeros(attn_mask.shape, dtype=query.dtype, device=query.device).masked_fill(
                 attn_mask.logical_not(), float("-inf"))
-        shape = _broadcast_shape(scores.shape, attn_mask.shape)
+        shape = broadcast_shape(tuple(scores.shape), tuple(attn_mask.shape))
         scores = scores.expand(*shape)      # a mask with more batch dims widens the scores (rare)
         mask = _batches_flattened(attn_mask.expand(*shape))
     weights = AttentionSoftmax.apply(scores.reshape(-1, S), mask, float(scale), bool(is_causal),
@@ -161,12 +162,6 @@ def _batches_flattened(mask):
     if _view_strides(mask.shape, mask.stride(), shape) is not None:
         return mask.view(*shape)
     return mask.reshape(*shape)
-
-
-def _broadcast_shape(a, b):
-    n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-    return tuple(y if x == 1 else x for x, y in zip(a, b))
 
 
 def _fused_applies(query, key, attn_mask):
