@@ -149,10 +149,7 @@ DTYPE_SUFFIXES += ("f16", "bf16")
 SPLIT_BY_DTYPE.add("multi_tensor.cu")
 # <<< phase 05
 # >>> phase 06
-SPLIT_BY_DTYPE |= {"softmax.cu", "pooling.cu"}
-# <<< phase 06
-# >>> phase 06
-SPLIT_BY_DTYPE.add("conv/03_implicit_gemm.cu")
+SPLIT_BY_DTYPE |= {"softmax.cu", "pooling.cu", "conv/03_implicit_gemm.cu"}
 # <<< phase 06
 # >>> phase 07
 SPLIT_BY_DTYPE.add("layernorm.cu")

@@ -80,8 +80,6 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     -> [N, K, P, Q]; ``padding`` an int, a pair, 'valid' or 'same' (see
     :func:`minitorch.ops.conv.conv2d` for the formula and errors)."""
     return ops.conv2d(input, weight, bias, stride, padding, dilation, groups)
-# <<< phase 06
-# >>> phase 06
 
 
 def conv2d_relu_max_pool2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,

@@ -15,7 +15,9 @@ Arguments shared by both directions (the cpu twins in ``cpu.py`` take the same):
 import numpy as np
 
 from ...cuda.array import empty
-from .launch import SUFFIX, cdiv, kernel, launch
+from ..cpu import attention_dropout_threshold
+from .launch import SUFFIX, broadcast_strides, cdiv, kernel, launch
+from .layernorm import _acc_dtype
 from .random import _random_words
 
 FILE = "attention_softmax.cu"
@@ -27,21 +29,13 @@ def attention_seed(generator=None, index=0):
     return _random_words(1, generator, index)
 
 
-def dropout_threshold(p):
-    """(threshold, keep_scale): keep an element iff its 24-bit uniform word >= threshold, i.e. with
-    probability 1 - p; kept elements are multiplied by keep_scale = 1 / (1 - p) (0 when p == 1)."""
-    return int(np.ceil(p * (1 << 24))), (1.0 / (1.0 - p) if p < 1 else 0.0)
-
-
 def _mask_args(mask, rows, L, n):
     if mask is None:
         return None, 0, 0, 0
     if mask.ndim != 3 or any(m not in (1, want) for m, want in zip(mask.shape, (rows // L, L, n))):
         raise ValueError(f"attention_softmax: expected a 3-D mask broadcasting to {(rows // L, L, n)}, "
                          f"got shape {mask.shape}")
-    # a dimension of size 1 is read with stride 0 (broadcast)
-    strides = (0 if m == 1 else st // mask.itemsize for m, st in zip(mask.shape, mask.strides))
-    return (mask, *strides)
+    return (mask, *broadcast_strides(mask.shape, mask.strides, mask.itemsize, (rows // L, L, n)))
 
 
 def _check(s, L, mask):
@@ -54,10 +48,6 @@ def _check(s, L, mask):
         raise ValueError(f"attention_softmax: mask dtype {mask.dtype} differs from the scores' {s.dtype}")
 
 
-def _lse_dtype(s):
-    return np.dtype(np.float64) if s.dtype == np.float64 else np.dtype(np.float32)
-
-
 def attention_softmax(s, L, scale, causal, mask, seed, p):
     """``Y = dropout(softmax(s * scale + mask))`` per row, and the rows' logsumexp (what backward
     needs besides s). Returns (Y [rows, n] of s's dtype, lse [rows] float32, float64 for float64)."""
@@ -65,10 +55,10 @@ def attention_softmax(s, L, scale, causal, mask, seed, p):
     rows, n = s.shape
     idx = s.device_id
     y = empty((rows, n), s.dtype, idx)
-    lse = empty((rows,), _lse_dtype(s), idx)
+    lse = empty((rows,), _acc_dtype(s.dtype), idx)
     if rows == 0:
         return y, lse
-    threshold, keep_scale = dropout_threshold(p)
+    threshold, keep_scale = attention_dropout_threshold(p)
     launch(kernel(FILE, f"attention_softmax_{SUFFIX[s.dtype]}", idx),
            (cdiv(rows, ROWS_PER_BLOCK),), (32 * ROWS_PER_BLOCK,),
            (s, y, lse, rows, n, L, np.float64(scale), np.bool_(causal), *_mask_args(mask, rows, L, n),
@@ -90,7 +80,7 @@ def attention_softmax_backward(s, lse, grad, L, scale, causal, mask, seed, p):
     ds = empty((rows, n), s.dtype, idx)
     if rows == 0:
         return ds
-    threshold, keep_scale = dropout_threshold(p)
+    threshold, keep_scale = attention_dropout_threshold(p)
     launch(kernel(FILE, f"attention_softmax_backward_{SUFFIX[s.dtype]}", idx),
            (cdiv(rows, ROWS_PER_BLOCK),), (32 * ROWS_PER_BLOCK,),
            (s, lse, grad, ds, rows, n, L, np.float64(scale), np.bool_(causal), *_mask_args(mask, rows, L, n),

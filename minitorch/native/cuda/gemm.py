@@ -645,9 +645,7 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
                                                    (b.shape[:-2], b.strides[:-2], isz)))
     idx = a.device_id
     if spec.tma:                     # rung 13: the operands go to the kernel as TMA tensor maps
-        if _target_arch(spec.target) != arch_of(idx):
-            raise ValueError(f"gemm rung {rung} is built for {spec.target} and runs only on sm_"
-                             f"{_target_arch(spec.target)} GPUs; GPU {idx} is sm_{arch_of(idx)}")
+        _check_target(rung, spec, idx)
         maps = tma_operands(a, b, la, lb, batch_shape, spec)
         if maps is None:
             return gemm(a, b, bias, spec.fallback)     # what the copy engine cannot read: rung 12
@@ -668,9 +666,7 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
         return gemm(a, b, bias, spec.fallback)   # a layout/dtype this rung lacks (rung 12: TF32 'nn')
     options = spec.options if options is None else tuple(options)
     if spec.target:
-        if _target_arch(spec.target) != arch_of(idx):
-            raise ValueError(f"gemm rung {rung} is built for {spec.target} and runs only on sm_"
-                             f"{_target_arch(spec.target)} GPUs; GPU {idx} is sm_{arch_of(idx)}")
+        _check_target(rung, spec, idx)
         fn = target_kernel(spec.file, name, idx, options, spec.target)
     else:
         fn = kernel(spec.file, name, idx, options)
@@ -679,6 +675,13 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
     launch_2d(fn, (cdiv(n, bn), cdiv(m, bm), batch), spec.block,
               (a, b, out, bias, m, n, k, la[1], lb[1], batch, layout), idx, spec.smem)
     return out
+
+
+def _check_target(rung, spec, idx):
+    """Raise ValueError unless GPU ``idx`` is the one arch-specific rung ``rung`` (``spec``) is built for."""
+    if _target_arch(spec.target) != arch_of(idx):
+        raise ValueError(f"gemm rung {rung} is built for {spec.target} and runs only on sm_"
+                         f"{_target_arch(spec.target)} GPUs; GPU {idx} is sm_{arch_of(idx)}")
 
 
 def _allow_smem(fn, smem, idx):

@@ -96,9 +96,8 @@ def _is_max_pool_2x2(module):
     """Whether ``module`` is exactly MaxPool2d(2): kernel 2, stride 2, no padding or dilation,
     floor mode, no indices returned (what ConvReLUMaxPool2d computes)."""
     from .pooling import MaxPool2d
-    pair = (lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v, v))
-    return (type(module) is MaxPool2d and pair(module.kernel_size) == (2, 2) and pair(module.stride) == (2, 2)
-            and pair(module.padding) == (0, 0) and pair(module.dilation) == (1, 1)
+    return (type(module) is MaxPool2d and _pair(module.kernel_size) == (2, 2) and _pair(module.stride) == (2, 2)
+            and _pair(module.padding) == (0, 0) and _pair(module.dilation) == (1, 1)
             and not module.ceil_mode and not module.return_indices)
 
 

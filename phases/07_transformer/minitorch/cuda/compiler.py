@@ -139,6 +139,5 @@ SPLIT_BY_DTYPE.add("reduce.cu")
 SPLIT_BY_DTYPE |= {"scan.cu", "index.cu", "sort.cu"}
 DTYPE_SUFFIXES += ("f16", "bf16")
 SPLIT_BY_DTYPE.add("multi_tensor.cu")
-SPLIT_BY_DTYPE |= {"softmax.cu", "pooling.cu"}
-SPLIT_BY_DTYPE.add("conv/03_implicit_gemm.cu")
+SPLIT_BY_DTYPE |= {"softmax.cu", "pooling.cu", "conv/03_implicit_gemm.cu"}
 SPLIT_BY_DTYPE.add("layernorm.cu")

@@ -1438,11 +1438,18 @@ def _attention_probs(s, L, scale, causal, mask):
     return p, lse[:, 0]
 
 
+def attention_dropout_threshold(p):
+    """(threshold, keep_scale) of the fused dropout, the same on both devices: keep an element iff
+    its 24-bit uniform word (a Philox word >> 8) is >= threshold, i.e. with probability 1 - p; kept
+    elements are multiplied by keep_scale = 1 / (1 - p) (0 when p == 1)."""
+    return int(np.ceil(p * (1 << 24))), (1.0 / (1.0 - p) if p < 1 else 0.0)
+
+
 def _attention_keep(shape, seed, p):
-    """(keep [rows, n] bools, keep_scale) of the fused dropout: word >> 8 >= ceil(p 2^24)."""
-    threshold = int(np.ceil(p * (1 << 24)))
+    """(keep [rows, n] bools, keep_scale) of the fused dropout (:func:`attention_dropout_threshold`)."""
+    threshold, keep_scale = attention_dropout_threshold(p)
     words = _philox_words(seed[0], shape[0] * shape[1]).reshape(shape)
-    return (words >> np.uint64(8)) >= np.uint64(threshold), (1.0 / (1.0 - p) if p < 1 else 0.0)
+    return (words >> np.uint64(8)) >= np.uint64(threshold), keep_scale
 
 
 def attention_softmax(s, L, scale, causal, mask, seed, p):

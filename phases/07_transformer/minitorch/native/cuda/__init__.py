@@ -29,8 +29,7 @@ from .multi_tensor import (adagrad_step, adam_step, grads_clamp_, grads_norm, gr
                            sgd_step_list)
 from .softmax import (cross_entropy, cross_entropy_backward, log_softmax, log_softmax_backward, nll_loss,
                       nll_loss_backward, softmax, softmax_backward)
-from .conv import conv2d, conv2d_input_grad, conv2d_weight_grad
-from .conv import conv2d_max_pool2d
+from .conv import conv2d, conv2d_input_grad, conv2d_max_pool2d, conv2d_weight_grad
 from .batchnorm import batch_norm_apply, batch_norm_backward, batch_norm_stats
 from .dropout import dropout_mask, masked_scale
 from .pooling import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, avg_pool2d, avg_pool2d_backward, max_pool2d,
