@@ -40,7 +40,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_attention import empty_caches, is_out_of_memory, naive_bytes  # noqa: E402  (imports minitorch, torch)
+from bench_attention import empty_caches, is_out_of_memory  # noqa: E402  (imports minitorch, torch)
+import bench_attention  # noqa: E402
 
 import minitorch  # noqa: E402
 import minitorch.nn.functional as F  # noqa: E402
@@ -66,12 +67,9 @@ TORCH_BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "memory-efficient": SDPBa
 
 
 def skip_reason(name, L, limit_gb):
-    """Why case ``name`` is not run at length ``L`` (a str), or None: only the [L, L] paths are
-    skipped, where bench_attention.naive_bytes (forward + backward) exceeds ``limit_gb``."""
-    need = naive_bytes(B, H, L, backward=True) / 1e9
-    if CASES[name][2] in ("decomposition", "math") and need > limit_gb:
-        return f"skipped: about {need:.0f} GB of [L, L] scores > {limit_gb:g} GB"
-    return None
+    """Why case ``name`` is not run at length ``L`` (a str), or None: bench_attention's rule for
+    forward + backward (only the [L, L] paths, ours_decomposition and torch_math, are skipped)."""
+    return bench_attention.skip_reason(name, B, H, L, True, limit_gb)
 
 
 def peak_ours(flash, dtype, L, causal):

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import minitorch  # noqa: E402
 from gemm_common import time_ms  # noqa: E402
-from minitorch.utils.race import environment  # noqa: E402
+from minitorch.utils.race import environment, slug  # noqa: E402
 
 try:
     import torch
@@ -134,7 +134,7 @@ def main():
               "rows": rows}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"bench_layernorm-{record['env']['gpu_name'].replace(' ', '-').lower()}.json"
+    path = out / f"bench_layernorm-{slug(record['env']['gpu_name'])}.json"
     path.write_text(json.dumps(record, indent=1))
     print("wrote", path)
     print(table(rows))

@@ -19,7 +19,6 @@ About 20 s on an H100, NVRTC compilation included.
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -30,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import minitorch  # noqa: E402
 import minitorch.nn.functional as F  # noqa: E402
 from minitorch.ops import attention as A  # noqa: E402
-from minitorch.utils.race import environment  # noqa: E402
+from minitorch.utils.race import disable_tf32, environment  # noqa: E402
+from gemm_common import time_ms as _time_ms  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -40,19 +40,8 @@ WARMUP, REPEATS = 3, 15
 
 
 def time_ms(fn):
-    """Median milliseconds of ``fn`` between CUDA events, after WARMUP runs."""
-    for _ in range(WARMUP):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(REPEATS):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+    """Median milliseconds of ``fn`` between CUDA events, after WARMUP runs (no L2 flush)."""
+    return _time_ms(fn, REPEATS, WARMUP, flush=False)
 
 
 def ours_case(attention, p, q, k, v, g):
@@ -125,8 +114,7 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT") or str(Path(__file__).parent / "results"))
     args = parser.parse_args()
     began = time.perf_counter()
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    disable_tf32(torch)
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal((B, H, T, D)).astype(np.float32) for _ in range(4)]
     q, k, v = (minitorch.tensor(a, device="cuda", requires_grad=True) for a in arrays[:3])

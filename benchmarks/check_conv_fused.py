@@ -36,7 +36,7 @@ import minitorch.nn.functional as F  # noqa: E402
 from gemm_common import set_torch_tf32, time_ms  # noqa: E402
 from minitorch.native.cuda import conv  # noqa: E402
 from minitorch.ops.conv import conv2d_relu  # noqa: E402
-from minitorch.utils.race import environment  # noqa: E402
+from minitorch.utils.race import environment, slug  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -172,8 +172,7 @@ def main():
               "timing": "CUDA events, L2 flushed, median", "checks_ok": ok, "checks": checks, "rows": rows}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    slug = (env["gpu_name"] or "gpu").replace(" ", "-").lower()
-    path = out / f"check_conv_fused-{slug}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    path = out / f"check_conv_fused-{slug(env['gpu_name'] or 'gpu')}-{time.strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(json.dumps(record, indent=1))
 
     n_ok = sum(r["ok"] for r in checks if r["dtype"] == "float64")

@@ -30,6 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import minitorch  # noqa: E402
 from gemm_common import poisoned, set_torch_tf32, time_ms  # noqa: E402
+from bench_attention import flops  # noqa: E402  (B, H = 4, 8 there too)
 
 import torch  # noqa: E402
 
@@ -106,11 +107,6 @@ def check_against_torch(NA, array, d, causal):
     errs["ok"] = all(e < (1e-4 if k.endswith("out") else 1e-3) for k, e in errs.items())
     log(f"vs torch math d={d} causal={causal}:", "ok" if errs["ok"] else "WRONG", errs)
     return errs
-
-
-def flops(L, d, causal, backward):
-    f = 4 * B * H * L * L * d * (0.5 if causal else 1.0)
-    return f * 3.5 if backward else f
 
 
 def cases(NA, L, d, causal):

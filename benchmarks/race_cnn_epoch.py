@@ -106,8 +106,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
-    args = p.parse_args(argv)
-    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
+    args = p.parse_args(argv)                       # (race() switches PyTorch's TF32 off)
     train = MNIST(train=True).to_tensor_dataset("cuda")
     X, Y = (torch.from_numpy(t.cpu().numpy()).cuda() for t in train.tensors)
     rows = []

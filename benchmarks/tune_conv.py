@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import minitorch as mt  # noqa: E402
 from gemm_common import time_ms  # noqa: E402
 from minitorch.native.cuda import conv  # noqa: E402
-from minitorch.utils.race import environment  # noqa: E402
+from minitorch.utils.race import environment, slug  # noqa: E402
 
 import cupy as cp  # noqa: E402
 
@@ -116,8 +116,7 @@ def main():
         print(f"table -> {conv.TUNED_JSON}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    slug = (env.get("gpu_name") or "gpu").replace(" ", "-").lower()
-    path = out / f"tune_conv-{slug}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    path = out / f"tune_conv-{slug(env.get('gpu_name') or 'gpu')}-{time.strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(json.dumps({"arch": arch, "env": env, "repeats": args.repeats, "dtype": "float32",
                                 "timing": "CUDA events, L2 flushed, median", "rows": record}, indent=1))
     print(f"record -> {path}")
