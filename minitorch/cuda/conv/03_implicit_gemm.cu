@@ -174,8 +174,8 @@ template <typename A>
 __device__ __forceinline__ void window_max(A& v, int& t) {
 #pragma unroll
     for (int lanes = 1; lanes < 4; lanes <<= 1) {
-        const A ov = __shfl_xor_sync(0xffffffffu, v, lanes);
-        const int ot = __shfl_xor_sync(0xffffffffu, t, lanes);
+        const A ov = __shfl_xor_sync(FULL_MASK, v, lanes);
+        const int ot = __shfl_xor_sync(FULL_MASK, t, lanes);
         const bool left = t < ot;
         const A lv = left ? v : ov, rv = left ? ov : v;
         const int lt = left ? t : ot, rt = left ? ot : t;

@@ -56,11 +56,6 @@
 
 namespace ln {
 
-// g = dy * gamma rounded once, the same way where it is summed and where dx uses it: left as a
-// plain product the compiler may fuse it into the next subtraction (an FMA, the exact product),
-// and a row of equal values (n = 1, where dx is exactly 0) would get rstd times the rounding error
-__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
 template <typename T> struct Acc { typedef float type; };      // the type a row is computed in
 template <> struct Acc<double> { typedef double type; };
 
@@ -257,6 +252,9 @@ __device__ __forceinline__ void backward_row(const T* __restrict__ dy, const T* 
         const Vec<T, V> xs = xv[k], gs = gv[k];
 #pragma unroll
         for (int u = 0; u < V; ++u) {
+            // g = dy * gamma rounded once (common.cuh's mul_rn), here and wherever dx uses it: a plain
+            // product may be fused into the next subtraction (an FMA, the exact product), and a row of
+            // equal values (n = 1, where dx is exactly 0) would get rstd times the rounding error
             const A g = mul_rn(A(to_opmath(gs.v[u])), param<T, V>(w, k, u, A(1)));
             s.g += g;
             s.gx += g * ((A(to_opmath(xs.v[u])) - mu) * rs);
