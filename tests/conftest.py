@@ -30,3 +30,11 @@ def poisoned_allocator(monkeypatch):
         cp.cuda.runtime.memsetAsync(block.ptr, 0xFF, block.size, stream)
         return block
     monkeypatch.setattr(memory.Pool, "malloc", malloc)
+
+
+@pytest.fixture
+def poisoned_allocator_on_cuda(request):
+    """``poisoned_allocator`` for a test's cuda case only (its ``device`` is "cuda"): the cpu cases
+    run where CuPy is missing. Modules use it as they use ``poisoned_allocator``."""
+    if "device" in request.fixturenames and request.getfixturevalue("device") == "cuda":
+        request.getfixturevalue("poisoned_allocator")

@@ -63,13 +63,6 @@ def test_sdpa_float32_matches_float64(device, rng, L, E, causal):
                                    err_msg=f"gradient of {name}, L={L} S={S} E={E} causal={causal}")
 
 
-@pytest.fixture
-def poisoned_allocator_on_cuda(request):
-    """The poisoned allocator of conftest, for the cuda parametrization only."""
-    if request.getfixturevalue("device") == "cuda":
-        request.getfixturevalue("poisoned_allocator")
-
-
 # ---- the native launcher, cuda only -----------------------------------------------------------------
 def _native():
     if not mt.cuda.is_available():

@@ -14,10 +14,7 @@ import minitorch as mt
 from oracle import check_op
 
 
-@pytest.fixture(autouse=True)
-def _poison_cuda(request):
-    if request.getfixturevalue("device") == "cuda":
-        request.getfixturevalue("poisoned_allocator")
+pytestmark = pytest.mark.usefixtures("poisoned_allocator_on_cuda")
 
 
 def _key(lib, spec, device):

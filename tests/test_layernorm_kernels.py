@@ -15,6 +15,7 @@ import pytest
 import torch
 
 import minitorch.nn.functional as F
+from minitorch.dtypes import as_dtype
 from minitorch.native import cpu
 
 from helpers import tensor, to_np
@@ -33,19 +34,6 @@ CASES = [("float32", n) for n in (1, 4, 7, 33, 64, 65, 128, 132, 255, 256, 257, 
 TOL = {"float64": 1e-10, "float32": 2e-5, "float16": 2e-3, "bfloat16": 1.6e-2}
 
 
-@pytest.fixture
-def poisoned_allocator_on_cuda(request):
-    if "cuda" in request.node.callspec.params.get("device", ""):
-        request.getfixturevalue("poisoned_allocator")
-
-
-def _np_dtype(name):
-    if name == "bfloat16":
-        import ml_dtypes
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(name)
-
-
 def _rows(device, n):
     """Few rows on cpu; on the GPU more rows than the grid has teams (about 10-32 warps per SM)."""
     return 37 if device == "cpu" else max(300, min(5000, 3_000_000 // n))
@@ -54,7 +42,7 @@ def _rows(device, n):
 def _inputs(rng, rows, n, dtype):
     """x (a large mean in row 0), dy, weight in ``dtype``; the saved mean/rstd (float64 from x, in
     the kernels' accumulation type)."""
-    dt = _np_dtype(dtype)
+    dt = as_dtype(dtype).numpy
     x = (rng.standard_normal((rows, n)) * 2 + 0.5)
     x[:1] += 100
     x, dy, w = x.astype(dt), rng.standard_normal((rows, n)).astype(dt), rng.standard_normal(n).astype(dt)
