@@ -103,7 +103,8 @@ def check(q, k, v, g):
     ref.backward(torch.tensor(gy, dtype=torch.float64))
     result["max_abs_diff_dscores_dropout"] = float(np.abs(host(scores.grad) - ts.grad.numpy()).max())
     ok = (max(result[f"max_rel_diff_{n}"] for n in ("out", "dq", "dk", "dv")) < 1e-5
-          and abs(result["keep_rate"] - (1 - p)) < 5 * np.sqrt(p * (1 - p) / visible.sum())     # 5 std errors and result["max_rel_err_scaling"] < 1e-5
+          and abs(result["keep_rate"] - (1 - p)) < 5 * np.sqrt(p * (1 - p) / visible.sum())     # 5 std errors
+          and result["max_rel_err_scaling"] < 1e-5
           and result["max_abs_diff_dscores_dropout"] < 1e-5)
     result["ok"] = bool(ok)
     return result
