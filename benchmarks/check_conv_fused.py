@@ -14,7 +14,8 @@ Layers (the conv -> ReLU -> MaxPool2d(2) blocks of the course, batch 64 unless -
    autograd; a first layer's backward computes dL/dw and dL/db only): ours fused, ours
    conv2d_relu + max_pool2d, ours conv2d + relu + max_pool2d, and PyTorch with cuDNN
    (``cudnn.benchmark = True``, TF32 off on both sides). CUDA events around one call, the L2
-   flushed before each (benchmarks/gemm_common.py ``time_ms``), median of --repeats.
+   flushed before each, median of --repeats; the four contenders take turns call by call
+   (benchmarks/gemm_common.py ``time_interleaved_ms``), so that the host's drift hits all alike.
 
 A table is printed; the JSON record (GPU, versions, every number) goes to $OUT (or --out).
 
@@ -33,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import minitorch as mt  # noqa: E402
 import minitorch.nn.functional as F  # noqa: E402
-from gemm_common import set_torch_tf32, time_ms  # noqa: E402
+from gemm_common import set_torch_tf32, time_interleaved_ms  # noqa: E402
 from minitorch.native.cuda import conv  # noqa: E402
 from minitorch.ops.conv import conv2d_relu  # noqa: E402
 from minitorch.utils.race import environment, slug  # noqa: E402
@@ -134,23 +135,30 @@ def race(batch, repeats, rng):
         for backward in (False, True):
             row = {"layer": name, "x": [batch, c, hw, hw], "w": [k, c, ks, ks], "padding": pad,
                    "pass": "forward+backward" if backward else "forward"}
+            steps = {}
             for lib, path in [("ours", q) for q in PATHS] + [("torch", None)]:
-                x, w, b = _tensors(lib, arrays, torch.float32 if lib == "torch" else mt.float32, need_x)
-                gy = (torch.ones((batch, k, p, p), device="cuda") if lib == "torch"
-                      else mt.ones(batch, k, p, p, device="cuda"))
-
-                def step():
-                    y, _ = _block(lib, path, x, w, b, pad)
-                    if backward:
-                        for t in (x, w, b):
-                            t.grad = None
-                        y.backward(gy)
-                row[f"{path or 'cudnn'}_us"] = time_ms(step, repeats) * 1e3
+                steps[path or "cudnn"] = _step(lib, path, arrays, pad, need_x, backward, (batch, k, p, p))
+            for path, ms in time_interleaved_ms(steps, repeats).items():
+                row[f"{path}_us"] = ms * 1e3
             for path in PATHS:
                 row[f"{path}_speedup_vs_cudnn"] = row["cudnn_us"] / row[f"{path}_us"]
             row["fused_speedup_vs_unfused"] = row["conv_relu+pool_us"] / row["fused_us"]
             rows.append(row)
     return rows
+
+
+def _step(lib, path, arrays, pad, need_x, backward, pooled_shape):
+    """One forward (and backward) of the block on fresh leaf tensors, as a training step runs it."""
+    x, w, b = _tensors(lib, arrays, torch.float32 if lib == "torch" else mt.float32, need_x)
+    gy = torch.ones(pooled_shape, device="cuda") if lib == "torch" else mt.ones(*pooled_shape, device="cuda")
+
+    def step():
+        y, _ = _block(lib, path, x, w, b, pad)
+        if backward:
+            for t in (x, w, b):
+                t.grad = None
+            y.backward(gy)
+    return step
 
 
 def main():
@@ -169,7 +177,8 @@ def main():
     record = {"benchmark": "conv2d -> ReLU -> MaxPool2d(2): fused vs unfused vs cuDNN",
               "date": time.strftime("%Y-%m-%dT%H:%M:%S"), "env": env, "batch": args.batch, "dtype": "float32",
               "repeats": args.repeats, "torch_settings": {**tf32, "cudnn.benchmark": True},
-              "timing": "CUDA events, L2 flushed, median", "checks_ok": ok, "checks": checks, "rows": rows}
+              "timing": "CUDA events, L2 flushed, median; contenders interleaved call by call", "checks_ok": ok,
+              "checks": checks, "rows": rows}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"check_conv_fused-{slug(env['gpu_name'] or 'gpu')}-{time.strftime('%Y%m%d-%H%M%S')}.json"

@@ -325,6 +325,27 @@ def time_ms(fn, repeats=10, warmup=3, flush=True):
     return statistics.median(times)
 
 
+def time_interleaved_ms(fns, repeats=10, warmup=3, prepare=None):
+    """Median milliseconds of each of ``fns`` (name -> function), timed as :func:`time_ms` times
+    one call (L2 flushed, CUDA events), but in rounds: each round times one call of every function
+    in turn. On a shared host whose speed drifts over seconds (the lent VMs do, by 10-40%), that
+    drift then hits every contender alike instead of whichever ran during a slow stretch.
+    ``prepare(name)``, if given, runs untimed before each timed call of ``name`` (e.g. to switch a
+    dispatch table). Returns {name: median ms}."""
+    for name, fn in fns.items():
+        for _ in range(warmup):
+            if prepare:
+                prepare(name)
+            fn()
+    times = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            if prepare:
+                prepare(name)
+            times[name].append(time_ms(fn, repeats=1, warmup=0))
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 def set_torch_tf32(torch, allow):
     """Switch PyTorch's TF32 for matmul on or off (both the old flag and the float32 precision
     setting); return what it reads back, for the record."""

@@ -11,6 +11,10 @@ Passes: 'forward' (conv2d + bias), 'input_grad', 'weight_grad' (with dL/db when 
 bias), 'forward_maxpool2' (conv2d_max_pool2d with the ReLU). Each rung is forced with
 ``conv.use_rung`` and the backend function called on raw arrays; time: CUDA events around one
 call, the L2 flushed before each (benchmarks/gemm_common.py ``time_ms``), median of --repeats.
+The input gradient of a training layer is then chosen again, by the whole block's forward+backward
+as a model runs it (autograd; the fused conv + ReLU + pool where the layer has one) with each rung
+for dL/dx, the rungs taking turns call by call: a pass timed alone misses the host's cost to issue
+it, which is what these small layers' steps are made of (``_block_input_grad``).
 The table holds, per compute capability and dtype, the fastest rung of each pass per problem
 (keyed by the problem's ConvGeom ints, ``conv.geometry``'s ``key``) with every time measured; the
 run's full record (GPU, versions, times) goes to --out as JSON as well.
@@ -29,7 +33,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import minitorch as mt  # noqa: E402
-from gemm_common import time_ms  # noqa: E402
+import minitorch.nn.functional as F  # noqa: E402
+from gemm_common import time_interleaved_ms, time_ms  # noqa: E402
 from minitorch.native.cuda import conv  # noqa: E402
 from minitorch.utils.race import environment, slug  # noqa: E402
 
@@ -73,6 +78,42 @@ def _calls(x, w, b, dy, args, pooled, training):
     return calls
 
 
+def _block_input_grad(table, key, arrays, pad, pooled, repeats):
+    """{rung: us} of the layer's whole forward+backward as a model runs it (Tensor ops, autograd;
+    conv + ReLU + 2x2 max-pool fused when ``pooled``) with each rung for dL/dx and the table's
+    rungs for the other passes: the input gradient's rung is chosen by this, not by its pass alone.
+
+    Why: these layers are small, and a training step issues its passes back to back, so the step
+    costs about the larger of the host's time to issue all of them and the GPU's to run them all.
+    A rung whose pass is fast on the GPU but takes more launches (02_im2col: a GEMM, its dispatch,
+    col2im) can lose the step to one slower on the GPU that is a single launch (LeNet C3 on the
+    H100: dL/dx alone 28 us by 02 vs 68 by 03, the whole block 300 vs 206 us)."""
+    x, w, b, dy = (None if a is None else mt.Tensor(a, mt.device("cuda:0")) for a in arrays)
+    x.requires_grad_(True)
+    w.requires_grad_(True)
+    if b is not None:
+        b.requires_grad_(True)
+    gy = mt.ones(*(dy.shape[:2] + tuple(n // 2 for n in dy.shape[2:])), device="cuda") if pooled else dy
+
+    def step():
+        y = (F.conv2d_relu_max_pool2d(x, w, b, padding=pad) if pooled else F.conv2d(x, w, b, padding=pad))
+        for t in (x, w, b):
+            if t is not None:
+                t.grad = None
+        y.backward(gy)
+
+    def prepare(rung):          # the table as tuned so far, with this rung for dL/dx
+        conv._tuned = {f"sm_{cp.cuda.Device().compute_capability}": {"f32": {key: {"rungs": {
+            **table[key]["rungs"], "input_grad": rung}}}}}
+        conv._tuned_rung.cache_clear()
+    try:
+        ms = time_interleaved_ms({rung: step for rung in conv.RUNGS}, repeats, prepare=prepare)
+    finally:
+        conv._tuned = None              # read tuned.json again on next use
+        conv._tuned_rung.cache_clear()
+    return {rung: round(t * 1e3, 2) for rung, t in ms.items()}
+
+
 def tune(repeats, rng):
     """(table rows {key: row}, the list of every measurement)."""
     table, record = {}, []
@@ -89,11 +130,14 @@ def tune(repeats, rng):
                         us[pass_name][rung] = round(time_ms(call, repeats) * 1e3, 2)
             rungs = {p: min(t, key=t.get) for p, t in us.items()}
             table[geom.key] = {"shape": shape, "rungs": rungs, "us": us}
+            if batch == TRAIN_BATCH and c > 1:          # a first layer computes no dL/dx
+                us["block_input_grad"] = _block_input_grad(table, geom.key, (x, w, b, dy), pad, pooled, repeats)
+                rungs["input_grad"] = min(us["block_input_grad"], key=us["block_input_grad"].get)
             record.append({"layer": name, "batch": batch, "key": geom.key, "rungs": rungs, "us": us})
             print(f"{shape}")
             for p, t in us.items():
                 cells = "  ".join(f"{r} {v:8.1f}" for r, v in t.items())
-                print(f"    {p:<17} {cells}   -> {rungs[p]}")
+                print(f"    {p:<17} {cells}   -> {rungs['input_grad' if p == 'block_input_grad' else p]}")
     return table, record
 
 
