@@ -553,30 +553,32 @@ def test_transposed_views_reach_the_kernel_as_layouts_without_copies(gm, rng):
     assert not launcher.copies
 
 
-def test_wave_fill(gm):
-    fill = gm[0].wave_fill
-    assert fill(264, 264) == fill(528, 264) == 1.0
-    assert fill(144, 264) == pytest.approx(144 / 264)          # one ragged wave
-    assert fill(265, 264) == pytest.approx(265 / 528)          # a second wave of one block
-    assert fill(0, 264) == 1.0
+def test_split_k_time(gm):
+    time = gm[0].split_k_time
+    assert time(36, 16384, 264, 1) == 16384                     # one wave walking all of K
+    assert time(1024, 16384, 264, 1) == 4 * 16384               # 1024 blocks: 4 waves of 264
+    assert time(36, 16384, 264, 7) == 2336 + 32                 # 252 blocks: one wave, then the rest's
+    assert time(36, 16384, 264, 8) == 2 * 2048                  # 288 blocks: a second wave of 24
+    assert time(1, 16384, 264, 31) == 512 + 512                 # a rest as long as a slice costs a wave
 
 
 def test_split_k_slices_rule(gm):
     split = gm[0].split_k_slices
     # 132 SMs x 2 blocks of 128 x 128 (the large fp32 configuration): 264 slots
     assert split(36, 16384, 264) == 7        # 1536 x 384 weight gradient: 252 blocks, not 4 x 36 = 144
-    assert split(9, 16384, 264) == 28        # 384 x 384: 252 blocks (29 would fill 261, not 5% more)
-    assert split(72, 16384, 132) == 7        # 64 x 128 tiles, one block per SM: 504 blocks, 3.8 waves
-    assert split(1, 16384, 264) == 31        # capped at 32 slices; 31 is within 5% of 32
-    assert split(1024, 16384, 264) == 1      # 4096 x 4096: already 97% full
+    assert split(9, 16384, 264) == 28        # 384 x 384: 252 blocks of 576 and a rest of 256
+    assert split(1, 16384, 264) == 32        # 31 would leave a rest of 512: a second wave
+    assert split(54, 16384, 132) == 7        # 64 x 128 tiles, one block per SM: 378 blocks, 3 waves
+    assert split(1024, 16384, 264) == 1      # 4096 x 4096: as fast split or not
     assert split(36, 2048, 264) == 1         # short K: not worth a second pass
     assert split(36, 4096, 264) == 7         # K = 4096: up to 8 slices of 512
     assert split(36, 4095, 264) == 1
     assert split(0, 16384, 264) == 1
-    for tiles in (1, 5, 36, 100, 140, 300):  # never a slice shorter than the minimum
+    for tiles in (1, 5, 36, 100, 140, 300):  # never a slice shorter than the minimum, never slower
         for k in (4096, 5000, 16384, 100003):
             s = split(tiles, k, 264)
             assert 1 <= s <= 32 and k // s >= 512
+            assert gm[0].split_k_time(tiles, k, 264, s) <= gm[0].split_k_time(tiles, k, 264, 1)
 
 
 def test_split_k_length(gm):
@@ -668,6 +670,7 @@ def test_tall_k_products_are_split_and_summed(gm, rng, layout, with_bias):
     np.testing.assert_allclose(read(got), want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
     # no table: rung 09's default 128 x 128 tiles, one block per SM: 6 tiles for 132 slots
     slices = mod.split_k_slices(6, k, 132)
+    assert mod.slices_for(m, n, k, "09_pipelined", (), 132) == slices
     length = mod.split_k_length(k, slices)
     assert (slices, length) == (16, 512)
     batched, rest = launcher.launches[-2:]
@@ -980,9 +983,7 @@ def test_cuda_split_k_weight_gradient(rng):
 
 def _split_plan(G, m, n, k):
     """(slices, common length) the dispatch picks for one f32 [m, k] @ [k, n] on GPU 0."""
-    rung, options = G.choose(m, n, k, 1, "f32", G.arch_of(0))
-    (bm, bn) = G.tile_of(rung, options)
-    slices = G.split_k_slices(G.cdiv(m, bm) * G.cdiv(n, bn), k, G.sm_count(0) * G.resident_blocks(rung, options))
+    slices = G.slices_for(m, n, k, *G.choose(m, n, k, 1, "f32", G.arch_of(0)), G.sm_count(0))
     return slices, (G.split_k_length(k, slices) if slices > 1 else k)
 
 

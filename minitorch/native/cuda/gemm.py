@@ -12,7 +12,8 @@ Dispatch: :func:`matmul` and :func:`linear` (the backend functions the Tensor la
 :func:`choose` for the rung of a product's (shape class, kind of arithmetic, GPU architecture):
 first the tuned table ``minitorch/cuda/gemm/tuned.json`` that the autotuner writes, then a built-in
 order (the highest rung that exists, runs on this GPU and has the dtype; rung 13 only through the
-table). Rungs 12 and 13 (wgmma) are built
+table); then two shape rules: 64-wide tiles for products 64 or fewer wide (:func:`is_narrow`), and
+split-K for a few output tiles over a long K (:func:`split_k_slices`). Rungs 12 and 13 (wgmma) are built
 for the arch-specific target sm_90a, which CuPy's RawModule cannot ask NVRTC for: see
 :func:`target_kernel`; it runs on sm_90 GPUs only (:func:`runs_on`).
 """
@@ -1025,8 +1026,7 @@ def _mm(a, b, bias):
             if slices > 1:
                 return _split_k(a, b, bias, slices, *choose(m, n, k // slices, slices, suffix, arch))
         else:
-            (bm, bn), blocks = tile_of(rung, options), resident_blocks(rung, options)
-            slices = split_k_slices(cdiv(m, bm) * cdiv(n, bn), k, sm_count(a.device_id) * blocks)
+            slices = slices_for(m, n, k, rung, options, sm_count(a.device_id))
             if slices > 1:
                 return _split_k(a, b, bias, slices, rung, options)
     return gemm(a, b, bias, rung, options)
@@ -1078,40 +1078,56 @@ def resident_blocks(rung, options):
 #
 # How many slices: the GPU runs blocks in waves of SMs x (blocks per SM) at a time, and a wave
 # takes as long as its slowest block, so tiles * S blocks should fill their waves. Before, S was
-# a power of two with tiles * S <= 2 * SMs: 1536 x 384 got S = 4 (144 blocks for 264 slots, 12 SMs
-# with two blocks, 120 with one: ~24 TFLOP/s against cuBLAS's 49.7). Now every S counts: there,
-# S = 7 fills 252 of the 264 slots.
+# a power of two with (128 x 128 tiles) * S <= 2 * SMs: 1536 x 384 got S = 4, 144 blocks of such
+# tiles for the 264 slots of two blocks per SM, one ragged wave (~22 TFLOP/s against cuBLAS's
+# 49.7, benchmarks/results/bench_split_k-*.txt). Now every S counts, with the tiles and blocks per
+# SM of the configuration that runs the product: 36 tiles of 128 x 128 on 264 slots take S = 7
+# (252 blocks). The slices have one length, whole k-tiles, so an S that does not divide K leaves
+# a short rest of K, run as one more (small) GEMM after them; the rule counts its time too.
 SPLIT_K_DTYPES = ("f32", "f64")   # half partial sums would be rounded to half before the sum
 SPLIT_K_MIN_K = 4096          # shorter inner dimensions are not worth the extra pass
 SPLIT_K_MIN_SLICE = 512       # each slice walks at least 512 of K (16 k-tiles of 32)...
 SPLIT_K_MAX = 32              # ...and at most 32 slices: the scratch is S x M x N floats
 SPLIT_K_ALIGN = 32            # slice length: whole k-tiles (BK 8, 16 or 32), 16-byte aligned starts
-FILL_SLACK = 0.05             # the fewest slices that fill within 5% of the best S's fill
+SPLIT_K_SLACK = 0.05          # the fewest slices within 5% of the best S's time
 
 
-def wave_fill(blocks, slots):
-    """The fraction of the GPU's ``slots`` (resident blocks: SMs x blocks per SM) that ``blocks``
-    blocks keep busy over the waves they take: ``blocks / (ceil(blocks / slots) * slots)``."""
-    return blocks / (cdiv(blocks, slots) * slots) if blocks else 1.0
+def split_k_time(tiles, k, slots, slices):
+    """The time of a product of ``tiles`` output tiles cut into ``slices`` K slices, in k steps
+    of one block (a block's time is proportional to the K it walks): the waves of ``tiles *
+    slices`` blocks on ``slots`` resident blocks (SMs x blocks per SM), each as long as a slice
+    (:func:`split_k_length`), then the waves of the rest's ``tiles`` blocks, as long as the rest.
+    Unsplit (``slices`` 1): the waves of ``tiles`` blocks walking all of ``k``."""
+    if slices == 1:
+        return cdiv(tiles, slots) * k
+    length = split_k_length(k, slices)
+    return cdiv(tiles * slices, slots) * length + cdiv(tiles, slots) * (k - slices * length)
 
 
 def split_k_slices(tiles, k, slots):
     """How many slices S to cut an inner dimension of ``k`` into, for a product of ``tiles``
     output tiles on a GPU with ``slots`` resident blocks (SMs x blocks per SM of its
     configuration): 1 (no split) when ``k < SPLIT_K_MIN_K``; else, among S = 1 ..
-    min(SPLIT_K_MAX, k // SPLIT_K_MIN_SLICE), the fewest slices whose ``tiles * S`` blocks fill
-    their waves (:func:`wave_fill`) at least (1 - FILL_SLACK) times as well as the best S: every
-    slice adds M x N partial sums to write and read back, so more slices must buy more than a few
-    percent.
+    min(SPLIT_K_MAX, k // SPLIT_K_MIN_SLICE), the fewest slices whose :func:`split_k_time` is
+    within SPLIT_K_SLACK of the best S's: every slice adds M x N partial sums to write and read
+    back (not in the time), so more slices must buy more than a few percent.
 
-    E.g. on an H100 (132 SMs, 2 blocks of 128 x 128 each: 264 slots), 36 tiles (1536 x 384) ->
-    7 (252 blocks, 95%); 9 tiles (384 x 384) -> 28 (252 blocks); 1024 tiles (4096 x 4096) -> 1.
+    E.g. on an H100 (132 SMs, 2 blocks of 128 x 128 each: 264 slots), K = 16384: 36 tiles (1536 x
+    384) -> 7 (252 blocks, one wave of 2336 k steps, a rest of 32); 9 tiles (384 x 384) -> 28;
+    1024 tiles (4096 x 4096) -> 1.
     """
     if k < SPLIT_K_MIN_K or tiles <= 0:
         return 1
-    fills = {s: wave_fill(tiles * s, slots) for s in range(1, min(SPLIT_K_MAX, k // SPLIT_K_MIN_SLICE) + 1)}
-    best = max(fills.values())
-    return min(s for s, fill in fills.items() if fill >= (1 - FILL_SLACK) * best)
+    times = {s: split_k_time(tiles, k, slots, s) for s in range(1, min(SPLIT_K_MAX, k // SPLIT_K_MIN_SLICE) + 1)}
+    best = min(times.values())
+    return min(s for s, t in times.items() if t <= (1 + SPLIT_K_SLACK) * best)
+
+
+def slices_for(m, n, k, rung, options, sms):
+    """:func:`split_k_slices` for one [m, k] @ [k, n] run by ``rung`` with ``options`` on a GPU
+    of ``sms`` SMs: its tiles (:func:`tile_of`) and slots (SMs x :func:`resident_blocks`)."""
+    bm, bn = tile_of(rung, options)
+    return split_k_slices(cdiv(m, bm) * cdiv(n, bn), k, sms * resident_blocks(rung, options))
 
 
 def split_k_length(k, slices):
