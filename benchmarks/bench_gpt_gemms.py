@@ -82,7 +82,7 @@ def plan(batch, m, n, k):
     elif G.SHAPE_RULES:
         slices = G.slices_for(m, n, k, rung, options, G.sm_count(0))
     else:
-        slices = G._split_k_slices_before(m, n, k, G.sm_count(0))
+        slices = G._power_of_two_slices(m, n, k, G.sm_count(0))
         bm, bn = G.tile_of(*G.choose(m, n, k // slices, slices, "f32", G.arch_of(0)))
     return f"{bm}x{bn}" + (f" /{slices}" if slices > 1 else "")
 

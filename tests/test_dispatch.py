@@ -595,8 +595,8 @@ def test_split_k_length(gm):
         length(100, 8)
 
 
-def test_split_k_rule_before_is_kept_for_the_benchmark(gm):
-    before = gm[0]._split_k_slices_before
+def test_the_power_of_two_rule_is_kept_for_the_benchmark(gm):
+    before = gm[0]._power_of_two_slices
     assert before(1536, 384, 16384, 132) == 4 and before(384, 384, 16384, 132) == 16
     assert before(1536, 384, 4099, 132) == 1 and before(4096, 4096, 16384, 132) == 1
 
@@ -698,7 +698,7 @@ def test_split_k_uses_the_rule_before_when_the_shape_rules_are_off(gm, monkeypat
     g, x = rng.standard_normal((8192, 300)).astype(F32), rng.standard_normal((8192, 200)).astype(F32)
     got = mod.matmul(dev(array, g).T, dev(array, x))
     np.testing.assert_allclose(read(got), g.T.astype(np.float64) @ x, rtol=1e-5, atol=1e-3)
-    assert launcher.launches[-1]["batch"] == mod._split_k_slices_before(300, 200, 8192, 132) == 8
+    assert launcher.launches[-1]["batch"] == mod._power_of_two_slices(300, 200, 8192, 132) == 8
 
 
 def test_views_without_a_blas_layout_are_copied_first(gm, rng):

@@ -1023,7 +1023,7 @@ def _mm(a, b, bias):
     rung, options = choose(m, n, k, batch, suffix, arch)
     if a.ndim == b.ndim == 2 and suffix in SPLIT_K_DTYPES:
         if not SHAPE_RULES:
-            slices = _split_k_slices_before(m, n, k, sm_count(a.device_id))
+            slices = _power_of_two_slices(m, n, k, sm_count(a.device_id))
             if slices > 1:
                 return _split_k(a, b, bias, slices, *choose(m, n, k // slices, slices, suffix, arch))
         else:
@@ -1142,7 +1142,7 @@ def split_k_length(k, slices):
     return length
 
 
-def _split_k_slices_before(m, n, k, sms):
+def _power_of_two_slices(m, n, k, sms):
     """The split rule before the wave rule (SHAPE_RULES = False, for the benchmark's "before"):
     the largest power of two, at most 16, that divides k, keeps every slice at least 1024 long
     and makes at most two 128 x 128 tiles' blocks per SM, when k >= SPLIT_K_MIN_K and there are
