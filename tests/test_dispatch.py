@@ -990,7 +990,7 @@ def _split_plan(G, m, n, k):
 @pytest.mark.cuda
 @pytest.mark.parametrize("layout", ["nn", "nt", "tn"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
-def test_cuda_split_k_with_a_ragged_rest_vs_float64(rng, layout, dtype):
+def test_cuda_split_k_with_a_ragged_rest_vs_float64(rng, layout, dtype, poisoned_allocator):
     """Odd M, N, K (K not a multiple of the slice count nor of 32): the slices' batched GEMM, the
     rest's GEMM with the bias, the reduction; every layout, against float64 on the host. The
     output comes from a poisoned pool (NaN): an unwritten element fails."""
@@ -1014,7 +1014,7 @@ def test_cuda_split_k_with_a_ragged_rest_vs_float64(rng, layout, dtype):
 
 @pytest.mark.cuda
 @pytest.mark.parametrize("layout", ["nn", "nt", "tn"])
-def test_cuda_narrow_products_vs_float64(rng, layout):
+def test_cuda_narrow_products_vs_float64(rng, layout, poisoned_allocator):
     """Batched products 63 or 64 wide (attention's P @ V and its gradients, odd sizes) in a class
     whose configuration tiles 128 wide: the narrow rule's 64-wide tiles, against float64."""
     from minitorch.native.cuda import gemm as G

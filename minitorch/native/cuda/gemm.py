@@ -1104,6 +1104,7 @@ def split_k_time(tiles, k, slots, slices):
     return cdiv(tiles * slices, slots) * length + cdiv(tiles, slots) * (k - slices * length)
 
 
+@functools.lru_cache(maxsize=4096)      # ~30 us of Python for a long K, asked at every matmul
 def split_k_slices(tiles, k, slots):
     """How many slices S to cut an inner dimension of ``k`` into, for a product of ``tiles``
     output tiles on a GPU with ``slots`` resident blocks (SMs x blocks per SM of its
