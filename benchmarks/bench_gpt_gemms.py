@@ -80,7 +80,10 @@ def plan(batch, m, n, k):
     if batch > 1:
         slices = 1
     elif G.SHAPE_RULES:
-        slices = G.slices_for(m, n, k, rung, options, G.sm_count(0))
+        split = G.choose(m, n, k, 1, "f32", G.arch_of(0), size_class="large")
+        slices = G.slices_for(m, n, k, *split, G.sm_count(0))
+        if slices > 1:
+            bm, bn = G.tile_of(*split)
     else:
         slices = G._power_of_two_slices(m, n, k, G.sm_count(0))
         bm, bn = G.tile_of(*G.choose(m, n, k // slices, slices, "f32", G.arch_of(0)))

@@ -32,7 +32,7 @@ def main():
         want = a.T.astype(np.float64) @ b
         err = float(np.linalg.norm(got - want) / np.linalg.norm(want))
         rung, options = G.choose(m, n, k, 1, "f32", G.arch_of(0))
-        slices = G.slices_for(m, n, k, rung, options, G.sm_count(0))
+        slices = G.slices_for(m, n, k, *G.choose(m, n, k, 1, "f32", G.arch_of(0), size_class="large"), G.sm_count(0))
         split_ms = time_ms(lambda: mt.matmul(A, B), 20)
         plain_ms = time_ms(lambda: G.gemm(A._data, B._data, None, rung, options), 20)
         ta, tb = torch.from_numpy(a).cuda().T, torch.from_numpy(b).cuda()

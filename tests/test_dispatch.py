@@ -680,6 +680,22 @@ def test_tall_k_products_are_split_and_summed(gm, rng, layout, with_bias):
     assert not launcher.copies                               # the slices are views
 
 
+def test_split_k_slices_run_the_large_configuration(gm, monkeypatch, tmp_path, rng):
+    mod, launcher, array = gm
+    use_table(mod, monkeypatch, tmp_path, SHAPE_TABLE)
+    a, b = rng.standard_normal((300, 8192 + 37)).astype(F32), rng.standard_normal((8192 + 37, 200)).astype(F32)
+    got = mod.matmul(dev(array, a), dev(array, b))          # 300 x 200: a small product, a long K
+    want = a.astype(np.float64) @ b
+    np.testing.assert_allclose(read(got), want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+    batched, rest = launcher.launches[-2:]
+    # 6 tiles of 128 x 128 on 132 x 2 slots: 16 slices of 512 (96 blocks, one wave) and a rest of 37
+    assert (batched["batch"], batched["k"], rest["k"]) == (16, 512, 37)
+    assert batched["options"] == rest["options"] == tuple(LARGE_128) and batched["block"] == (256,)
+    launcher.launches.clear()
+    mod.matmul(dev(array, a[:, :2048]), dev(array, b[:2048]))   # K = 2048: unsplit, its own class
+    assert [r["options"] for r in launcher.launches] == [tuple(SMALL_64)]
+
+
 def test_split_k_divides_k_exactly_without_a_rest(gm, rng):
     mod, launcher, array = gm
     g, x = rng.standard_normal((8192, 300)).astype(F32), rng.standard_normal((8192, 200)).astype(F32)
@@ -983,7 +999,7 @@ def test_cuda_split_k_weight_gradient(rng):
 
 def _split_plan(G, m, n, k):
     """(slices, common length) the dispatch picks for one f32 [m, k] @ [k, n] on GPU 0."""
-    slices = G.slices_for(m, n, k, *G.choose(m, n, k, 1, "f32", G.arch_of(0)), G.sm_count(0))
+    slices = G.slices_for(m, n, k, *G.choose(m, n, k, 1, "f32", G.arch_of(0), size_class="large"), G.sm_count(0))
     return slices, (G.split_k_length(k, slices) if slices > 1 else k)
 
 

@@ -964,7 +964,7 @@ def _choose(cls, suffix, arch, tf32):
     return name, RUNGS[name].options
 
 
-def choose(m, n, k, batch, dtype_suffix, arch, allow_tf32=None):
+def choose(m, n, k, batch, dtype_suffix, arch, allow_tf32=None, size_class=None):
     """The rung and NVRTC options for ``batch`` products ``[m, k] @ [k, n]`` of dtype
     ``dtype_suffix`` ('f32', 'f64', 'bf16', 'f16') on a GPU of compute capability ``arch`` (90
     for an H100): ``(rung name, options tuple)``.
@@ -977,7 +977,8 @@ def choose(m, n, k, batch, dtype_suffix, arch, allow_tf32=None):
     rung for bf16/f16. Never a rung missing from RUNGS, above ``arch``, or using tensor cores on
     float32 unless TF32 is allowed. Then the narrow rule (:func:`is_narrow`): a product whose
     ``m`` or ``n`` is at most 64 while that choice tiles it 128 wide takes the small class's
-    choice instead, when that one's tile is 64 wide there.
+    choice instead, when that one's tile is 64 wide there. ``size_class``: look this class up
+    instead of :func:`shape_class`'s (split-K runs its slices with the large class's choice).
 
     Raises:
         TypeError: no rung has the dtype on this architecture.
@@ -985,7 +986,7 @@ def choose(m, n, k, batch, dtype_suffix, arch, allow_tf32=None):
     if allow_tf32 is None:
         allow_tf32 = _tf32_switch.allow_tf32
     arch, tf32 = int(arch), bool(allow_tf32)
-    name, options = _choose(shape_class(m, n, k, batch), dtype_suffix, arch, tf32)
+    name, options = _choose(size_class or shape_class(m, n, k, batch), dtype_suffix, arch, tf32)
     if SHAPE_RULES and min(m, n) <= NARROW and is_narrow(m, n, tile_of(name, options)):
         # the narrow rule: the small class's configuration, when its tile fits the narrow side
         small = _choose("small", dtype_suffix, arch, tf32)
@@ -1013,7 +1014,8 @@ def arch_of(index):
 
 def _mm(a, b, bias):
     """gemm() with the rung :func:`choose` picks; ``a`` [..., M, K], ``b`` [..., K, N]; a single
-    product with few output tiles and a long K is split (:func:`split_k_slices`)."""
+    product with few output tiles and a long K is split (:func:`split_k_slices`), its slices run
+    with the large class's choice."""
     (m, k), n = a.shape[-2:], b.shape[-1]
     batch = math.prod(broadcast_shape(a.shape[:-2], b.shape[:-2]))
     suffix = SUFFIX.get(a.dtype)
@@ -1021,15 +1023,16 @@ def _mm(a, b, bias):
         raise TypeError(f"cuda matmul takes two arrays of one floating dtype, got {a.dtype} and {b.dtype}")
     arch = arch_of(a.device_id)
     rung, options = choose(m, n, k, batch, suffix, arch)
-    if a.ndim == b.ndim == 2 and suffix in SPLIT_K_DTYPES:
+    if a.ndim == b.ndim == 2 and suffix in SPLIT_K_DTYPES and k >= SPLIT_K_MIN_K:
         if not SHAPE_RULES:
             slices = _power_of_two_slices(m, n, k, sm_count(a.device_id))
             if slices > 1:
                 return _split_k(a, b, bias, slices, *choose(m, n, k // slices, slices, suffix, arch))
         else:
-            slices = slices_for(m, n, k, rung, options, sm_count(a.device_id))
+            split = choose(m, n, k, 1, suffix, arch, size_class="large")
+            slices = slices_for(m, n, k, *split, sm_count(a.device_id))
             if slices > 1:
-                return _split_k(a, b, bias, slices, rung, options)
+                return _split_k(a, b, bias, slices, *split)
     return gemm(a, b, bias, rung, options)
 
 
@@ -1065,7 +1068,8 @@ def tile_of(rung, options):
 def resident_blocks(rung, options):
     """Blocks per SM a configuration promises: rung 09's MIN_BLOCKS (its __launch_bounds__: ptxas
     fits that many blocks' registers in an SM; the tuned large fp32 configuration has 2 blocks of
-    256 threads, the small one 4 of 128), 1 for a configuration that promises nothing."""
+    256 threads, the small one 4 of 128), 1 for a configuration that promises nothing (the tuned
+    medium one: 155-181 registers a thread for 256 threads, so one block per SM indeed)."""
     if rung not in TUNED_DEFAULTS:
         return 1
     return config_of(rung, options).get("MIN_BLOCKS", 0) or 1
@@ -1076,6 +1080,10 @@ def resident_blocks(rung, options):
 # tiles of 128 x 128 for 132 SMs: most of the GPU idles while each tile walks all of K. Cutting K
 # into S slices gives S x as many blocks; each slice's product is one batch of a strided-batched
 # GEMM (views, no copies) into an [S, M, N] float32 scratch, which one reduction sums.
+# The slices run the large class's configuration (then the narrow rule): split-K makes about as
+# many blocks as the GPU holds, the regime that configuration is tuned for (on the H100: 128 x 128
+# tiles, two blocks per SM, 41 TFLOP/s on the tuner's large shapes; the medium class's 64 x 128
+# tiles take 155-181 registers, one block per SM, 28 TFLOP/s).
 #
 # How many slices: the GPU runs blocks in waves of SMs x (blocks per SM) at a time, and a wave
 # takes as long as its slowest block, so tiles * S blocks should fill their waves. Before, S was
@@ -1105,7 +1113,7 @@ def split_k_time(tiles, k, slots, slices):
     return cdiv(tiles * slices, slots) * length + cdiv(tiles, slots) * (k - slices * length)
 
 
-@functools.lru_cache(maxsize=4096)      # ~30 us of Python for a long K, asked at every matmul
+@functools.lru_cache(maxsize=4096)      # tens of us of Python for a long K, asked at every matmul
 def split_k_slices(tiles, k, slots):
     """How many slices S to cut an inner dimension of ``k`` into, for a product of ``tiles``
     output tiles on a GPU with ``slots`` resident blocks (SMs x blocks per SM of its
