@@ -1087,12 +1087,14 @@ def resident_blocks(rung, options):
 #
 # How many slices: the GPU runs blocks in waves of SMs x (blocks per SM) at a time, and a wave
 # takes as long as its slowest block, so tiles * S blocks should fill their waves. Before, S was
-# a power of two with (128 x 128 tiles) * S <= 2 * SMs: 1536 x 384 got S = 4, 144 blocks of such
-# tiles for the 264 slots of two blocks per SM, one ragged wave (~22 TFLOP/s against cuBLAS's
-# 49.7, benchmarks/results/bench_split_k-*.txt). Now every S counts, with the tiles and blocks per
-# SM of the configuration that runs the product: 36 tiles of 128 x 128 on 264 slots take S = 7
-# (252 blocks). The slices have one length, whole k-tiles, so an S that does not divide K leaves
-# a short rest of K, run as one more (small) GEMM after them; the rule counts its time too.
+# a power of two with (128 x 128 tiles) * S <= 2 * SMs, and the slices ran the configuration of
+# their own size class: 1536 x 384 got S = 4, run with the medium class's 64 x 128 tiles, 288
+# blocks for 132 SMs holding one each: three waves, the last of 24 blocks (~22 TFLOP/s against
+# cuBLAS's 49.7, benchmarks/results/bench_split_k-*.txt). Now every S counts, with the tiles and
+# blocks per SM of the configuration that runs the slices: 36 tiles of 128 x 128 on 264 slots
+# take S = 7 (252 blocks, one wave). The slices have one length, whole k-tiles, so an S that does
+# not divide K leaves a short rest of K, run as one more (small) GEMM after them; the rule counts
+# its time too.
 SPLIT_K_DTYPES = ("f32", "f64")   # half partial sums would be rounded to half before the sum
 SPLIT_K_MIN_K = 4096          # shorter inner dimensions are not worth the extra pass
 SPLIT_K_MIN_SLICE = 512       # each slice walks at least 512 of K (16 k-tiles of 32)...
