@@ -1,7 +1,7 @@
 """Split-K on the weight-gradient GEMMs of the char GPT (K = 16384 tokens): minitorch.matmul (which
-splits K when few output tiles would leave SMs idle) against the same product without the split and
-against torch.mm (cuBLAS, TF32 off). Each checked against float64 first; median CUDA-event ms, L2
-flushed.
+splits K when few output tiles would leave SMs idle: gemm.slices_for, the wave rule) against the
+same product without the split and against torch.mm (cuBLAS, TF32 off). Each checked against
+float64 first; median CUDA-event ms, L2 flushed.
 
     python benchmarks/bench_split_k.py
 """
@@ -31,8 +31,8 @@ def main():
         got = (A @ B).cpu().numpy()
         want = a.T.astype(np.float64) @ b
         err = float(np.linalg.norm(got - want) / np.linalg.norm(want))
-        slices = G.split_k_slices(m, n, k, 1, "f32", G.sm_count(0))
         rung, options = G.choose(m, n, k, 1, "f32", G.arch_of(0))
+        slices = G.slices_for(m, n, k, *G.choose(m, n, k, 1, "f32", G.arch_of(0), size_class="large"), G.sm_count(0))
         split_ms = time_ms(lambda: mt.matmul(A, B), 20)
         plain_ms = time_ms(lambda: G.gemm(A._data, B._data, None, rung, options), 20)
         ta, tb = torch.from_numpy(a).cuda().T, torch.from_numpy(b).cuda()

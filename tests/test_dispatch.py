@@ -553,32 +553,168 @@ def test_transposed_views_reach_the_kernel_as_layouts_without_copies(gm, rng):
     assert not launcher.copies
 
 
+def test_split_k_time(gm):
+    time = gm[0].split_k_time
+    assert time(36, 16384, 264, 1) == 16384                     # one wave walking all of K
+    assert time(1024, 16384, 264, 1) == 4 * 16384               # 1024 blocks: 4 waves of 264
+    assert time(36, 16384, 264, 7) == 2336 + 32                 # 252 blocks: one wave, then the rest's
+    assert time(36, 16384, 264, 8) == 2 * 2048                  # 288 blocks: a second wave of 24
+    assert time(1, 16384, 264, 31) == 512 + 512                 # a rest as long as a slice costs a wave
+
+
 def test_split_k_slices_rule(gm):
     split = gm[0].split_k_slices
-    assert split(1536, 384, 16384, 1, "f32", 132) == 4       # the GPT's MLP weight gradient: 36 tiles
-    assert split(384, 384, 16384, 1, "f32", 132) == 16       # 9 tiles: as many slices as allowed
-    assert split(1536, 384, 2048, 1, "f32", 132) == 1        # short K: not worth a second pass
-    assert split(4096, 4096, 16384, 1, "f32", 132) == 1      # enough tiles to fill the GPU
-    assert split(1536, 384, 16384, 2, "f32", 132) == 1       # batched: the batch fills it already
-    assert split(1536, 384, 16384, 1, "bf16", 132) == 1      # half partial sums would round
-    assert split(1536, 384, 12288, 1, "f32", 132) == 4       # a power of two dividing K
-    assert split(1536, 384, 4099, 1, "f32", 132) == 1        # K prime: no equal slices
+    # 132 SMs x 2 blocks of 128 x 128 (the large fp32 configuration): 264 slots
+    assert split(36, 16384, 264) == 7        # 1536 x 384 weight gradient: 252 blocks, not 4 x 36 = 144
+    assert split(9, 16384, 264) == 28        # 384 x 384: 252 blocks of 576 and a rest of 256
+    assert split(1, 16384, 264) == 32        # 31 would leave a rest of 512: a second wave
+    assert split(54, 16384, 132) == 7        # 64 x 128 tiles, one block per SM: 378 blocks, 3 waves
+    assert split(1024, 16384, 264) == 1      # 4096 x 4096: as fast split or not
+    assert split(36, 2048, 264) == 1         # short K: not worth a second pass
+    assert split(36, 4096, 264) == 7         # K = 4096: up to 8 slices of 512
+    assert split(36, 4095, 264) == 1
+    assert split(0, 16384, 264) == 1
+    for tiles in (1, 5, 36, 100, 140, 300):  # never a slice shorter than the minimum, never slower
+        for k in (4096, 5000, 16384, 100003):
+            s = split(tiles, k, 264)
+            assert 1 <= s <= 32 and k // s >= 512
+            assert gm[0].split_k_time(tiles, k, 264, s) <= gm[0].split_k_time(tiles, k, 264, 1)
 
 
-def test_tall_k_products_are_split_and_summed(gm, rng):
+def test_split_k_length(gm):
+    mod = gm[0]
+    length = mod.split_k_length
+    assert length(16384, 7) == 2336 and 16384 - 7 * 2336 == 32     # 2340 rounded down to whole k-tiles
+    assert length(16384, 28) == 576 and 16384 - 28 * 576 == 256
+    assert length(16384, 4) == 4096                                  # even: no rest
+    assert length(8229, 16) == 512                                   # odd K: a rest of 37
+    for k, s in ((4096, 8), (100003, 32), (5000, 9)):
+        n = length(k, s)
+        assert n % 32 == 0 and 0 <= k - s * n < 32 * s
+    with pytest.raises(ValueError, match="shorter than 32"):
+        length(100, 8)
+
+
+def test_the_power_of_two_rule_is_kept_for_the_benchmark(gm):
+    before = gm[0]._power_of_two_slices
+    assert before(1536, 384, 16384, 132) == 4 and before(384, 384, 16384, 132) == 16
+    assert before(1536, 384, 4099, 132) == 1 and before(4096, 4096, 16384, 132) == 1
+
+
+def test_is_narrow(gm):
+    narrow = gm[0].is_narrow
+    assert narrow(256, 64, (128, 128)) and narrow(64, 256, (128, 128)) and narrow(256, 1, (64, 128))
+    assert not narrow(256, 65, (128, 128))           # lm_head's 65: a 64-wide tile wastes as much
+    assert not narrow(256, 64, (64, 64)) and not narrow(64, 256, (64, 128))
+    assert not narrow(1024, 1024, (128, 128))
+
+
+SMALL_64 = ["-DBM=64", "-DBN=64", "-DBK=16", "-DWM=32", "-DWN=32", "-DWNITER=2", "-DTM=4", "-DTN=4",
+            "-DSTAGES=3", "-DKUNROLL=8", "-DMIN_BLOCKS=4", "-DELEM_COPY=0", "-DLEAN=1"]
+LARGE_128 = ["-DBM=128", "-DBN=128", "-DBK=16", "-DWM=32", "-DWN=64", "-DWNITER=2", "-DTM=4", "-DTN=4",
+             "-DSTAGES=3", "-DKUNROLL=8", "-DMIN_BLOCKS=2", "-DELEM_COPY=0", "-DLEAN=1"]
+MEDIUM_64x128 = ["-DBM=64", "-DBN=128", "-DBK=16", "-DWM=32", "-DWN=32", "-DWNITER=1", "-DTM=4", "-DTN=4",
+                 "-DSTAGES=3", "-DKUNROLL=16", "-DMIN_BLOCKS=0", "-DELEM_COPY=0", "-DLEAN=0"]
+SHAPE_TABLE = {"sm_90": {"fp32": {
+    "small": {"rung": "09_pipelined", "options": SMALL_64, "gflops": 872.0},
+    "medium": {"rung": "09_pipelined", "options": MEDIUM_64x128, "gflops": 28361.2},
+    "large": {"rung": "09_pipelined", "options": LARGE_128, "gflops": 41309.0}}}}
+
+
+def test_narrow_products_take_the_64_wide_small_configuration(gm, monkeypatch, tmp_path):
+    mod = gm[0]
+    use_table(mod, monkeypatch, tmp_path, SHAPE_TABLE)
+    small, large = ("09_pipelined", tuple(SMALL_64)), ("09_pipelined", tuple(LARGE_128))
+    # attention at nanoGPT's shapes: 384 batches, T = 256, head dim 64
+    assert mod.choose(256, 256, 64, 384, "f32", 90, allow_tf32=False) == large      # q @ k^T: 256 wide
+    assert mod.choose(256, 64, 256, 384, "f32", 90, allow_tf32=False) == small      # p @ v: 64 wide
+    assert mod.choose(64, 256, 256, 384, "f32", 90, allow_tf32=False) == small
+    assert mod.choose(256, 65, 256, 384, "f32", 90, allow_tf32=False) == large      # 65: not narrow
+    assert mod.choose(8192, 48, 384, 1, "f32", 90, allow_tf32=False) == small       # medium's 64 x 128 too
+    assert mod.choose(48, 8192, 384, 1, "f32", 90, allow_tf32=False)[1] == tuple(MEDIUM_64x128)  # BM is 64
+    assert mod.resident_blocks(*small) == 4 and mod.resident_blocks(*large) == 2
+    assert mod.resident_blocks("09_pipelined", tuple(MEDIUM_64x128)) == 1 and mod.resident_blocks("05_blocktile_2d", ()) == 1
+    monkeypatch.setattr(mod, "SHAPE_RULES", False)                                   # the rule before
+    assert mod.choose(256, 64, 256, 384, "f32", 90, allow_tf32=False) == large
+
+
+def test_narrow_rule_needs_a_64_wide_small_configuration(gm, fake_ladder, monkeypatch, tmp_path):
+    # no table: the small class's choice is the same 128 x 128 default, so nothing changes
+    mod = gm[0]
+    assert mod.choose(256, 64, 256, 384, "f32", 90, allow_tf32=False) == mod.choose(256, 256, 256, 384, "f32", 90,
+                                                                                  allow_tf32=False)
+    # TF32 and half: the small entries tile 128 x 128 as well
+    assert fake_ladder.choose(256, 64, 256, 384, "f32", 90, allow_tf32=True)[0] == "10_tf32_mma"
+
+
+def test_narrow_matmul_launches_64_wide_tiles(gm, monkeypatch, tmp_path, rng):
+    mod, launcher, array = gm
+    use_table(mod, monkeypatch, tmp_path, SHAPE_TABLE)
+    a, b = rng.standard_normal((300, 65, 57)).astype(F32), rng.standard_normal((300, 57, 63)).astype(F32)
+    check_product(mod.matmul(dev(array, a), dev(array, b)), a.astype(np.float64) @ b, F32)   # 1.2 M: medium
+    rec = launcher.launches[-1]
+    assert rec["options"] == tuple(SMALL_64) and rec["grid"] == (1, 2, 300) and rec["block"] == (128,)
+
+
+@pytest.mark.parametrize("layout", ["nn", "nt", "tn"])
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_tall_k_products_are_split_and_summed(gm, rng, layout, with_bias):
+    mod, launcher, array = gm
+    m, n, k = 300, 200, 8192 + 37                            # odd K: 16 slices of 512 and a rest of 37
+    a, b = rng.standard_normal((m, k)).astype(F32), rng.standard_normal((k, n)).astype(F32)
+    A = dev(array, np.ascontiguousarray(a.T)).T if layout[0] == "t" else dev(array, a)
+    B = dev(array, np.ascontiguousarray(b.T)).T if layout[1] == "t" else dev(array, b)
+    bias = rng.standard_normal(n).astype(F32) if with_bias else None
+    got = mod.matmul(A, B, dev(array, bias) if with_bias else None)
+    want = a.astype(np.float64) @ b + (bias if with_bias else 0)
+    np.testing.assert_allclose(read(got), want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+    # no table: rung 09's default 128 x 128 tiles, one block per SM: 6 tiles for 132 slots
+    slices = mod.split_k_slices(6, k, 132)
+    assert mod.slices_for(m, n, k, "09_pipelined", (), 132) == slices
+    length = mod.split_k_length(k, slices)
+    assert (slices, length) == (16, 512)
+    batched, rest = launcher.launches[-2:]
+    assert batched["batch"] == slices and batched["k"] == length and not batched["bias"]
+    assert rest["batch"] == 1 and rest["k"] == 37 and rest["bias"] == with_bias
+    assert batched["name"] == rest["name"] == f"gemm_{layout}_f32"
+    assert not launcher.copies                               # the slices are views
+
+
+def test_split_k_slices_run_the_large_configuration(gm, monkeypatch, tmp_path, rng):
+    mod, launcher, array = gm
+    use_table(mod, monkeypatch, tmp_path, SHAPE_TABLE)
+    a, b = rng.standard_normal((300, 8192 + 37)).astype(F32), rng.standard_normal((8192 + 37, 200)).astype(F32)
+    got = mod.matmul(dev(array, a), dev(array, b))          # 300 x 200: a small product, a long K
+    want = a.astype(np.float64) @ b
+    np.testing.assert_allclose(read(got), want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+    batched, rest = launcher.launches[-2:]
+    # 6 tiles of 128 x 128 on 132 x 2 slots: 16 slices of 512 (96 blocks, one wave) and a rest of 37
+    assert (batched["batch"], batched["k"], rest["k"]) == (16, 512, 37)
+    assert batched["options"] == rest["options"] == tuple(LARGE_128) and batched["block"] == (256,)
+    launcher.launches.clear()
+    mod.matmul(dev(array, a[:, :2048]), dev(array, b[:2048]))   # K = 2048: unsplit, its own class
+    assert [r["options"] for r in launcher.launches] == [tuple(SMALL_64)]
+
+
+def test_split_k_divides_k_exactly_without_a_rest(gm, rng):
     mod, launcher, array = gm
     g, x = rng.standard_normal((8192, 300)).astype(F32), rng.standard_normal((8192, 200)).astype(F32)
-    G, X = dev(array, g), dev(array, x)
-    got = mod.matmul(G.T, X)                                 # [300, 8192] @ [8192, 200], a 'tn' weight gradient
-    want = g.T.astype(np.float64) @ x                        # float32 partial sums of 8192 terms: scaled atol
+    got = mod.matmul(dev(array, g).T, dev(array, x))         # [300, 8192] @ [8192, 200], a 'tn' weight gradient
+    want = g.T.astype(np.float64) @ x
     np.testing.assert_allclose(read(got), want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
-    rec = launcher.launches[-1]
-    slices = mod.split_k_slices(300, 200, 8192, 1, "f32", 132)
-    assert slices > 1 and rec["batch"] == slices and rec["k"] == 8192 // slices and rec["name"] == "gemm_tn_f32"
-    assert not launcher.copies                               # the slices are views
-    bias = rng.standard_normal(200).astype(F32)
-    np.testing.assert_allclose(read(mod.matmul(G.T, X, dev(array, bias))), want + bias, rtol=1e-5,
-                               atol=1e-6 * np.abs(want).max())
+    assert launcher.launches[-1]["batch"] == 16 and launcher.launches[-1]["k"] == 512
+    launcher.launches.clear()
+    mod.matmul(dev(array, g).T[:, :2048], dev(array, x)[:2048])     # K = 2048: no split
+    assert [r["batch"] for r in launcher.launches] == [1]
+
+
+def test_split_k_uses_the_rule_before_when_the_shape_rules_are_off(gm, monkeypatch, rng):
+    mod, launcher, array = gm
+    monkeypatch.setattr(mod, "SHAPE_RULES", False)
+    g, x = rng.standard_normal((8192, 300)).astype(F32), rng.standard_normal((8192, 200)).astype(F32)
+    got = mod.matmul(dev(array, g).T, dev(array, x))
+    np.testing.assert_allclose(read(got), g.T.astype(np.float64) @ x, rtol=1e-5, atol=1e-3)
+    assert launcher.launches[-1]["batch"] == mod._power_of_two_slices(300, 200, 8192, 132) == 8
 
 
 def test_views_without_a_blas_layout_are_copied_first(gm, rng):
@@ -841,7 +977,7 @@ def test_cuda_split_k_weight_gradient(rng):
     """A Linear over 8192 rows: its weight gradient (K = 8192, 12 x 3 output tiles) takes the
     split-K path; values and gradients against float64, odd sizes (not multiples of the tiles)."""
     from minitorch.native.cuda import gemm as G
-    assert G.split_k_slices(301, 199, 8192, 1, "f32", G.sm_count(0)) > 1
+    assert _split_plan(G, 301, 199, 8192)[0] > 1
     x = rng.standard_normal((8192, 199)).astype(np.float32)
     w = rng.standard_normal((301, 199)).astype(np.float32)
     g = rng.standard_normal((8192, 301)).astype(np.float32)
@@ -859,6 +995,58 @@ def test_cuda_split_k_weight_gradient(rng):
         np.testing.assert_allclose(to_np(got), want, rtol=tol, atol=tol * np.abs(want).max())
         got = mt.tensor(np.ascontiguousarray(a.T), device="cuda") @ mt.tensor(b, device="cuda")
         np.testing.assert_allclose(to_np(got), want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+def _split_plan(G, m, n, k):
+    """(slices, common length) the dispatch picks for one f32 [m, k] @ [k, n] on GPU 0."""
+    slices = G.slices_for(m, n, k, *G.choose(m, n, k, 1, "f32", G.arch_of(0), size_class="large"), G.sm_count(0))
+    return slices, (G.split_k_length(k, slices) if slices > 1 else k)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("layout", ["nn", "nt", "tn"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+def test_cuda_split_k_with_a_ragged_rest_vs_float64(rng, layout, dtype, poisoned_allocator):
+    """Odd M, N, K (K not a multiple of the slice count nor of 32): the slices' batched GEMM, the
+    rest's GEMM with the bias, the reduction; every layout, against float64 on the host. The
+    output comes from a poisoned pool (NaN): an unwritten element fails."""
+    from minitorch.native.cuda import gemm as G
+    m, n, k = 301, 199, 3 * 4096 + 37
+    slices, length = _split_plan(G, m, n, k) if dtype == np.float32 else (0, 0)
+    if dtype == np.float32:
+        assert slices > 1 and k - slices * length > 0, (slices, length)     # the ragged path runs
+    a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype)
+    bias = rng.standard_normal(n).astype(dtype)
+    A = mt.tensor(np.ascontiguousarray(a.T), device="cuda").T if layout[0] == "t" else mt.tensor(a, device="cuda")
+    B = mt.tensor(np.ascontiguousarray(b.T), device="cuda").T if layout[1] == "t" else mt.tensor(b, device="cuda")
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    want = a.astype(np.float64) @ b
+    for with_bias in (False, True):
+        got = G.matmul(A._data, B._data, mt.tensor(bias, device="cuda")._data if with_bias else None).get()
+        ref = want + (bias if with_bias else 0)
+        assert np.isfinite(got).all()
+        np.testing.assert_allclose(got, ref, rtol=tol, atol=tol * np.abs(ref).max() * np.sqrt(k) / 10)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("layout", ["nn", "nt", "tn"])
+def test_cuda_narrow_products_vs_float64(rng, layout, poisoned_allocator):
+    """Batched products 63 or 64 wide (attention's P @ V and its gradients, odd sizes) in a class
+    whose configuration tiles 128 wide: the narrow rule's 64-wide tiles, against float64."""
+    from minitorch.native.cuda import gemm as G
+    for batch, m, n, k in ((300, 255, 63, 257), (384, 256, 64, 256), (300, 64, 255, 257), (7, 1, 64, 3)):
+        rung, options = G.choose(m, n, k, batch, "f32", G.arch_of(0))
+        if G.arch_of(0) == 90 and G.shape_class(m, n, k, batch) != "small":
+            assert not G.is_narrow(m, n, G.tile_of(rung, options)), (m, n, rung, options)
+        a = rng.standard_normal((batch, m, k)).astype(np.float32)
+        b = rng.standard_normal((batch, k, n)).astype(np.float32)
+        A = mt.tensor(np.ascontiguousarray(np.swapaxes(a, 1, 2)), device="cuda").transpose(1, 2) \
+            if layout[0] == "t" else mt.tensor(a, device="cuda")
+        B = mt.tensor(np.ascontiguousarray(np.swapaxes(b, 1, 2)), device="cuda").transpose(1, 2) \
+            if layout[1] == "t" else mt.tensor(b, device="cuda")
+        got = to_np(mt.bmm(A, B))
+        want = a.astype(np.float64) @ b
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
 
 
 @pytest.mark.cuda

@@ -13,7 +13,8 @@ Dispatch: :func:`matmul` and :func:`linear` (the backend functions the Tensor la
 :func:`choose` for the rung of a product's (shape class, kind of arithmetic, GPU architecture):
 first the tuned table ``minitorch/cuda/gemm/tuned.json`` that the autotuner writes, then a built-in
 order (the highest rung that exists, runs on this GPU and has the dtype; rung 13 only through the
-table). Rungs 12 and 13 (wgmma) are built
+table); then two shape rules: 64-wide tiles for products 64 or fewer wide (:func:`is_narrow`), and
+split-K for a few output tiles over a long K (:func:`split_k_slices`). Rungs 12 and 13 (wgmma) are built
 for the arch-specific target sm_90a, which CuPy's RawModule cannot ask NVRTC for: see
 :func:`target_kernel`; it runs on sm_90 GPUs only (:func:`runs_on`).
 """
@@ -963,7 +964,7 @@ def _choose(cls, suffix, arch, tf32):
     return name, RUNGS[name].options
 
 
-def choose(m, n, k, batch, dtype_suffix, arch, allow_tf32=None):
+def choose(m, n, k, batch, dtype_suffix, arch, allow_tf32=None, size_class=None):
     """The rung and NVRTC options for ``batch`` products ``[m, k] @ [k, n]`` of dtype
     ``dtype_suffix`` ('f32', 'f64', 'bf16', 'f16') on a GPU of compute capability ``arch`` (90
     for an H100): ``(rung name, options tuple)``.
@@ -974,14 +975,24 @@ def choose(m, n, k, batch, dtype_suffix, arch, allow_tf32=None):
     dtypes. Otherwise the built-in order: the highest rung without tensor cores for float32
     (with them first when TF32 is allowed), 05_blocktile_2d (else 01) for float64, the half
     rung for bf16/f16. Never a rung missing from RUNGS, above ``arch``, or using tensor cores on
-    float32 unless TF32 is allowed.
+    float32 unless TF32 is allowed. Then the narrow rule (:func:`is_narrow`): a product whose
+    ``m`` or ``n`` is at most 64 while that choice tiles it 128 wide takes the small class's
+    choice instead, when that one's tile is 64 wide there. ``size_class``: look this class up
+    instead of :func:`shape_class`'s (split-K runs its slices with the large class's choice).
 
     Raises:
         TypeError: no rung has the dtype on this architecture.
     """
     if allow_tf32 is None:
         allow_tf32 = _tf32_switch.allow_tf32
-    return _choose(shape_class(m, n, k, batch), dtype_suffix, int(arch), bool(allow_tf32))
+    arch, tf32 = int(arch), bool(allow_tf32)
+    name, options = _choose(size_class or shape_class(m, n, k, batch), dtype_suffix, arch, tf32)
+    if SHAPE_RULES and min(m, n) <= NARROW and is_narrow(m, n, tile_of(name, options)):
+        # the narrow rule: the small class's configuration, when its tile fits the narrow side
+        small = _choose("small", dtype_suffix, arch, tf32)
+        if not is_narrow(m, n, tile_of(*small)):
+            return small
+    return name, options
 
 
 def reload_tuned():
@@ -991,6 +1002,8 @@ def reload_tuned():
     _tuned = None
     _choose.cache_clear()
     _spec_of.cache_clear()
+    tile_of.cache_clear()
+    resident_blocks.cache_clear()
 
 
 @functools.lru_cache(maxsize=None)
@@ -1000,17 +1013,66 @@ def arch_of(index):
 
 
 def _mm(a, b, bias):
-    """gemm() with the rung :func:`choose` picks; ``a`` [..., M, K], ``b`` [..., K, N]."""
+    """gemm() with the rung :func:`choose` picks; ``a`` [..., M, K], ``b`` [..., K, N]; a single
+    product with few output tiles and a long K is split (:func:`split_k_slices`), its slices run
+    with the large class's choice."""
     (m, k), n = a.shape[-2:], b.shape[-1]
     batch = math.prod(broadcast_shape(a.shape[:-2], b.shape[:-2]))
     suffix = SUFFIX.get(a.dtype)
     if suffix is None or a.dtype != b.dtype:
         raise TypeError(f"cuda matmul takes two arrays of one floating dtype, got {a.dtype} and {b.dtype}")
-    slices = split_k_slices(m, n, k, batch, suffix, sm_count(a.device_id)) if a.ndim == b.ndim == 2 else 1
-    if slices > 1:
-        return _split_k(a, b, bias, slices)
-    rung, options = choose(m, n, k, batch, suffix, arch_of(a.device_id))
+    arch = arch_of(a.device_id)
+    rung, options = choose(m, n, k, batch, suffix, arch)
+    if a.ndim == b.ndim == 2 and suffix in SPLIT_K_DTYPES and k >= SPLIT_K_MIN_K:
+        if not SHAPE_RULES:
+            slices = _power_of_two_slices(m, n, k, sm_count(a.device_id))
+            if slices > 1:
+                return _split_k(a, b, bias, slices, *choose(m, n, k // slices, slices, suffix, arch))
+        else:
+            split = choose(m, n, k, 1, suffix, arch, size_class="large")
+            slices = slices_for(m, n, k, *split, sm_count(a.device_id))
+            if slices > 1:
+                return _split_k(a, b, bias, slices, *split)
     return gemm(a, b, bias, rung, options)
+
+
+# ---- shape rules: the tile's width and split-K by waves -------------------------------------------
+# Two rules on top of the size class, for the shapes a GPT trains (fp32 on an H100, TF32 off; the
+# numbers behind them: benchmarks/bench_gpt_gemms.py, which times every GEMM of one training step
+# with these rules on and off). SHAPE_RULES = False turns both off, read at every call (for that
+# benchmark; not an API).
+SHAPE_RULES = True
+NARROW = 64                   # a product this narrow (per batch) wastes half of a 128-wide tile
+
+
+def is_narrow(m, n, tile):
+    """Whether a ``tile`` (BM, BN) is at least twice too wide for an ``m`` x ``n`` product (per
+    batch): ``m <= 64 < BM`` or ``n <= 64 < BN``.
+
+    Attention without FlashAttention multiplies 384 batches (64 sequences x 6 heads) of 256 x 64
+    outputs (P @ V and three of its gradients: head dim 64). Counted over all batches that is a
+    "large" product (6.3 M elements of C), whose configuration tiles C by 128 x 128: every block
+    computes 64 columns that do not exist. A 64-wide tile wastes nothing and gives twice the blocks.
+    """
+    bm, bn = tile
+    return m <= NARROW < bm or n <= NARROW < bn
+
+
+@functools.lru_cache(maxsize=None)
+def tile_of(rung, options):
+    """The C tile (BM, BN) that ``rung`` compiled with ``options`` (a tuple) computes per block."""
+    return _spec_of(rung, tuple(options)).tile if rung in TUNED_DEFAULTS else RUNGS[rung].tile
+
+
+@functools.lru_cache(maxsize=None)
+def resident_blocks(rung, options):
+    """Blocks per SM a configuration promises: rung 09's MIN_BLOCKS (its __launch_bounds__: ptxas
+    fits that many blocks' registers in an SM; the tuned large fp32 configuration has 2 blocks of
+    256 threads, the small one 4 of 128), 1 for a configuration that promises nothing (the tuned
+    medium one: 155-181 registers a thread for 256 threads, so one block per SM indeed)."""
+    if rung not in TUNED_DEFAULTS:
+        return 1
+    return config_of(rung, options).get("MIN_BLOCKS", 0) or 1
 
 
 # ---- split-K: few output tiles, a long inner dimension --------------------------------------------
@@ -1018,19 +1080,86 @@ def _mm(a, b, bias):
 # tiles of 128 x 128 for 132 SMs: most of the GPU idles while each tile walks all of K. Cutting K
 # into S slices gives S x as many blocks; each slice's product is one batch of a strided-batched
 # GEMM (views, no copies) into an [S, M, N] float32 scratch, which one reduction sums.
+# The slices run the large class's configuration (then the narrow rule): split-K makes about as
+# many blocks as the GPU holds, the regime that configuration is tuned for (on the H100: 128 x 128
+# tiles, two blocks per SM, 41 TFLOP/s on the tuner's large shapes; the medium class's 64 x 128
+# tiles take 155-181 registers, one block per SM, 28 TFLOP/s).
+#
+# How many slices: the GPU runs blocks in waves of SMs x (blocks per SM) at a time, and a wave
+# takes as long as its slowest block, so tiles * S blocks should fill their waves. Before, S was
+# a power of two with (128 x 128 tiles) * S <= 2 * SMs, and the slices ran the configuration of
+# their own size class: 1536 x 384 got S = 4, run with the medium class's 64 x 128 tiles, 288
+# blocks for 132 SMs holding one each: three waves, the last of 24 blocks (~22 TFLOP/s against
+# cuBLAS's 49.7, benchmarks/results/bench_split_k-*.txt). Now every S counts, with the tiles and
+# blocks per SM of the configuration that runs the slices: 36 tiles of 128 x 128 on 264 slots
+# take S = 7 (252 blocks, one wave). The slices have one length, whole k-tiles, so an S that does
+# not divide K leaves a short rest of K, run as one more (small) GEMM after them; the rule counts
+# its time too.
+SPLIT_K_DTYPES = ("f32", "f64")   # half partial sums would be rounded to half before the sum
 SPLIT_K_MIN_K = 4096          # shorter inner dimensions are not worth the extra pass
-SPLIT_K_TILE = 128            # the output tile the rule counts with (the tuned rungs' BM, BN)
+SPLIT_K_MIN_SLICE = 512       # each slice walks at least 512 of K (16 k-tiles of 32)...
+SPLIT_K_MAX = 32              # ...and at most 32 slices: the scratch is S x M x N floats
+SPLIT_K_ALIGN = 32            # slice length: whole k-tiles (BK 8, 16 or 32), 16-byte aligned starts
+SPLIT_K_SLACK = 0.05          # the fewest slices within 5% of the best S's time
 
 
-def split_k_slices(m, n, k, batch, dtype_suffix, sms):
-    """How many slices to cut K into for ``batch`` products [m, k] @ [k, n] on a GPU of ``sms``
-    SMs: 1 (no split) unless the product is a single float32/float64 matrix with fewer output tiles
-    than SMs and k >= SPLIT_K_MIN_K; then the largest power of two, at most 16, that divides k,
-    keeps every slice at least 1024 long and makes at most about two blocks per SM."""
-    if batch != 1 or dtype_suffix not in ("f32", "f64") or k < SPLIT_K_MIN_K:
+def split_k_time(tiles, k, slots, slices):
+    """The time of a product of ``tiles`` output tiles cut into ``slices`` K slices, in k steps
+    of one block (a block's time is proportional to the K it walks): the waves of ``tiles *
+    slices`` blocks on ``slots`` resident blocks (SMs x blocks per SM), each as long as a slice
+    (:func:`split_k_length`), then the waves of the rest's ``tiles`` blocks, as long as the rest.
+    Unsplit (``slices`` 1): the waves of ``tiles`` blocks walking all of ``k``."""
+    if slices == 1:
+        return cdiv(tiles, slots) * k
+    length = split_k_length(k, slices)
+    return cdiv(tiles * slices, slots) * length + cdiv(tiles, slots) * (k - slices * length)
+
+
+@functools.lru_cache(maxsize=4096)      # tens of us of Python for a long K, asked at every matmul
+def split_k_slices(tiles, k, slots):
+    """How many slices S to cut an inner dimension of ``k`` into, for a product of ``tiles``
+    output tiles on a GPU with ``slots`` resident blocks (SMs x blocks per SM of its
+    configuration): 1 (no split) when ``k < SPLIT_K_MIN_K``; else, among S = 1 ..
+    min(SPLIT_K_MAX, k // SPLIT_K_MIN_SLICE), the fewest slices whose :func:`split_k_time` is
+    within SPLIT_K_SLACK of the best S's: every slice adds M x N partial sums to write and read
+    back (not in the time), so more slices must buy more than a few percent.
+
+    E.g. on an H100 (132 SMs, 2 blocks of 128 x 128 each: 264 slots), K = 16384: 36 tiles (1536 x
+    384) -> 7 (252 blocks, one wave of 2336 k steps, a rest of 32); 9 tiles (384 x 384) -> 28;
+    1024 tiles (4096 x 4096) -> 1.
+    """
+    if k < SPLIT_K_MIN_K or tiles <= 0:
         return 1
-    tiles = cdiv(m, SPLIT_K_TILE) * cdiv(n, SPLIT_K_TILE)
-    if tiles >= sms:
+    times = {s: split_k_time(tiles, k, slots, s) for s in range(1, min(SPLIT_K_MAX, k // SPLIT_K_MIN_SLICE) + 1)}
+    best = min(times.values())
+    return min(s for s, t in times.items() if t <= (1 + SPLIT_K_SLACK) * best)
+
+
+def slices_for(m, n, k, rung, options, sms):
+    """:func:`split_k_slices` for one [m, k] @ [k, n] run by ``rung`` with ``options`` on a GPU
+    of ``sms`` SMs: its tiles (:func:`tile_of`) and slots (SMs x :func:`resident_blocks`)."""
+    bm, bn = tile_of(rung, options)
+    return split_k_slices(cdiv(m, bm) * cdiv(n, bn), k, sms * resident_blocks(rung, options))
+
+
+def split_k_length(k, slices):
+    """The common length of ``slices`` slices of an inner dimension of ``k``: k // slices rounded
+    down to a multiple of SPLIT_K_ALIGN (whole k-tiles, and every slice starts 16-byte aligned
+    when the operand does). The rest, ``k - slices * length`` (< slices * SPLIT_K_ALIGN), is one
+    more, short, product. Raises ValueError when the length would be 0."""
+    length = k // slices // SPLIT_K_ALIGN * SPLIT_K_ALIGN
+    if length <= 0:
+        raise ValueError(f"split-K: {slices} slices of k = {k} would be shorter than {SPLIT_K_ALIGN}")
+    return length
+
+
+def _power_of_two_slices(m, n, k, sms):
+    """The split rule before the wave rule (SHAPE_RULES = False, for the benchmark's "before"):
+    the largest power of two, at most 16, that divides k, keeps every slice at least 1024 long
+    and makes at most two 128 x 128 tiles' blocks per SM, when k >= SPLIT_K_MIN_K and there are
+    fewer such tiles than SMs."""
+    tiles = cdiv(m, 128) * cdiv(n, 128)
+    if k < SPLIT_K_MIN_K or tiles >= sms:
         return 1
     slices = 1
     while (slices * 2 <= 16 and k % (slices * 2) == 0 and k // (slices * 2) >= 1024
@@ -1039,18 +1168,23 @@ def split_k_slices(m, n, k, batch, dtype_suffix, sms):
     return slices
 
 
-def _split_k(a, b, bias, slices):
-    """``a @ b (+ bias)`` for 2-D ``a`` [M, K], ``b`` [K, N] as the sum over ``slices`` equal K
-    slices: a strided-batched GEMM of views into [slices, M, N], then one sum over the slices."""
+def _split_k(a, b, bias, slices, rung, options):
+    """``a @ b (+ bias)`` for 2-D ``a`` [M, K], ``b`` [K, N] as the sum over ``slices`` K slices
+    of :func:`split_k_length` each, one strided-batched GEMM of views into [slices, M, N] summed by
+    one reduction, plus the short rest of K (if any) as one more GEMM that carries the bias in its
+    epilogue (the same launch cannot: its slices would read past K). ``rung``, ``options``: the
+    configuration of every launch."""
     from .elementwise import binary
     from .reduce import sum as reduce_sum
     (m, k), n = a.shape, b.shape[1]
-    kc = k // slices
+    length = split_k_length(k, slices)
+    done = slices * length
     (sa_m, sa_k), (sb_k, sb_n) = a.strides, b.strides
-    a_s = a.as_strided((slices, m, kc), (kc * sa_k, sa_m, sa_k))
-    b_s = b.as_strided((slices, kc, n), (kc * sb_k, sb_k, sb_n))
-    rung, options = choose(m, n, kc, slices, SUFFIX[a.dtype], arch_of(a.device_id))
+    a_s = a.as_strided((slices, m, length), (length * sa_k, sa_m, sa_k))
+    b_s = b.as_strided((slices, length, n), (length * sb_k, sb_k, sb_n))
     out = reduce_sum(gemm(a_s, b_s, None, rung, options), (0,))
+    if done < k:
+        return binary("add", out, gemm(a[:, done:], b[done:, :], bias, rung, options))
     return out if bias is None else binary("add", out, bias)
 
 
