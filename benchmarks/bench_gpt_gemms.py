@@ -18,7 +18,7 @@ runs it.
 
     python benchmarks/bench_gpt_gemms.py [--out DIR]     (default $OUT, else benchmarks/results)
 
-Writes ``bench_gpt_gemms.json`` (environment, TF32 flags, every number) to the folder. Exit status
+Writes ``bench_gpt_gemms-<gpu>-<date>.json`` (environment, TF32 flags, every number) to the folder. Exit status
 1 when a check fails. About 30 s on an H100, NVRTC compilation included.
 """
 import argparse
@@ -37,7 +37,7 @@ import torch  # noqa: E402
 import minitorch as mt  # noqa: E402
 from gemm_common import check_torch, set_torch_tf32, time_ms  # noqa: E402
 from minitorch.native.cuda import gemm as G  # noqa: E402
-from minitorch.utils.race import environment  # noqa: E402
+from minitorch.utils.race import environment, slug  # noqa: E402
 
 TOKENS, LAYERS, HEADS, T, D, VOCAB = 16384, 6, 6, 256, 64, 65
 BATCHES = TOKENS // T * HEADS                     # 384 attention matrices per layer
@@ -147,8 +147,9 @@ def main():
               "per_step_ms": totals, "ok": ok, "seconds": time.perf_counter() - began}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "bench_gpt_gemms.json").write_text(json.dumps(record, indent=1))
-    print(f"wrote {out / 'bench_gpt_gemms.json'} ({record['seconds']:.0f} s); checks ok: {ok}")
+    path = out / f"bench_gpt_gemms-{slug(record['env']['gpu_name'] or 'gpu')}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    path.write_text(json.dumps(record, indent=1))
+    print(f"wrote {path} ({record['seconds']:.0f} s); checks ok: {ok}")
     return 0 if ok else 1
 
 

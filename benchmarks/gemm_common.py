@@ -329,9 +329,11 @@ def time_interleaved_ms(fns, repeats=10, warmup=3, prepare=None):
     """Median milliseconds of each of ``fns`` (name -> function), timed as :func:`time_ms` times
     one call (L2 flushed, CUDA events), but in rounds: each round times one call of every function
     in turn. On a shared host whose speed drifts over seconds (the lent VMs do, by 10-40%), that
-    drift then hits every contender alike instead of whichever ran during a slow stretch.
-    ``prepare(name)``, if given, runs untimed before each timed call of ``name`` (e.g. to switch a
-    dispatch table). Returns {name: median ms}."""
+    drift then hits every contender alike instead of whichever ran during a slow stretch. Each
+    timed call follows one untimed call of the same function: switching contenders every call
+    would time each with the CPU's caches full of the other's code, where a training loop runs
+    warm. ``prepare(name)``, if given, runs untimed before the calls of ``name`` (e.g. to switch
+    a dispatch table). Returns {name: median ms}."""
     for name, fn in fns.items():
         for _ in range(warmup):
             if prepare:
@@ -342,7 +344,7 @@ def time_interleaved_ms(fns, repeats=10, warmup=3, prepare=None):
         for name, fn in fns.items():
             if prepare:
                 prepare(name)
-            times[name].append(time_ms(fn, repeats=1, warmup=0))
+            times[name].append(time_ms(fn, repeats=1, warmup=1))
     return {name: statistics.median(t) for name, t in times.items()}
 
 
