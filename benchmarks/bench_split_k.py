@@ -6,6 +6,7 @@ float64 first; median CUDA-event ms, L2 flushed.
     python benchmarks/bench_split_k.py
 """
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ import torch  # noqa: E402
 import minitorch as mt  # noqa: E402
 from gemm_common import time_ms  # noqa: E402
 from minitorch.native.cuda import gemm as G  # noqa: E402
+from minitorch.utils.race import environment  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
 SHAPES = [(1536, 384, 16384), (384, 1536, 16384), (384, 384, 16384), (1152, 384, 16384), (65, 384, 16384)]
@@ -24,6 +26,10 @@ SHAPES = [(1536, 384, 16384), (384, 1536, 16384), (384, 384, 16384), (1152, 384,
 
 def main():
     rng = np.random.default_rng(0)
+    env = environment("cuda", torch)
+    print(f"# benchmarks/bench_split_k.py on {env['gpu_name']} (driver {env['driver_version']}, torch "
+          f"{env['torch_version']}, cupy {env['cupy_version']}), {time.strftime('%Y-%m-%d %H:%M')} UTC, float32, "
+          "TF32 off; median CUDA-event ms, L2 flushed")
     print(f"{'M x N x K (tn)':>22} {'slices':>6} {'split ms':>9} {'no split':>9} {'cuBLAS':>8} {'TFLOP/s split':>14} {'% cuBLAS':>9} {'rel err':>8}")
     for m, n, k in SHAPES:
         a, b = rng.standard_normal((k, m)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
