@@ -128,7 +128,12 @@ class DeviceArray:
         if not self.c_contiguous:
             raise ValueError(f"reshape needs a contiguous array (shape {self.shape}, strides {self.strides}); "
                              f"copy it first")
-        return self.as_strided(shape, contiguous_strides(tuple(shape), self.dtype.itemsize)[0])
+        shape = tuple(shape)
+        # A fresh row-major layout of the same elements: contiguous and of self.size by construction,
+        # so the header is made here rather than by as_strided, which would count both again (a
+        # training step reshapes about ten times, and on a launch-bound step host time is the cost).
+        return DeviceArray(self.owner, self.ptr, shape, contiguous_strides(shape, self.dtype.itemsize)[0],
+                           self.dtype, self.size, True, self.device_id)
 
     def __getitem__(self, key):
         """Basic indexing: ints, slices (any step), ``None`` (a new dimension of size 1) and one
