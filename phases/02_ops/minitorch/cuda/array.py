@@ -143,6 +143,14 @@ class DeviceArray:
         Raises:
             IndexError: an int out of range, too many indices, or any other kind of index.
         """
+        if type(key) is slice and self.ndim:
+            # x[a:b], the commonest key (a DataLoader's batch, a sequence's prefix): the general
+            # walk below gives the same view in about twice the host time
+            n, st = self.shape[0], self.strides[0]
+            start, stop, step = key.indices(n)
+            rows = len(range(start, stop, step))
+            return self.as_strided((rows,) + self.shape[1:], (st * step,) + self.strides[1:],
+                                   start * st if rows else 0)
         key = key if isinstance(key, tuple) else (key,)
         if sum(k is Ellipsis for k in key) > 1:
             raise IndexError("an index can only have a single ellipsis ('...')")
