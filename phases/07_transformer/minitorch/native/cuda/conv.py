@@ -73,7 +73,7 @@ def geometry(x_shape, w_shape, stride, padding, dilation, groups):
     geom = StructArg(arr)
     geom.key = ",".join(map(str, values))
     # the pixels _pick compares with INT_MAX, as a Python int once here: reading them back out of
-    # the struct array costs ~2 us of NumPy per call, and _pick runs at every conv pass
+    # the struct array costs ~3 us of NumPy per call, and _pick runs at every conv pass
     geom.pixels = n * max(h * w, p * q)
     return geom, (p, q)
 
