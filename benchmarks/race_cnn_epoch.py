@@ -2,6 +2,13 @@
 SGD with momentum per timed run, minitorch against PyTorch eager with cuDNN (TF32 off on both sides).
 
     python benchmarks/race_cnn_epoch.py [--repeats 3] [--out DIR]
+    python benchmarks/race_cnn_epoch.py --profile 300     # host cost of one step, < 1 minute
+
+``--profile STEPS`` races nothing: it times STEPS steps of the fused seed CNN (the race's loop on
+random data of MNIST's shape, so no data set is needed) on both sides, then runs them again under
+cProfile and prints, per step, the calls and host microseconds of the costliest functions. To
+compare two checkouts, run the same script from each (a copy of this file beside the other
+checkout's ``minitorch``): the script imports the ``minitorch`` next to its own folder.
 
 The notebook (phases/06_cnn) runs the same races inside a Jupyter kernel; this script runs them
 without one, so that the two can be compared. Each model is raced twice on our side: as written
@@ -16,7 +23,10 @@ batch, as the notebook does). Timing is minitorch.utils.race.race's (CUDA events
 warm-up epoch first). JSON per race goes to --out (default benchmarks/results).
 """
 import argparse
+import cProfile
+import pstats
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -102,11 +112,80 @@ def epoch_race(name, make, fused, train, X, Y, repeats, out):
                 sizes={"train": len(train), "batch": BATCH, "fused": fused}, save=True, results_dir=out)
 
 
+def _steps(model, loader, optimizer, loss_fn, steps):
+    """``steps`` training steps of the race's loop (epoch boundaries included), then a sync."""
+    done = 0
+    while done < steps:
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            optimizer.step()
+            done += 1
+            if done == steps:
+                break
+    minitorch.cuda.synchronize()
+
+
+def _torch_steps(model, X, Y, optimizer, loss_fn, steps):
+    order = torch.randperm(len(Y), device="cuda")
+    for i in range(steps):
+        index = order[(i * BATCH) % (len(Y) - BATCH + 1):][:BATCH]
+        optimizer.zero_grad()
+        loss_fn(model(X[index]), Y[index]).backward()
+        optimizer.step()
+    torch.cuda.synchronize()
+
+
+def profile(steps, samples=60_000, top=30):
+    """Host cost per step of the fused seed CNN: wall time both sides (best of 3), then our loop
+    under cProfile, printed per step (calls and microseconds of the costliest functions)."""
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    rng = np.random.default_rng(SEED)
+    x = rng.standard_normal((samples, 1, 28, 28), dtype=np.float32)
+    y = rng.integers(0, 10, samples)
+    train = minitorch.data.TensorDataset(minitorch.tensor(x, device="cuda"), minitorch.tensor(y, device="cuda"))
+    X, Y = torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda()
+    ours, theirs = twins(seed_cnn, fused=True)
+    opt = minitorch.optim.SGD(ours.parameters(), lr=LR, momentum=MOMENTUM)
+    topt = torch.optim.SGD(theirs.parameters(), lr=LR, momentum=MOMENTUM)
+    loader = DataLoader(train, batch_size=BATCH, shuffle=True, seed=SEED)
+    loss_fn, tloss_fn = nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss()
+    run_ours = lambda: _steps(ours, loader, opt, loss_fn, steps)                 # noqa: E731
+    run_theirs = lambda: _torch_steps(theirs, X, Y, topt, tloss_fn, steps)      # noqa: E731
+    print(f"minitorch from {Path(minitorch.__file__).parent}; {steps} steps of batch {BATCH}")
+    for name, run in (("ours", run_ours), ("torch", run_theirs)):
+        run()                                                                  # warm-up: compiles, caches
+        best = min(_wall(run) for _ in range(3))
+        print(f"{name:6s} {best / steps * 1e3:7.3f} ms/step (best of 3 runs of {steps} steps)")
+    prof = cProfile.Profile()
+    prof.enable()
+    run_ours()
+    prof.disable()
+    stats = pstats.Stats(prof)
+    total = sum(row[2] for row in stats.stats.values())
+    print(f"\nunder cProfile: {total / steps * 1e6:.0f} us of host time per step (the profiler adds its own)")
+    print(f"{'calls/step':>10s} {'self us/step':>12s} {'cum us/step':>11s}  function")
+    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]
+    for (file, line, name), (_cc, ncalls, tottime, cumtime, _callers) in rows:
+        where = f"{Path(file).parent.name}/{Path(file).name}:{line}" if line else file
+        print(f"{ncalls / steps:10.1f} {tottime / steps * 1e6:12.1f} {cumtime / steps * 1e6:11.1f}  {where}({name})")
+
+
+def _wall(run):
+    t0 = time.perf_counter()
+    run()
+    return time.perf_counter() - t0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    p.add_argument("--profile", type=int, metavar="STEPS", help="profile STEPS steps instead of racing")
     args = p.parse_args(argv)                       # (race() switches PyTorch's TF32 off)
+    if args.profile:
+        return profile(args.profile)
     train = MNIST(train=True).to_tensor_dataset("cuda")
     X, Y = (torch.from_numpy(t.cpu().numpy()).cuda() for t in train.tensors)
     rows = []

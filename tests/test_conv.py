@@ -169,6 +169,20 @@ def test_benchmark_mode_times_once_and_stays_correct(rng):
     assert len(timed) == 1 and timed[0] in conv.RUNGS, f"one timed choice for the shape, got {timed}"
 
 
+@pytest.mark.cuda
+def test_geometry_counts_the_pixels_that_pick_compares_with_int_max():
+    """_pick reads geometry's Python int ``pixels`` (host cost), not the struct: the two agree,
+    and a problem past 2**31 - 1 pixels still goes to 01_direct."""
+    from minitorch.native.cuda import conv
+    for n, h, w, pad, stride in [(4, 12, 10, 1, 1), (1, 1, 1, 0, 1), (3, 9, 7, 2, 2), (2, 5, 5, 3, 1)]:
+        geom, _ = conv.geometry((n, 3, h, w), (5, 3, 3, 3), (stride, stride), ((pad, pad), (pad, pad)), (1, 1), 1)
+        a = geom.array[0]
+        assert geom.pixels == int(a["N"]) * max(int(a["H"]) * int(a["W"]), int(a["P"]) * int(a["Q"]))
+    big, _ = conv.geometry((2 ** 16, 1, 256, 128), (1, 1, 1, 1), (1, 1), ((0, 0), (0, 0)), (1, 1), 1)
+    assert big.pixels == 2 ** 31
+    assert conv._pick("forward", None, (2 ** 16, 1, 256, 128), (1, 1, 1, 1), 1, np.dtype(np.float32), 0, big) == "01_direct"
+
+
 def test_choose_is_a_rung_for_every_pass():
     pytest.importorskip("cupy")
     from minitorch.native.cuda import conv

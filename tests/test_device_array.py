@@ -57,6 +57,20 @@ def test_getitem_is_numpys_view(arr, key):
         np.testing.assert_array_equal(view.get(), want)
 
 
+@pytest.mark.parametrize("shape", [(0,), (1,), (7,), (6, 5), (5, 0, 2)])
+def test_a_lone_slice_takes_a_shortcut_to_the_same_view(arr, shape):
+    """x[a:b:c] skips the general walk (host cost); x[(a:b:c,)] still takes it: same header,
+    also on a view that runs backwards (negative strides)."""
+    host, dev = host_and_device(arr, shape)
+    ends = [None, 0, 1, 2, -1, -2, 9, -9]
+    for base, base_host in ((dev, host), (dev[::-1], host[::-1])):
+        for key in (slice(a, b, c) for a in ends for b in ends for c in (None, 1, 2, -1, -3)):
+            fast, walked = base[key], base[(key,)]
+            assert (fast.ptr, fast.shape, fast.strides, fast.size, fast.c_contiguous) == \
+                (walked.ptr, walked.shape, walked.strides, walked.size, walked.c_contiguous), key
+            assert_same_view(fast, base_host[key], dev, host)
+
+
 def test_views_of_views_and_contiguity(arr):
     host, dev = host_and_device(arr, (6, 7))
     chains = [lambda x: x[1:5][:, ::2].T, lambda x: x.T[2:][::-1], lambda x: x[:, 3:4][None],

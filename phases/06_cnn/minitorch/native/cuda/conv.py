@@ -72,6 +72,9 @@ def geometry(x_shape, w_shape, stride, padding, dilation, groups):
     arr.flags.writeable = False
     geom = StructArg(arr)
     geom.key = ",".join(map(str, values))
+    # the pixels _pick compares with INT_MAX, as a Python int once here: reading them back out of
+    # the struct array costs ~3 us of NumPy per call, and _pick runs at every conv pass
+    geom.pixels = n * max(h * w, p * q)
     return geom, (p, q)
 
 
@@ -330,8 +333,7 @@ def _pick(pass_name, run, x_shape, w_shape, groups, dtype, index, geom):
     indices throughout)."""
     if _forced is not None:
         return _forced
-    a = geom.array[0]
-    if int(a["N"]) * max(int(a["H"]) * int(a["W"]), int(a["P"]) * int(a["Q"])) >= INT_MAX:
+    if geom.pixels >= INT_MAX:
         return "01_direct"
     if not backends.cudnn.benchmark:
         return (_tuned_rung(pass_name, geom.key, SUFFIX[dtype], index)
