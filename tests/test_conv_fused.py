@@ -275,3 +275,24 @@ def test_fuse_conv_relu_with_max_pool(device):
     after = [model(x).detach().cpu().numpy()] + [p.grad.cpu().numpy() for p in params]
     for what, a, b in zip(["output"] + [f"grad {i}" for i in range(len(params))], after, before):
         assert_close(a, b, "float64", f"fused model {what}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pool_backward_applies_the_relu_mask(device, rng, dtype):
+    """max_pool2d_backward(..., relu_out=pooled) equals masking the gradient by pooled > 0 first and
+    routing it without a mask (what the fused block's backward did in two passes): on both backends,
+    with zeros, negatives and a NaN among the pooled values, overlapping 3x3/stride-2 windows."""
+    from minitorch import native
+    be = native.get(mt.device(device))
+    x = rng.standard_normal((2, 3, 9, 11)).astype(dtype)
+    x[0, 0, :3, :3] = 0.0                                    # a window whose maximum is exactly 0
+    x[1, 2, 4, 4] = np.nan
+    to = (lambda a: be.from_numpy(np.ascontiguousarray(a), 0))
+    out = tuple((n - 3) // 2 + 1 for n in x.shape[2:])
+    pooled, indices = be.max_pool2d(to(x), (3, 3), (2, 2), (0, 0), (1, 1), out)
+    g = to(rng.standard_normal(tuple(pooled.shape)).astype(dtype))
+    masked = be.unary_backward("relu", g, pooled)
+    want = be.max_pool2d_backward(masked, indices, x.shape[2:], (3, 3), (2, 2), (0, 0), (1, 1))
+    got = be.max_pool2d_backward(g, indices, x.shape[2:], (3, 3), (2, 2), (0, 0), (1, 1), relu_out=pooled)
+    np.testing.assert_array_equal(be.to_numpy(got), be.to_numpy(want))
+    assert (be.to_numpy(got) != 0).any() and (be.to_numpy(got) == 0).any()

@@ -1112,9 +1112,13 @@ def max_pool2d(x, kernel_size, stride, padding, dilation, out_size):
     return best, arg
 
 
-def max_pool2d_backward(grad, indices, in_size, kernel_size, stride, padding, dilation):
+def max_pool2d_backward(grad, indices, in_size, kernel_size, stride, padding, dilation, relu_out=None):
     """dx [..., H, W]: each output's gradient added at its saved argmax (indices [..., OH, OW],
-    positions h * W + w in the plane; -1: none). Overlapping windows may add several into one element."""
+    positions h * W + w in the plane; -1: none). Overlapping windows may add several into one element.
+    ``relu_out`` [..., OH, OW] or None: the pooled output of a ReLU before the pooling (the fused
+    conv + ReLU + pool): outputs where it is not > 0 pass no gradient (the ReLU's mask)."""
+    if relu_out is not None:
+        grad = np.where(relu_out > 0, grad, 0).astype(grad.dtype, copy=False)
     H, W = in_size
     planes = math.prod(grad.shape[:-2])
     g = _c(grad).reshape(planes, -1) if grad.size else np.zeros((planes, 0), grad.dtype)

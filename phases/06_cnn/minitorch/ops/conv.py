@@ -90,9 +90,9 @@ class Conv2dMaxPool2d(Function):
     def backward(ctx, grad, _indices_grad=None):
         be = grad._backend
         g = grad.contiguous()._data
-        if ctx.relu_out is not None:             # one small pass over the pooled gradient: the
-            g = be.unary_backward("relu", g, ctx.relu_out)   # unfused path masks inside the conv's GEMMs
-        dy = be.max_pool2d_backward(g, ctx.indices, ctx.conv_size, (2, 2), (2, 2), (0, 0), (1, 1))
+        # the ReLU's mask (pooled > 0) is applied by the pooling's backward as it routes the gradient
+        dy = be.max_pool2d_backward(g, ctx.indices, ctx.conv_size, (2, 2), (2, 2), (0, 0), (1, 1),
+                                    relu_out=ctx.relu_out)
         gx, gw, gb = _conv_backward(ctx, be, dy, None)
         return gx, gw, gb, None, None, None, None, None
 

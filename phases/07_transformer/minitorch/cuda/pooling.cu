@@ -75,8 +75,12 @@ __device__ void max_forward(const T* __restrict__ x, T* __restrict__ y, long lon
 }
 
 // dx[h, w] = sum of grad over the outputs whose window contains (h, w) AND whose saved argmax is it.
+// relu_out (may be null): the pooled output of a ReLU that ran before the pooling (the fused
+// conv + ReLU + pool); an output whose value is not > 0 passes no gradient: the ReLU's mask, applied
+// here rather than in an elementwise pass of its own (one launch less on a launch-bound step).
 template <typename T>
-__device__ void max_backward(const T* __restrict__ grad, const long long* __restrict__ indices, T* __restrict__ dx,
+__device__ void max_backward(const T* __restrict__ grad, const long long* __restrict__ indices,
+                             const T* __restrict__ relu_out, T* __restrict__ dx,
                              long long planes, long long H, long long W, long long OH, long long OW,
                              int KH, int KW, int SH, int SW, int PH, int PW, int DH, int DW) {
     using A = typename Acc<T>::type;
@@ -93,7 +97,8 @@ __device__ void max_backward(const T* __restrict__ grad, const long long* __rest
                 if (tw < 0) break;
                 if (tw % SW != 0 || tw / SW >= OW) continue;
                 const long long o = base + (th / SH) * OW + tw / SW;
-                if (indices[o] == here) sum += to_opmath(grad[o]);
+                if (indices[o] == here && (relu_out == nullptr || to_opmath(relu_out[o]) > A(0)))
+                    sum += to_opmath(grad[o]);
             }
         }
         dx[i] = narrow<T>(sum);
@@ -216,11 +221,13 @@ __device__ void adaptive_avg_backward(const T* __restrict__ grad, T* __restrict_
                                                 int DW) {                                                \
         pool::max_forward<T>(x, y, indices, planes, H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW);      \
     }                                                                                                    \
-    extern "C" __global__ void max_pool2d_backward_##SUF(const T* grad, const long long* indices, T* dx,  \
-                                                         long long planes, long long H, long long W,      \
-                                                         long long OH, long long OW, int KH, int KW,      \
-                                                         int SH, int SW, int PH, int PW, int DH, int DW) {\
-        pool::max_backward<T>(grad, indices, dx, planes, H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW); \
+    extern "C" __global__ void max_pool2d_backward_##SUF(const T* grad, const long long* indices,         \
+                                                         const T* relu_out, T* dx, long long planes,      \
+                                                         long long H, long long W, long long OH,          \
+                                                         long long OW, int KH, int KW, int SH, int SW,    \
+                                                         int PH, int PW, int DH, int DW) {                \
+        pool::max_backward<T>(grad, indices, relu_out, dx, planes, H, W, OH, OW, KH, KW, SH, SW, PH, PW,  \
+                              DH, DW);                                                                   \
     }                                                                                                    \
     extern "C" __global__ void avg_pool2d_##SUF(const T* x, T* y, long long planes, long long H,          \
                                                 long long W, long long OH, long long OW, int KH, int KW, \

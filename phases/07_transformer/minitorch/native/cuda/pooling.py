@@ -48,14 +48,17 @@ def max_pool2d(x, kernel_size, stride, padding, dilation, out_size):
     return y, indices
 
 
-def max_pool2d_backward(grad, indices, in_size, kernel_size, stride, padding, dilation):
+def max_pool2d_backward(grad, indices, in_size, kernel_size, stride, padding, dilation, relu_out=None):
     """dx [..., H, W]: each input element sums the gradients of the outputs whose saved index is it.
-    ``grad`` and ``indices`` [..., OH, OW], ``in_size`` (H, W)."""
+    ``grad`` and ``indices`` [..., OH, OW], ``in_size`` (H, W); ``relu_out`` [..., OH, OW] or None:
+    the pooled output of a ReLU before the pooling, whose outputs that are not > 0 pass nothing."""
     _check(grad, "max_pool2d_backward")
     _check(indices, "max_pool2d_backward")
+    if relu_out is not None:
+        _check(relu_out, "max_pool2d_backward")
     dx = empty((*grad.shape[:-2], *in_size), grad.dtype, grad.device_id)
     launch_stride(kernel_for(FILE, "max_pool2d_backward", grad.dtype, grad.device_id), dx.size, 1, grad.device_id,
-                  (grad, indices, dx, _planes(grad.shape), *in_size, *grad.shape[-2:],
+                  (grad, indices, relu_out, dx, _planes(grad.shape), *in_size, *grad.shape[-2:],
                    *_ints(kernel_size, stride, padding, dilation)))
     return dx
 
