@@ -178,3 +178,16 @@ def test_half_flash_keeps_dropout_off(rng):
     q = mt.tensor(rng.standard_normal((2, 33, 64)).astype(np.float16), device="cuda")
     assert not A._flash_applies(q, q, q, None, 0.1, 0.125)
     assert A._flash_applies(q, q, q, None, 0.0, 0.125)
+
+
+def test_dispatch_passes_dropout_to_the_flash_kernels(rng, monkeypatch):
+    from minitorch.native import cuda as native
+    calls = []
+    for name in ("flash_attention", "flash_attention_backward"):
+        real = getattr(native, name)
+        monkeypatch.setattr(native, name, lambda *a, _real=real, _name=name, **kw: calls.append((_name, kw["p"]))
+                            or _real(*a, **kw))
+    q = mt.tensor(rng.standard_normal((2, 33, 64)).astype(np.float32), device="cuda").requires_grad_(True)
+    F.scaled_dot_product_attention(q, q, q, dropout_p=0.25, is_causal=True).sum().backward()
+    assert calls == [("flash_attention", 0.25), ("flash_attention_backward", 0.25)], (
+        f"float32 attention with dropout on cuda must run the flash forward then backward with p, ran {calls}")
