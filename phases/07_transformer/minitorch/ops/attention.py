@@ -13,7 +13,8 @@
 * FlashAttention (Dao et al. 2022, arXiv:2205.14135; FlashAttention-2, Dao 2023, arXiv:2307.08691):
   the kernels of ``minitorch/cuda/attention/01_flash_fp32.cu`` walk K/V tile by tile with an online
   softmax and keep only O(L) per row (the log-sum-exp the backward needs to recompute P); float32
-  runs their register-tiled rewrite, ``01b_flash_fp32_tiled.cu``, when the arrays are 16-byte aligned.
+  runs their register-tiled rewrite, ``01b_flash_fp32_tiled.cu`` (arrays copied where they are not
+  contiguous or not 16-byte aligned), which also applies dropout inside the kernels.
 
 :func:`scaled_dot_product_attention` takes the flash path on cuda for float32 without an explicit
 mask (``is_causal`` is fine; dropout too: the kernels drop, with the same Philox key and rule, the
