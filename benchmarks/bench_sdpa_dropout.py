@@ -1,20 +1,27 @@
 """Attention with dropout at nanoGPT's shape: our decomposition step by step (GEMM, scale, mask,
 softmax, dropout, GEMM: ``_math_attention``), the same with scale + mask + softmax + dropout fused
-into one kernel each way (``_fused_attention``, ``minitorch/cuda/attention_softmax.cu``), our public
-``scaled_dot_product_attention`` (the fused path with dropout; FlashAttention at p = 0), and PyTorch's
+into one kernel each way (``_fused_attention``, ``minitorch/cuda/attention_softmax.cu``), FlashAttention
+with dropout inside its kernels (``_flash_attention``, rung 1b ``01b_flash_fp32_tiled.cu``), our public
+``scaled_dot_product_attention`` (which takes the flash path for float32, dropout or not), and PyTorch's
 ``F.scaled_dot_product_attention`` with its default backend choice (memory-efficient with dropout).
 
 Shape: B 64, heads 6, T 256, head dim 64, float32, causal, dropout p = 0.2 and 0 (nanoGPT's
-shakespeare-char training). Each case is forward + backward (gradients of q, k, v, cleared every run),
-timed with CUDA events (PyTorch's, on the default stream that CuPy shares): 3 warm-ups, then the
-median of 15 runs. TF32 off on both sides. Before timing, the fused path is checked against the
-step-by-step one on the GPU: values and gradients at p = 0 (max difference relative to the largest value), and at p = 0.2 the keep rate, the
-1 / (1 - p) scaling, and the gradient for the mask actually drawn (against PyTorch on that mask).
+shakespeare-char training). Each case is timed forward only (inputs requiring grad, as in training)
+and forward + backward (gradients of q, k, v, cleared every run), with CUDA events (PyTorch's, on the
+default stream that CuPy shares), the contenders interleaved (gemm_common.time_interleaved_ms, L2
+flushed): 3 warm-ups, then the median of 15 runs. TF32 off on both sides. q, k, v are contiguous
+[B, heads, T, D] tensors ("contiguous"); the "gpt_split" rows take them as a GPT block does, views of
+one [B, T, 3 * heads * D] projection split in three and transposed (our flash path copies them
+contiguous, recorded ops whose backward scatters the gradients back: their cost is in those rows).
+Before timing, the fused path is checked against the step-by-step one on the GPU: values and gradients
+at p = 0 (max difference relative to the largest value), and at p = 0.2 the keep rate, the
+1 / (1 - p) scaling, and the gradient for the mask actually drawn (against PyTorch on that mask); the
+flash path against the fused one at p = 0.2 after the same manual_seed (the same elements dropped).
 
     python benchmarks/bench_sdpa_dropout.py [--out DIR]     (default $OUT, else benchmarks/results)
 
 Prints a table; writes ``bench_sdpa_dropout.json`` (GPU, versions, every number) to the folder.
-About 20 s on an H100, NVRTC compilation included.
+About 30 s on an H100, NVRTC compilation included.
 """
 import argparse
 import json
@@ -30,7 +37,7 @@ import minitorch  # noqa: E402
 import minitorch.nn.functional as F  # noqa: E402
 from minitorch.ops import attention as A  # noqa: E402
 from minitorch.utils.race import disable_tf32, environment  # noqa: E402
-from gemm_common import time_ms as _time_ms  # noqa: E402
+from gemm_common import time_interleaved_ms  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -39,32 +46,38 @@ SCALE = 1.0 / D ** 0.5
 WARMUP, REPEATS = 3, 15
 
 
-def time_ms(fn):
-    """Median milliseconds of ``fn`` between CUDA events, after WARMUP runs (no L2 flush)."""
-    return _time_ms(fn, REPEATS, WARMUP, flush=False)
-
-
-def ours_case(attention, p, q, k, v, g):
+def case(attention, p, qkv, g, backward):
+    """One timed call: forward (and backward with the gradients cleared first). qkv() gives q, k, v
+    and the leaves to clear (the same tensors, or the projection they are views of)."""
     def run():
-        for t in (q, k, v):
+        q, k, v, leaves = qkv()
+        for t in leaves:
             t.grad = None
-        attention(q, k, v, p).backward(g)
+        out = attention(q, k, v, p)
+        if backward:
+            out.backward(g)
     return run
 
 
-def torch_case(p, q, k, v, g):
-    def run():
-        for t in (q, k, v):
-            t.grad = None
-        torch.nn.functional.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True).backward(g)
-    return run
+def torch_sdpa(q, k, v, p):
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
 
 
 PATHS = {
     "ours_unfused": lambda q, k, v, p: A._math_attention(q, k, v, None, p, True, SCALE),
     "ours_fused": lambda q, k, v, p: A._fused_attention(q, k, v, None, p, True, SCALE),
+    "ours_flash": lambda q, k, v, p: A._flash_attention(q, k, v, True, SCALE, p),
     "ours_sdpa": lambda q, k, v, p: F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True),
 }
+
+
+def gpt_split(proj):
+    """q, k, v [B, heads, T, D] as a GPT block makes them: the projection [B, T, 3 * heads * D] split
+    in three along the last dim, each viewed as [B, T, heads, D] and transposed (strided views)."""
+    def qkv():
+        q, k, v = proj.split(H * D, dim=2)
+        return (*(x.view(B, T, H, D).transpose(1, 2) for x in (q, k, v)), (proj,))
+    return qkv
 
 
 def host(t):
@@ -102,7 +115,15 @@ def check(q, k, v, g):
     ref = torch.softmax((ts * SCALE).masked_fill(cut, float("-inf")), -1) * torch.tensor(keep) / (1 - p)
     ref.backward(torch.tensor(gy, dtype=torch.float64))
     result["max_abs_diff_dscores_dropout"] = float(np.abs(host(scores.grad) - ts.grad.numpy()).max())
+    # flash with dropout vs fused with dropout: the same key after the same manual_seed
+    runs = []
+    for name in ("ours_flash", "ours_fused"):
+        minitorch.manual_seed(1234)
+        runs.append(_grads(lambda: PATHS[name](q, k, v, p), q, k, v, g))
+    for n, a, b in zip(("out", "dq", "dk", "dv"), *runs):
+        result[f"flash_vs_fused_dropout_max_rel_diff_{n}"] = float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-30))
     ok = (max(result[f"max_rel_diff_{n}"] for n in ("out", "dq", "dk", "dv")) < 1e-5
+          and max(result[f"flash_vs_fused_dropout_max_rel_diff_{n}"] for n in ("out", "dq", "dk", "dv")) < 1e-4
           and abs(result["keep_rate"] - (1 - p)) < 5 * np.sqrt(p * (1 - p) / visible.sum())     # 5 std errors
           and result["max_rel_err_scaling"] < 1e-5
           and result["max_abs_diff_dscores_dropout"] < 1e-5)
@@ -124,21 +145,39 @@ def main():
     tg = torch.tensor(arrays[3], device="cuda")
 
     checks = check(q, k, v, g)
-    print("checks (fused vs step by step, dropout statistics):", json.dumps(checks))
+    print("checks (fused vs step by step, dropout statistics, flash vs fused with dropout):", json.dumps(checks))
 
+    proj = minitorch.tensor(rng.standard_normal((B, T, 3 * H * D)).astype(np.float32), device="cuda",
+                            requires_grad=True)
+    tproj = torch.tensor(host(proj), device="cuda", requires_grad=True)
+
+    def torch_gpt_split():
+        tq_, tk_, tv_ = tproj.split(H * D, dim=2)
+        return (*(x.view(B, T, H, D).transpose(1, 2) for x in (tq_, tk_, tv_)), (tproj,))
+
+    layouts = {"contiguous": (lambda: (q, k, v, (q, k, v)), lambda: (tq, tk, tv, (tq, tk, tv))),
+               "gpt_split": (gpt_split(proj), torch_gpt_split)}
     rows = []
-    for p in (0.2, 0.0):
-        for name, fn in PATHS.items():
-            rows.append({"path": name, "dropout_p": p, "ms": time_ms(ours_case(fn, p, q, k, v, g))})
-        rows.append({"path": "torch_default", "dropout_p": p, "ms": time_ms(torch_case(p, tq, tk, tv, tg))})
+    for layout, (ours_qkv, torch_qkv) in layouts.items():
+        for p in (0.2, 0.0):
+            if layout == "gpt_split" and p == 0.0:
+                continue                                # the training case only
+            for mode, backward in (("fwd", False), ("fwd+bwd", True)):
+                fns = {name: case(fn, p, ours_qkv, g, backward) for name, fn in PATHS.items()
+                       if layout == "contiguous" or name != "ours_unfused"}
+                fns["torch_default"] = case(torch_sdpa, p, torch_qkv, tg, backward)
+                for name, ms in time_interleaved_ms(fns, repeats=REPEATS, warmup=WARMUP).items():
+                    rows.append({"layout": layout, "mode": mode, "path": name, "dropout_p": p, "ms": ms})
 
-    print(f"\nSDPA forward + backward, B {B} x heads {H} x T {T} x D {D}, float32, causal, TF32 off "
-          f"({torch.cuda.get_device_name()}), median of {REPEATS}")
-    print(f"{'path':<16}{'p':>6}{'ms':>10}{'vs torch':>10}")
+    print(f"\nSDPA, B {B} x heads {H} x T {T} x D {D}, float32, causal, TF32 off "
+          f"({torch.cuda.get_device_name()}), median of {REPEATS}, contenders interleaved")
+    print(f"{'layout':<12}{'mode':<9}{'path':<16}{'p':>6}{'ms':>10}{'vs torch':>10}")
     for r in rows:
-        ref = next(x["ms"] for x in rows if x["path"] == "torch_default" and x["dropout_p"] == r["dropout_p"])
+        ref = next(x["ms"] for x in rows if x["path"] == "torch_default" and
+                   all(x[f] == r[f] for f in ("layout", "mode", "dropout_p")))
         r["ratio_to_torch"] = r["ms"] / ref
-        print(f"{r['path']:<16}{r['dropout_p']:>6.1f}{r['ms']:>10.3f}{r['ratio_to_torch']:>10.2f}")
+        print(f"{r['layout']:<12}{r['mode']:<9}{r['path']:<16}{r['dropout_p']:>6.1f}{r['ms']:>10.3f}"
+              f"{r['ratio_to_torch']:>10.2f}")
     record = {"benchmark": "bench_sdpa_dropout", "env": environment("cuda", torch),
               "shape": {"B": B, "heads": H, "T": T, "D": D}, "dtype": "float32", "causal": True, "tf32": False,
               "warmup": WARMUP, "repeats": REPEATS, "checks": checks, "results": rows,

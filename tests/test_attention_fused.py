@@ -105,8 +105,7 @@ def test_fused_masks_match_decomposition(device, rng, mask_kind, mask_shape):
 @pytest.mark.parametrize("T", LENGTHS)
 @pytest.mark.parametrize("causal", [False, True])
 def test_public_sdpa_matches_torch(device, rng, T, causal):
-    """On cuda the public function takes the fused path here (flash is off for dropout or masks;
-    float64 never takes it)."""
+    """On cuda the public function takes the fused path here (float64 never takes flash)."""
     arrays = _qkv(rng, (2, 3, T, 64), (2, 3, T, 64), 64, "float64", device)
     got = _run(lambda q, k, v, m: mt.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal),
                arrays, None, device)

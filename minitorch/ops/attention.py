@@ -12,13 +12,16 @@
 * FlashAttention (Dao et al. 2022, arXiv:2205.14135; FlashAttention-2, Dao 2023, arXiv:2307.08691):
   the kernels of ``minitorch/cuda/attention/01_flash_fp32.cu`` walk K/V tile by tile with an online
   softmax and keep only O(L) per row (the log-sum-exp the backward needs to recompute P); float32
-  runs their register-tiled rewrite, ``01b_flash_fp32_tiled.cu``, when the arrays are 16-byte aligned.
+  runs their register-tiled rewrite, ``01b_flash_fp32_tiled.cu`` (arrays copied where they are not
+  contiguous or not 16-byte aligned), which also applies dropout inside the kernels.
 
-:func:`scaled_dot_product_attention` takes the flash path on cuda for float32 without dropout or an
-explicit mask (``is_causal`` is fine), head dimension 32, 64 or 128 shared by q, k and v, and equal
+:func:`scaled_dot_product_attention` takes the flash path on cuda for float32 without an explicit
+mask (``is_causal`` is fine; dropout too: the kernels drop, with the same Philox key and rule, the
+elements the fused softmax drops), head dimension 32, 64 or 128 shared by q, k and v, and equal
 batch dimensions, unless ``minitorch.backends.cuda.enable_flash_sdp(False)``; else the decomposition.
-bfloat16 and float16 under the same conditions (and scale > 0) take the tensor-core kernels of
-``minitorch/cuda/attention/02_flash_mma.cu`` (FlashAttention-2 with mma.sync, float32 statistics).
+bfloat16 and float16 under the same conditions, without dropout and with scale > 0, take the
+tensor-core kernels of ``minitorch/cuda/attention/02_flash_mma.cu`` (FlashAttention-2 with mma.sync,
+float32 statistics).
 """
 import math
 
@@ -37,23 +40,27 @@ FLASH_MMA_DTYPES = ("bfloat16", "float16")     # tensor-core flash (sm_80 and la
 
 
 class FlashAttention(Function):
-    """Attention of contiguous float32 q [BH, L, D], k, v [BH, S, D] on cuda with the flash kernels."""
+    """Attention of float32 q [BH, L, D], k, v [BH, S, D] on cuda with the flash kernels (rung 1b:
+    arrays made contiguous and 16-byte aligned), dropout p inside them: the Philox key is drawn as
+    :class:`AttentionSoftmax` draws it, so both paths drop the same elements after the same
+    ``manual_seed``; backward redraws the mask from the saved key."""
 
     @staticmethod
-    def forward(ctx, q, k, v, scale, causal):
+    def forward(ctx, q, k, v, scale, causal, p):
         b, device = q._backend, q.device
-        q, k, v = (x._data if x._data.flags.c_contiguous else b.contiguous(x._data) for x in (q, k, v))
-        out, lse = b.flash_attention(q, k, v, scale, causal)
+        q, k, v = (_aligned(x, b) for x in (q, k, v))
+        seed = b.attention_seed(random.engine(None, device), index=device.index) if p > 0 else None
+        out, lse = b.flash_attention(q, k, v, scale, causal, seed=seed, p=p)
         ctx.saved = (q, k, v, out, lse)
-        ctx.scale, ctx.causal = scale, causal
+        ctx.args = (scale, causal, seed, p)
         return Tensor(out, device)
 
     @staticmethod
     def backward(ctx, grad):
-        b = grad._backend
-        g = grad._data if grad._data.flags.c_contiguous else b.contiguous(grad._data)
-        dq, dk, dv = b.flash_attention_backward(*ctx.saved, g, ctx.scale, ctx.causal)
-        return Tensor(dq, grad.device), Tensor(dk, grad.device), Tensor(dv, grad.device), None, None
+        scale, causal, seed, p = ctx.args
+        dq, dk, dv = grad._backend.flash_attention_backward(*ctx.saved, _aligned(grad, grad._backend), scale,
+                                                            causal, seed=seed, p=p)
+        return Tensor(dq, grad.device), Tensor(dk, grad.device), Tensor(dv, grad.device), None, None, None
 
 
 def _aligned(x, b):
@@ -171,25 +178,29 @@ def _fused_applies(query, key, attn_mask):
             and (attn_mask is None or not attn_mask.requires_grad))
 
 
-def _flash_attention(query, key, value, is_causal, scale):
-    """The flash path: batch dimensions flattened to one, each tensor made contiguous (recorded ops)."""
+def _flash_attention(query, key, value, is_causal, scale, dropout_p=0.0):
+    """The flash path: batch dimensions flattened to one, each tensor made contiguous (recorded ops:
+    q, k, v of a transposed head split, as in a GPT block, are copied here)."""
     L, E = query.shape[-2:]
     S = key.shape[-2]
     q = query.reshape(-1, L, E).contiguous()
     k = key.reshape(-1, S, E).contiguous()
     v = value.reshape(-1, S, E).contiguous()
-    fn = FlashAttention if query.dtype.name == "float32" else FlashAttentionMMA
-    return fn.apply(q, k, v, float(scale), bool(is_causal)).reshape(query.shape)
+    if query.dtype.name == "float32":
+        out = FlashAttention.apply(q, k, v, float(scale), bool(is_causal), float(dropout_p))
+    else:
+        out = FlashAttentionMMA.apply(q, k, v, float(scale), bool(is_causal))
+    return out.reshape(query.shape)
 
 
 def _flash_applies(query, key, value, attn_mask, dropout_p, scale=1.0):
-    """float32 takes 01_flash_fp32.cu; bfloat16/float16 take the tensor cores (02_flash_mma.cu),
-    whose running max is kept unscaled and so needs scale > 0."""
+    """float32 takes 01b_flash_fp32_tiled.cu, dropout included; bfloat16/float16 take the tensor cores
+    (02_flash_mma.cu), without dropout, whose running max is kept unscaled and so needs scale > 0."""
     dtype = query.dtype.name
     return (query.device.type == "cuda" and backends.cuda.flash_sdp_enabled()
             and dtype == key.dtype.name == value.dtype.name
-            and (dtype == "float32" or (dtype in FLASH_MMA_DTYPES and scale > 0))
-            and attn_mask is None and dropout_p == 0
+            and (dtype == "float32" or (dtype in FLASH_MMA_DTYPES and scale > 0 and dropout_p == 0))
+            and attn_mask is None
             and query.shape[-1] in FLASH_HEAD_DIMS and value.shape[-1] == query.shape[-1]
             and query.shape[:-2] == key.shape[:-2] == value.shape[:-2]
             and query.numel() > 0 and key.shape[-2] > 0)
@@ -243,7 +254,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     _check(query, key, value, attn_mask, dropout_p, is_causal)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     if _flash_applies(query, key, value, attn_mask, dropout_p, scale):
-        return _flash_attention(query, key, value, is_causal, scale)
+        return _flash_attention(query, key, value, is_causal, scale, dropout_p)
     if _fused_applies(query, key, attn_mask):
         return _fused_attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
     return _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale)

@@ -24,15 +24,17 @@
 // With `causal`, row i (query i = row % L) sees keys j <= i: the elements past it are not read,
 // they are -inf (Y = 0, dS = 0).
 //
-// Dropout's random numbers come from Philox4x32-10 (Salmon et al. 2011, "Parallel random numbers:
-// as easy as 1, 2, 3"), a counter-based generator: 4 words = philox(key, counter) with no state, so
-// any thread can draw the words of any element directly, and backward draws the same ones again.
-// key = a 64-bit seed drawn from our generator into device memory (read here, never by the host);
-// element e = row * n + j uses word e % 4 of philox(key, e / 4); keep = (word >> 8) >= threshold,
-// i.e. a 24-bit uniform u = (word >> 8) / 2^24 compared with p (threshold = ceil(p 2^24), so
-// P(keep) = 1 - p up to 2^-24). cpu.py computes the same words with NumPy: both devices drop the same
-// elements for the same seed. Half types load as float, compute in float, round once.
+// Dropout's random numbers come from Philox4x32-10 (philox.cuh, shared with the float32 flash kernels
+// of attention/01b_flash_fp32_tiled.cu, which drop the same elements), a counter-based generator:
+// 4 words = philox(key, counter) with no state, so any thread can draw the words of any element
+// directly, and backward draws the same ones again. key = a 64-bit seed drawn from our generator
+// into device memory (read here, never by the host); element e = row * n + j uses word e % 4 of
+// philox(key, e / 4); keep = (word >> 8) >= threshold, i.e. a 24-bit uniform u = (word >> 8) / 2^24
+// compared with p (threshold = ceil(p 2^24), so P(keep) = 1 - p up to 2^-24). cpu.py computes the
+// same words with NumPy: both devices drop the same elements for the same seed. Half types load as
+// float, compute in float, round once.
 #include "common.cuh"
+#include "philox.cuh"
 
 namespace asm_ {    // names of this file only
 
@@ -43,52 +45,6 @@ template <> struct Num<float> {
 template <> struct Num<double> {
     static __device__ __forceinline__ double neg_inf() { return __longlong_as_double(0xfff0000000000000ull); }
 };
-
-// ---- Philox4x32-10 ---------------------------------------------------------------------------------
-// Ten rounds of: two 32x32 -> 64-bit multiplies, xors with the key, the key bumped by two odd
-// constants (the Weyl sequence). The constants are Salmon et al.'s (cuRAND's Philox4_32_10 too).
-struct Words { unsigned w[4]; };
-
-__device__ __forceinline__ Words philox(unsigned long long key, unsigned long long counter) {
-    unsigned c0 = (unsigned)counter, c1 = (unsigned)(counter >> 32), c2 = 0u, c3 = 0u;
-    unsigned k0 = (unsigned)key, k1 = (unsigned)(key >> 32);
-#pragma unroll
-    for (int round = 0; round < 10; ++round) {
-        const unsigned hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-        const unsigned hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-        c0 = hi1 ^ c1 ^ k0;
-        c1 = lo1;
-        c2 = hi0 ^ c3 ^ k1;
-        c3 = lo0;
-        k0 += 0x9E3779B9u;
-        k1 += 0xBB67AE85u;
-    }
-    return {{c0, c1, c2, c3}};
-}
-
-// keep flags of the V elements e0 .. e0 + V - 1. When V is a multiple of 4, e0 is too (rows of a
-// vectorized kernel have n % V == 0): V / 4 Philox calls, each giving 4 elements' words.
-template <int V>
-__device__ __forceinline__ void keep_flags(unsigned long long key, unsigned long long e0, unsigned threshold,
-                                           bool (&keep)[V]) {
-    if constexpr (V % 4 == 0) {
-#pragma unroll
-        for (int q = 0; q < V / 4; ++q) {
-            const Words r = philox(key, (e0 >> 2) + q);
-#pragma unroll
-            for (int k = 0; k < 4; ++k) keep[4 * q + k] = (r.w[k] >> 8) >= threshold;
-        }
-    } else {
-#pragma unroll
-        for (int k = 0; k < V; ++k) {
-            const unsigned long long e = e0 + k;
-            const Words r = philox(key, e >> 2);
-            const int w = (int)(e & 3);              // a select, not an index: r stays in registers
-            const unsigned word = w == 0 ? r.w[0] : w == 1 ? r.w[1] : w == 2 ? r.w[2] : r.w[3];
-            keep[k] = (word >> 8) >= threshold;
-        }
-    }
-}
 
 // ---- what a row needs to know ------------------------------------------------------------------------
 template <typename T>
@@ -165,7 +121,7 @@ __device__ __forceinline__ void forward_row(const Row<T>& r, const T* __restrict
     for (long long c = lane; c < nv; c += 32) {
         const long long j0 = c * V;
         bool keep[V];
-        if (dropout) keep_flags<V>(key, (unsigned long long)(r.row * r.n + j0), threshold, keep);
+        if (dropout) rng::keep_flags<V>(key, (unsigned long long)(r.row * r.n + j0), threshold, keep);
         Vt a;
         if (j0 < r.visible) a = sv[c];
         Vt o;
@@ -198,7 +154,7 @@ __device__ __forceinline__ void backward_row(const Row<T>& r, const T* __restric
     auto load = [&](long long c, A (&p)[V], A (&gp)[V]) {
         const long long j0 = c * V;
         bool keep[V];
-        if (dropout) keep_flags<V>(key, (unsigned long long)(r.row * r.n + j0), threshold, keep);
+        if (dropout) rng::keep_flags<V>(key, (unsigned long long)(r.row * r.n + j0), threshold, keep);
         const Vt a = sv[c], b = gv[c];
 #pragma unroll
         for (int k = 0; k < V; ++k) {

@@ -40,12 +40,19 @@
 // Every row sees key 0 (S >= 1, and causal keeps k <= q), so after the first tile each row's
 // running max m is finite and exp2f(m - m_new) never meets -inf - -inf.
 //
+// Dropout (attention's, p > 0): see struct Dropout below. Its keep bits take 1 KiB (forward) or
+// 512 bytes (backward) of shared memory more, drawn once per tile by all 256 threads.
+//
 // Entry points (D = 32, 64, 128), 256 threads, arguments as rung 1's kernels of the same name
-// without _tiled; Q, K, V, O (and dO) must be 16-byte aligned (the launcher falls back to rung 1):
-//   flash_fwd_tiled_f32_dD        grid (BH, ceil(L / 128)), shared 4 * (256 (D + 4) + 128 * 80) bytes
-//   flash_bwd_dkdv_tiled_f32_dD   grid (BH, ceil(S / 64)),  shared 4 * (256 (D + 4) + 128 * 80 + 128)
-//   flash_bwd_dq_tiled_f32_dD     grid (BH, ceil(L / 64)),  shared 4 * (256 (D + 4) + 64 * 80)
+// without _tiled, then the dropout's: seed (a 64-bit Philox key in device memory, read only when
+// dropout), dropout (bool), threshold (int: keep iff Philox word >> 8 >= threshold), keep_scale
+// (float: 1 / (1 - p), 1 without dropout); Q, K, V, O (and dO) must be 16-byte aligned (the launcher
+// falls back to rung 1, which has no dropout):
+//   flash_fwd_tiled_f32_dD        grid (BH, ceil(L / 128)), shared 4 * (256 (D + 4) + 128 * 80 + 256) bytes
+//   flash_bwd_dkdv_tiled_f32_dD   grid (BH, ceil(S / 64)),  shared 4 * (256 (D + 4) + 128 * 80 + 128 + 128)
+//   flash_bwd_dq_tiled_f32_dD     grid (BH, ceil(L / 64)),  shared 4 * (256 (D + 4) + 64 * 80 + 128)
 #include "../gemm/mma.cuh"
+#include "../philox.cuh"
 
 #define NEG_INF __int_as_float(0xff800000)
 #define LOG2E 1.4426950408889634f
@@ -109,16 +116,40 @@ __device__ __forceinline__ float half_warp_sum(float v) {
     return v;
 }
 
+// Dropout inside the kernels (FlashAttention's way, Dao et al. 2022, sec. 3.1, alg. 2 and 4): the
+// softmax statistics (m, l, lse) are those of the probabilities before dropout; the forward multiplies
+// each probability by Z = keep / (1 - p) before P V; the backward recomputes P, redraws the same Z and
+// takes dV = (P Z)^T dO, dP = (dO V^T) Z, dS = P (dP - delta) with delta = rowsum(dO O) (O as dropped).
+// Element (row bh * L + q, key k) of the [BH * L, S] scores uses the keep rule of philox.cuh, the
+// fused softmax's (attention_softmax.cu): for the same key both paths drop the same elements.
+// A block draws a tile's bits once into shared memory: each thread 16 or 32 consecutive elements of
+// one row (4 or 8 Philox calls, one more where the row's start is not a multiple of 4).
+// The fields are the kernel's arguments as they came (the compiler reads them from the constant bank
+// where needed instead of holding them in registers: the forward for D = 64 has none to spare).
+struct Dropout {
+    const unsigned long long* seed;   // the Philox key, in device memory (read per tile: an L1 hit)
+    unsigned threshold;               // keep iff a 24-bit uniform >= threshold
+    float scale;                      // what a kept probability is multiplied by: 1 / (1 - p); 1 when off
+    bool on;
+
+    // keep bits of elements e0 .. e0 + N - 1 (bit i: element e0 + i)
+    template <int N>
+    __device__ __forceinline__ unsigned bits(long long e0) const {
+        return rng::keep_bits<N>(*seed, (unsigned long long)e0, threshold);
+    }
+};
+
 template <int D>
 __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__ K, const float* __restrict__ V,
                           float* __restrict__ O, float* __restrict__ lse, long long L, long long S, float scale,
-                          bool causal) {
+                          bool causal, const Dropout& drop) {
     constexpr int DP = D + 4, CN = D / 16;
     extern __shared__ float4 smem4[];                          // float4: 16-byte aligned
     float* Qs = reinterpret_cast<float*>(smem4);               // [BQ][DP]
     float* Ks = Qs + BQ * DP;                                  // [BK][DP]
     float* Vs = Ks + BK * DP;                                  // [BK][DP]
     float* Ps = Vs + BK * DP;                                  // [BQ][PS]
+    unsigned* kbits = reinterpret_cast<unsigned*>(Ps + BQ * PS);   // [BQ][BK / 32] dropout's keep bits
     const long long bh = blockIdx.x;
     const long long q0 = (long long)(gridDim.y - 1 - blockIdx.y) * BQ;   // last rows (most tiles) first
     const int ty = threadIdx.x / 16, tx = threadIdx.x % 16;
@@ -141,6 +172,9 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
     for (long long k0 = 0; k0 < kv_end; k0 += BK) {
         load_rows<D, BK>(Vs, V, k0, S);
         tc::cp_async_commit();                                 // group: V of this tile
+        // dropout: thread t draws the keep bits of row t / 2, keys 32 (t % 2) .. + 31 of the tile
+        // (while V copies; last tile's bits were read before its last __syncthreads)
+        if (drop.on) kbits[threadIdx.x] = drop.bits<32>((bh * L + q0 + threadIdx.x / 2) * S + k0 + 32 * (threadIdx.x % 2));
         tc::cp_async_wait<1>();                                // this thread's copies of K (and Q) landed
         __syncthreads();                                       // ... and everyone's
 
@@ -168,7 +202,8 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
             }
         }
 
-        // online softmax (base 2), P into shared memory, O rescaled once for the tile
+        // online softmax (base 2), P into shared memory, O rescaled once for the tile; l sums the
+        // probabilities before dropout (the softmax's), P V takes them dropped: P * keep / (1 - p)
         // a mask is needed only where the tile passes the end of S or crosses the diagonal
         // (in tile coordinates, 32-bit: key tx + 16 j is masked if >= s_left, or causal and past
         // row ty + 16 i by more than diag = q0 - k0, clamped to a range where it changes nothing)
@@ -187,10 +222,13 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
             const float m_new = fmaxf(m[i], half_warp_max(mx));   // finite: see the header
             const float alpha = exp2f(m[i] - m_new);               // 0 on the first tile (m = -inf)
             float sum = 0.0f;
+            // keys tx + 16 j: bit tx + 16 (j % 2) of the row's word j / 2
+            const unsigned kw0 = drop.on ? kbits[(ty + 16 * i) * 2] : ~0u, kw1 = drop.on ? kbits[(ty + 16 * i) * 2 + 1] : ~0u;
 #pragma unroll
             for (int j = 0; j < RN; ++j) {
                 const float p = exp2f(s[i][j] - m_new);
-                Ps[(ty + 16 * i) * PS + tx + 16 * j] = p;
+                const unsigned bit = ((j < 2 ? kw0 : kw1) >> (tx + 16 * (j % 2))) & 1u;
+                Ps[(ty + 16 * i) * PS + tx + 16 * j] = bit ? p * drop.scale : 0.0f;
                 sum += p;
             }
             l[i] = l[i] * alpha + sum;                 // this thread's keys only: summed over the row at the end
@@ -245,7 +283,8 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
 // instead of 4 x 2), register-tiled the same way as the forward: tiles padded to D + 4 floats and
 // read as float4 along d (scores) or along the walked dimension (P, dS), output columns
 // 4 tx + 64 g + e. Per step: cp.async copies, then a wait and a __syncthreads() (no overlap).
-// With p = exp2(s * scale2 - lse2) (the forward's softmax) and dp = dO_q . V_k, ds = p (dp - delta_q).
+// With p = exp2(s * scale2 - lse2) (the forward's softmax) and dp = dO_q . V_k, ds = p (dp - delta_q);
+// with dropout (struct Dropout), P^T Z feeds dV and ds = p (dp Z - delta_q).
 constexpr int KBK = 64, KBQ = 64;    // dK/dV: keys per block, query rows per step
 constexpr int QBQ = 64, QBK = 64;    // dQ: query rows per block, keys per step
 constexpr int NJ = 4;                // a thread's walked rows per step: tx + 16 j, j < NJ (= KBQ / 16 = QBK / 16)
@@ -310,7 +349,7 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
                                const float* __restrict__ V, const float* __restrict__ dO,
                                const float* __restrict__ lse, const float* __restrict__ delta,
                                float* __restrict__ dK, float* __restrict__ dV,
-                               long long L, long long S, float scale, bool causal) {
+                               long long L, long long S, float scale, bool causal, const Dropout& drop) {
     constexpr int DP = D + 4, CN = D / 16;
     extern __shared__ float4 smem4[];
     float* Ks = reinterpret_cast<float*>(smem4);   // [KBK][DP]
@@ -321,6 +360,7 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
     float* dSt = Pt + KBK * GS;                    // [KBK][GS]
     float* lse2s = dSt + KBK * GS;                 // [KBQ]
     float* deltas = lse2s + KBQ;                   // [KBQ]
+    unsigned short* kbits = reinterpret_cast<unsigned short*>(deltas + KBQ);   // [KBQ][KBK / 16] keep bits
     const long long bh = blockIdx.x;
     const long long k0 = (long long)blockIdx.y * KBK;
     const int ty = threadIdx.x / 16, tx = threadIdx.x % 16;
@@ -346,6 +386,8 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
             lse2s[threadIdx.x] = q < L ? lse[q] * LOG2E : 0.0f;
             deltas[threadIdx.x] = q < L ? delta[q] : 0.0f;
         }
+        // dropout: thread t draws the keep bits of query t / 4, keys 16 (t % 4) .. + 15 of the tiles
+        if (drop.on) kbits[threadIdx.x] = drop.bits<16>((bh * L + q0 + threadIdx.x / 4) * S + k0 + 16 * (threadIdx.x % 4));
         tc::cp_async_wait<0>();
         __syncthreads();                                   // K, V (first pass), Q, dO, lse, delta in place
         float s[4][NJ], dp[4][NJ];
@@ -362,8 +404,10 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
                 const int jq = tx + 16 * j;
                 const bool keep = jq < q_left && ki < k_left && !(causal && ki - jq > diag);
                 const float p = keep ? exp2f(s[i][j] * scale2 - lse2s[jq]) : 0.0f;
-                Pt[(ty + 16 * i) * GS + jq] = p;
-                dSt[(ty + 16 * i) * GS + jq] = p * (dp[i][j] - deltas[jq]);
+                // Z of (query jq, key ty + 16 i): bit ty of the query's 16-bit piece i
+                const float z = drop.on && !((kbits[jq * 4 + i] >> ty) & 1u) ? 0.0f : drop.scale;
+                Pt[(ty + 16 * i) * GS + jq] = p * z;
+                dSt[(ty + 16 * i) * GS + jq] = p * (dp[i][j] * z - deltas[jq]);
             }
         }
         __syncthreads();                                   // P^T and dS^T in place
@@ -388,7 +432,8 @@ template <int D>
 __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restrict__ K,
                              const float* __restrict__ V, const float* __restrict__ dO,
                              const float* __restrict__ lse, const float* __restrict__ delta,
-                             float* __restrict__ dQ, long long L, long long S, float scale, bool causal) {
+                             float* __restrict__ dQ, long long L, long long S, float scale, bool causal,
+                             const Dropout& drop) {
     constexpr int DP = D + 4, CN = D / 16;
     extern __shared__ float4 smem4[];
     float* Qs = reinterpret_cast<float*>(smem4);   // [QBQ][DP]
@@ -396,6 +441,7 @@ __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restric
     float* Ks = dOs + QBQ * DP;                    // [QBK][DP]
     float* Vs = Ks + QBK * DP;                     // [QBK][DP]
     float* dSs = Vs + QBK * DP;                    // [QBQ][GS]
+    unsigned short* kbits = reinterpret_cast<unsigned short*>(dSs + QBQ * GS);   // [QBQ][QBK / 16] keep bits
     const long long bh = blockIdx.x;
     const long long q0 = (long long)(gridDim.y - 1 - blockIdx.y) * QBQ;   // causal: long rows first
     const int ty = threadIdx.x / 16, tx = threadIdx.x % 16;
@@ -419,6 +465,8 @@ __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restric
         load_rows<D, QBK>(Ks, K, k0, S);
         load_rows<D, QBK>(Vs, V, k0, S);
         tc::cp_async_commit();
+        // dropout: thread t draws the keep bits of query t / 4, keys 16 (t % 4) .. + 15 of the tiles
+        if (drop.on) kbits[threadIdx.x] = drop.bits<16>((bh * L + q0 + threadIdx.x / 4) * S + k0 + 16 * (threadIdx.x % 4));
         tc::cp_async_wait<0>();
         __syncthreads();                                   // Q, dO (first pass), K, V in place
         float s[4][NJ], dp[4][NJ];
@@ -435,7 +483,9 @@ __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restric
                 const int kj = tx + 16 * j;
                 const bool keep = qi < q_left && kj < k_left && !(causal && kj - qi > diag);
                 const float p = keep ? exp2f(s[i][j] * scale2 - lse2[i]) : 0.0f;
-                dSs[(ty + 16 * i) * GS + tx + 16 * j] = p * (dp[i][j] - dl[i]);
+                // Z of (query qi, key tx + 16 j): bit tx of the query's 16-bit piece j
+                const float z = drop.on && !((kbits[qi * 4 + j] >> tx) & 1u) ? 0.0f : drop.scale;
+                dSs[(ty + 16 * i) * GS + tx + 16 * j] = p * (dp[i][j] * z - dl[i]);
             }
         }
         __syncthreads();                                   // dS in place
@@ -459,20 +509,26 @@ __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restric
 #define FLASH_TILED_ENTRY(D, MIN_BLOCKS)                                                                 \
     extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_fwd_tiled_f32_d##D(   \
         const float* Q, const float* K, const float* V, float* O, float* lse, long long L, long long S,  \
-        float scale, bool causal) {                                                                      \
-        tiled::flash_fwd<D>(Q, K, V, O, lse, L, S, scale, causal);                                       \
+        float scale, bool causal, const unsigned long long* seed, bool dropout, int threshold,           \
+        float keep_scale) {                                                                              \
+        tiled::flash_fwd<D>(Q, K, V, O, lse, L, S, scale, causal,                                        \
+                            tiled::Dropout{seed, (unsigned)threshold, keep_scale, dropout});                    \
     }
 
 #define FLASH_TILED_BWD_ENTRIES(D, MIN_BLOCKS)                                                          \
     extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dkdv_tiled_f32_d##D( \
         const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
-        const float* delta, float* dK, float* dV, long long L, long long S, float scale, bool causal) {  \
-        tiled::flash_bwd_dkdv<D>(Q, K, V, dO, lse, delta, dK, dV, L, S, scale, causal);                  \
+        const float* delta, float* dK, float* dV, long long L, long long S, float scale, bool causal,   \
+        const unsigned long long* seed, bool dropout, int threshold, float keep_scale) {                 \
+        tiled::flash_bwd_dkdv<D>(Q, K, V, dO, lse, delta, dK, dV, L, S, scale, causal,                   \
+                                 tiled::Dropout{seed, (unsigned)threshold, keep_scale, dropout});               \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dq_tiled_f32_d##D(   \
         const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
-        const float* delta, float* dQ, long long L, long long S, float scale, bool causal) {             \
-        tiled::flash_bwd_dq<D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal);                        \
+        const float* delta, float* dQ, long long L, long long S, float scale, bool causal,              \
+        const unsigned long long* seed, bool dropout, int threshold, float keep_scale) {                 \
+        tiled::flash_bwd_dq<D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal,                         \
+                               tiled::Dropout{seed, (unsigned)threshold, keep_scale, dropout});                 \
     }
 
 FLASH_TILED_ENTRY(32, 2)

@@ -9,6 +9,10 @@ Inputs are C-contiguous float32 arrays ``q [BH, L, D]``, ``k [BH, S, D]``, ``v [
 and heads flattened into BH, one head dimension D in {32, 64, 128} for all three); the Tensor layer
 brings any shape to this form. Nothing here waits for the GPU.
 
+Dropout (rung 1b only): ``seed`` (one uint64 Philox key in device memory, from
+``attention_seed`` as the fused softmax draws it) and ``p`` drop the very elements that
+``attention_softmax`` drops for the same key on the [BH * L, S] scores (``minitorch/cuda/philox.cuh``).
+
 Grids (the kernels' tiles, see the .cu): forward and dQ: (BH, ceil(L / 64)) blocks (rung 1b's
 forward: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks; 256 threads each. Shared memory is
 dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB):
@@ -17,6 +21,7 @@ past 48 KB a kernel must opt in once (cudaFuncSetAttribute(MaxDynamicSharedMemor
 import numpy as np
 
 from ...cuda.array import empty
+from ..cpu import attention_dropout_threshold
 from .launch import cdiv, cp, kernel, launch
 
 FILE = "attention/01_flash_fp32.cu"
@@ -36,12 +41,13 @@ _raised = {}                 # kernels already allowed their shared memory (kept
 def _smem_floats(kind, d):
     """Floats of dynamic shared memory per block, as the kernel lays them out (rows padded to d + 1)."""
     dp = d + 1
-    if kind == "fwd_tiled":          # Q, K, V rows padded to d + 4; P [TBQ][TBK + 16]
-        return (TBQ + 2 * TBK) * (d + 4) + TBQ * (TBK + 16)
-    if kind == "dkdv_tiled":         # K, V, Q, dO rows padded to d + 4; P^T, dS^T [KBK][TSTEP + 16]; lse, delta
-        return 2 * (KBK + TSTEP) * (d + 4) + 2 * KBK * (TSTEP + 16) + 2 * TSTEP
-    if kind == "dq_tiled":           # Q, dO, K, V rows padded to d + 4; dS [QBQ][TSTEP + 16]
-        return 2 * (QBQ + TSTEP) * (d + 4) + QBQ * (TSTEP + 16)
+    if kind == "fwd_tiled":          # Q, K, V rows padded to d + 4; P [TBQ][TBK + 16]; keep bits [TBQ][TBK / 32]
+        return (TBQ + 2 * TBK) * (d + 4) + TBQ * (TBK + 16) + TBQ * TBK // 32
+    if kind == "dkdv_tiled":         # K, V, Q, dO rows padded to d + 4; P^T, dS^T [KBK][TSTEP + 16]; lse, delta;
+        #                              keep bits [TSTEP][KBK / 16] (16-bit)
+        return 2 * (KBK + TSTEP) * (d + 4) + 2 * KBK * (TSTEP + 16) + 2 * TSTEP + TSTEP * KBK // 32
+    if kind == "dq_tiled":           # Q, dO, K, V rows padded to d + 4; dS [QBQ][TSTEP + 16]; keep bits (16-bit)
+        return 2 * (QBQ + TSTEP) * (d + 4) + QBQ * (TSTEP + 16) + QBQ * TSTEP // 32
     if kind == "fwd":
         return (FBQ + FBK) * dp + FBQ * (FBK + 1)
     if kind == "dkdv":
@@ -71,16 +77,30 @@ def _check(q, k, v):
         raise ValueError(f"flash_attention: expected k and v of shape ({bh}, S, {d}), got {k.shape} and {v.shape}")
 
 
-def flash_attention(q, k, v, scale, causal, tiled=True):
-    """``softmax(q k^T * scale) v`` (causal: key j seen by query i iff j <= i), never forming [L, S].
+def _dropout_args(tiled, seed, p, arrays):
+    """The tiled kernels' last four arguments; dropout needs them (rung 1 has none): else ValueError."""
+    if p > 0 and not (tiled and all(a.ptr % 16 == 0 for a in arrays)):
+        raise ValueError("flash_attention: dropout runs in rung 1b only, which needs tiled=True and 16-byte "
+                         f"aligned arrays, got tiled={tiled} and addresses {[hex(a.ptr) for a in arrays]}")
+    if p > 0 and seed is None:
+        raise ValueError(f"flash_attention: dropout_p = {p} needs a seed (attention_seed), got None")
+    threshold, keep_scale = attention_dropout_threshold(p) if p > 0 else (0, 1.0)
+    return (seed if p > 0 else None, np.bool_(p > 0), np.int32(threshold), np.float32(keep_scale))
+
+
+def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0):
+    """``dropout(softmax(q k^T * scale), p) v`` (causal: key j seen by query i iff j <= i), never
+    forming [L, S].
 
     Args: q [BH, L, D], k, v [BH, S, D] float32 contiguous, L, S >= 1; scale a float; tiled: run
     rung 1b (01b_flash_fp32_tiled.cu), which copies rows in 16-byte pieces and so needs q, k, v
     16-byte aligned (S >= 1 too); otherwise, or with tiled=False (the notebook's ladder), rung 1.
+    seed, p: dropout (see the module doc); p > 0 needs rung 1b (ValueError otherwise).
     Returns: (out [BH, L, D], lse [BH, L]) with lse the natural log-sum-exp of each row's scaled scores
-    (the same from both rungs: flash_attention_backward takes either).
+    before dropout (the same from both rungs: flash_attention_backward takes either without dropout).
     """
     _check(q, k, v)
+    drop = _dropout_args(tiled, seed, p, (q, k, v))     # raises for dropout without rung 1b
     bh, L, d = q.shape
     S = k.shape[1]
     idx = q.device_id
@@ -91,19 +111,21 @@ def flash_attention(q, k, v, scale, causal, tiled=True):
     args = (q, k, v, out, lse, L, S, np.float32(scale), np.bool_(causal))
     if tiled and S and all(a.ptr % 16 == 0 for a in (q, k, v)):
         fn, smem = _kernel("flash_fwd_tiled", d, idx, "fwd_tiled", TILED_FILE)
-        launch(fn, (bh, cdiv(L, TBQ)), (THREADS,), args, shared_mem=smem, index=idx)
-    else:
+        launch(fn, (bh, cdiv(L, TBQ)), (THREADS,), args + drop, shared_mem=smem, index=idx)
+    else:                                               # (S = 0: no keys, nothing to drop)
         fn, smem = _kernel("flash_fwd", d, idx, "fwd")
         launch(fn, (bh, cdiv(L, FBQ)), (THREADS,), args, shared_mem=smem, index=idx)
     return out, lse
 
 
-def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True):
+def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True, seed=None, p=0.0):
     """Gradients (dq, dk, dv) of :func:`flash_attention` from its inputs, output, log-sum-exp and the
     upstream gradient ``grad`` [BH, L, D] (contiguous float32). Three kernels: delta = rowsum(grad *
     out); dK and dV per key tile; dQ per query tile (FlashAttention-2's backward, deterministic).
-    tiled: the last two from rung 1b when q, k, v and grad are 16-byte aligned, else rung 1's."""
+    tiled: the last two from rung 1b when q, k, v and grad are 16-byte aligned, else rung 1's.
+    seed, p: the forward's dropout (the same key redraws the same mask); p > 0 needs rung 1b."""
     _check(q, k, v)
+    drop = _dropout_args(tiled, seed, p, (q, k, v, grad))     # raises for dropout without rung 1b
     bh, L, d = q.shape
     S = k.shape[1]
     idx = q.device_id
@@ -117,9 +139,11 @@ def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True)
     launch(kernel(FILE, f"flash_bwd_dot_f32_d{d}", idx), (cdiv(rows * 32, THREADS),), (THREADS,),
            (grad, out, delta, rows), index=idx)
     common = (L, S, np.float32(scale), np.bool_(causal))
-    # rung 1b's kernels take rung 1's arguments, grids and threads; only names and shared memory differ
+    # rung 1b's kernels take rung 1's arguments (then the dropout's), grids and threads; only names and
+    # shared memory differ
     tiled = tiled and all(a.ptr % 16 == 0 for a in (q, k, v, grad))
     suffix, file = ("_tiled", TILED_FILE) if tiled else ("", FILE)
+    common = common + drop if tiled else common
     fn, smem = _kernel(f"flash_bwd_dkdv{suffix}", d, idx, f"dkdv{suffix}", file)
     launch(fn, (bh, cdiv(S, KBK)), (THREADS,), (q, k, v, grad, lse, delta, dk, dv) + common,
            shared_mem=smem, index=idx)
