@@ -20,7 +20,7 @@ flash path against the fused one at p = 0.2 after the same manual_seed (the same
 
     python benchmarks/bench_sdpa_dropout.py [--out DIR]     (default $OUT, else benchmarks/results)
 
-Prints a table; writes ``bench_sdpa_dropout.json`` (GPU, versions, every number) to the folder.
+Prints a table; writes ``bench_sdpa_dropout-<gpu>.json`` (GPU, versions, every number) to the folder.
 About 30 s on an H100, NVRTC compilation included.
 """
 import argparse
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import minitorch  # noqa: E402
 import minitorch.nn.functional as F  # noqa: E402
 from minitorch.ops import attention as A  # noqa: E402
-from minitorch.utils.race import disable_tf32, environment  # noqa: E402
+from minitorch.utils.race import disable_tf32, environment, slug  # noqa: E402
 from gemm_common import time_interleaved_ms  # noqa: E402
 
 import torch  # noqa: E402
@@ -184,8 +184,9 @@ def main():
               "seconds": time.perf_counter() - began}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "bench_sdpa_dropout.json").write_text(json.dumps(record, indent=1))
-    print(f"\nwrote {out / 'bench_sdpa_dropout.json'} ({record['seconds']:.0f} s); checks ok: {checks['ok']}")
+    path = out / f"bench_sdpa_dropout-{slug(record['env']['gpu_name'] or 'gpu')}.json"
+    path.write_text(json.dumps(record, indent=1))
+    print(f"\nwrote {path} ({record['seconds']:.0f} s); checks ok: {checks['ok']}")
     return 0 if checks["ok"] else 1
 
 

@@ -1100,11 +1100,13 @@ fig.colorbar(im, ax=axes[1]);
 ''')
 
 md(r"""
-`benchmarks/bench_sdpa_dropout.py` timed one forward + backward of `F.scaled_dot_product_attention`
-at nanoGPT's attention shape (B 64, 6 heads, T 256, d 64, causal, float32, TF32 off) on the H100:
-step by step (`enable_fused_softmax_sdp(False)`), with the fused kernel, and through SDPA as a
-model calls it (with dropout that is the fused path; without, FlashAttention), against PyTorch's
-default (its memory-efficient kernel, which draws dropout inside the flash-style kernel itself):
+`benchmarks/bench_sdpa_dropout.py` timed `F.scaled_dot_product_attention` at nanoGPT's attention
+shape (B 64, 6 heads, T 256, d 64, causal, float32, TF32 off) on the H100, forward and forward +
+backward, the contenders taking turns: step by step (`enable_fused_softmax_sdp(False)`), with the
+fused softmax, FlashAttention (rung 1b, dropout drawn inside the kernel), and through SDPA as a model
+calls it, against PyTorch's default (its memory-efficient kernel, which also draws dropout inside).
+"contiguous": q, k, v made contiguous first; "gpt_split": as nanoGPT builds them, views of one
+[B, T, 3C] projection split and transposed:
 """)
 
 code(r'''
@@ -1118,27 +1120,32 @@ else:
           f"[{shape['B']}, {shape['heads']}, {shape['T']}, {shape['D']}] {sdpa['dtype']}, causal {sdpa['causal']}, "
           f"TF32 {sdpa['tf32']}; median of {sdpa['repeats']}; checks {'ok' if sdpa['checks']['ok'] else 'FAILED'} "
           f"(keep rate {sdpa['checks']['keep_rate']:.4f})")
-    path_names = {"ours_unfused": "ours, step by step", "ours_fused": "ours, fused softmax",
+    path_names = {"ours_unfused": "ours, step by step", "ours_fused": "ours, fused softmax", "ours_flash": "ours, FlashAttention",
                   "ours_sdpa": "ours, F.scaled_dot_product_attention", "torch_default": "PyTorch SDPA"}
-    ps = sorted({r["dropout_p"] for r in sdpa["results"]}, reverse=True)
-    ms = {(r["path"], r["dropout_p"]): r for r in sdpa["results"]}
-    show_markdown(md_table([[name] + [f"{ms[path, p]['ms']:.2f} ms ({ms[path, p]['ratio_to_torch']:.2f}x)" for p in ps]
-                            for path, name in path_names.items()],
-                           ["forward + backward (x PyTorch's time)"] + [f"dropout_p = {p}" for p in ps]))
-    fig, ax = plt.subplots(figsize=(8, 3), layout="constrained")
+    rows = [r for r in sdpa["results"] if r.get("mode", "fwd+bwd") == "fwd+bwd"]
+    cols = sorted({(r.get("layout", "contiguous"), r["dropout_p"]) for r in rows}, key=lambda c: (c[0], -c[1]))
+    ms = {(r["path"], r.get("layout", "contiguous"), r["dropout_p"]): r for r in rows}
+    cell = lambda r: f"{r['ms']:.2f} ms ({r['ratio_to_torch']:.2f}x)" if r else "-"
+    show_markdown(md_table([[name] + [cell(ms.get((path, *c))) for c in cols] for path, name in path_names.items()],
+                           ["forward + backward (x PyTorch's time)"] + [f"{lay}, dropout_p = {p}" for lay, p in cols]))
+    fig, ax = plt.subplots(figsize=(8, 3.4), layout="constrained")
     x = np.arange(len(path_names))
-    for i, p in enumerate(ps):
-        ax.barh(x + (0.2 if i else -0.2), [ms[path, p]["ms"] for path in path_names], 0.4, label=f"dropout_p = {p}")
+    drop = [c for c in cols if c[1] > 0]
+    for i, c in enumerate(drop):
+        ax.barh(x + (i - (len(drop) - 1) / 2) * 0.8 / len(drop), [ms[path, *c]["ms"] if (path, *c) in ms else 0 for path in path_names],
+                0.8 / len(drop), label=f"{c[0]}, dropout_p = {c[1]}")
     ax.set_yticks(x, list(path_names.values())); ax.invert_yaxis()
     ax.set(xlabel="ms, forward + backward", title="attention at nanoGPT's shape, H100"); ax.legend(); ax.grid(axis="x", alpha=0.3);
 ''')
 
 md(r"""
-With dropout the fused kernel halves the step-by-step time (2.75 → 1.37 ms), and nanoGPT's
-attention now takes it; PyTorch is still 1.66× faster (0.83 ms): its kernel never writes the
-[T, T] scores at all, ours still does (the two matmuls around the fused middle). Without dropout
-our SDPA takes FlashAttention (rung 1b) and runs about 2% behind PyTorch (0.74 vs 0.72 ms). The next
-step is dropout inside the flash kernels, with the same Philox words. On a GPU, the fused path
+In the saved run (2026-11-24 22:50 UTC), with dropout 0.2 and contiguous q, k, v: step by step 2.17 ms,
+the fused softmax 0.87, FlashAttention with dropout in the kernel 0.76, PyTorch 0.78 (ours 0.97×
+its time). The mask is the fused path's (the same Philox words for the same key), so the two agree
+to float32 rounding (3e-7, the check above). As nanoGPT calls it (split-and-transposed views) ours
+takes 1.76 ms against PyTorch's 0.88: rung 1b reads contiguous [B·H, T, d] arrays, so q, k, v and
+the incoming gradient are copied first, and those strided copies cost more than the attention
+itself; reading the strided views inside the kernel is the next step. On a GPU, the fused path
 against the step-by-step one:
 """)
 
@@ -1644,6 +1651,14 @@ md(r"""
   from 56.5 to 49.0 ms. PyTorch's attention is its memory-efficient kernel with dropout inside
   (`fmha_cutlassF/B`, 3.7 ms a step).
 * The 5000-step run above (57.6 ms/iter) **predates** both changes; no full run has been made since.
+* **Since then** (400-iteration runs from the same weights on the H100, 2026-11-24,
+  `benchmarks/results/logs/s7-nanogpt-400-iters*`): phase 05's GEMM dispatcher learned two shape
+  rules — split-K by waves for the weight gradients and 64-wide tiles for attention's narrow
+  products — which take the step's GEMMs from 36.4 to 30.1 ms against cuBLAS's 27.3
+  (`benchmarks/bench_gpt_gemms.py`), and a synchronized step from about 49 to 41.1 ms against
+  PyTorch's 35.7 (1.15×). Dropout inside the float32 flash kernels (above) did not shorten the
+  step further (41.9 ms in the next run): nanoGPT's q, k, v are strided views, and the copies rung
+  1b needs cost what the kernel saves. Still **not met**.
 """)
 
 code(r'''
