@@ -115,6 +115,10 @@ class FakeLauncher:
     def launch_2d(self, fn, grid, block, args, index, shared_mem=0):
         if fn.file == "gemm/13_wgmma_tma.cu":
             return self.launch_tma(fn, grid, block, args, shared_mem)
+        if fn.file == "transpose.cu":                # transpose.cu's ABI: out [N, M] = a [M, N] (element strides)
+            a, out, m, n, s0, s1 = args
+            self.launches.append(dict(file=fn.file, name=fn.name, m=m, n=n))
+            return write(out, read_at(a.ptr, a.dtype, (m, n), (s0, s1)).T)
         a, b, c, bias, m, n, k, lda, ldb, batch, (bshape, (sa, sb)) = args
         assert all(type(v) is int for v in (m, n, k, lda, ldb, batch)), "long long arguments are Python ints"
         la, lb = fn.name[5], fn.name[6]
@@ -396,9 +400,19 @@ def test_tma_rung_hands_what_tma_cannot_read_to_rung_12(gm, monkeypatch, rng):
     x, w = rng.standard_normal((33, 7)).astype(F32), rng.standard_normal((5, 7)).astype(F32)
     # rows of 7 floats (28 bytes): not a multiple of 16 bytes
     assert run(dev(array, x), dev(array, w).T, x.astype(np.float64) @ w.T) == "gemm/12_wgmma.cu"
-    # 'nn' float32: TF32 wgmma has no MN-major operands (rung 12 hands it on to rung 10)
+    # 'nn' float32: TF32 wgmma reads only K-major operands, so B is transposed once (transpose.cu)
+    # and rung 13's 'nt' kernel runs on the copy
     x, w = rng.standard_normal((33, 8)).astype(F32), rng.standard_normal((8, 12)).astype(F32)
-    assert run(dev(array, x), dev(array, w), x.astype(np.float64) @ w) == "gemm/10_tf32_mma.cu"
+    assert run(dev(array, x), dev(array, w), x.astype(np.float64) @ w) == "gemm/13_wgmma_tma.cu"
+    assert [(r["file"], r["name"]) for r in launcher.launches[-2:]] == [("transpose.cu", "transpose_f32"),
+                                                                         ("gemm/13_wgmma_tma.cu", "gemm_nt_f32")]
+    # 'tn' and 'tt' likewise (A transposed, and both); with K = 7 the copies' rows (28 bytes) are
+    # not 16-byte aligned, and rung 12 takes the product in 'nt' on the copies
+    assert run(dev(array, x.T.copy()).T, dev(array, w.T.copy()).T, x.astype(np.float64) @ w) == "gemm/13_wgmma_tma.cu"
+    assert run(dev(array, x.T.copy()).T, dev(array, w), x.astype(np.float64) @ w) == "gemm/13_wgmma_tma.cu"
+    x7, w7 = rng.standard_normal((33, 7)).astype(F32), rng.standard_normal((7, 12)).astype(F32)
+    assert run(dev(array, x7), dev(array, w7), x7.astype(np.float64) @ w7) == "gemm/12_wgmma.cu"
+    assert launcher.launches[-1]["name"] == "gemm_nt_f32"
     # a view starting one float into its buffer: base address not 16-byte aligned
     buf = dev(array, rng.standard_normal(33 * 8 + 1).astype(F32))
     xv = buf.as_strided((33, 8), (32, 4), offset=4)

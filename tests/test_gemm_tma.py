@@ -98,6 +98,20 @@ def test_rung13_matches_float64(rng, tma_runs, suffix, layout, mnk):
     check(to_numpy(out), ref, UNIT[suffix])
 
 
+@pytest.mark.parametrize("layout", ["nn", "tn", "tt"])
+@pytest.mark.parametrize("mnk", [(129, 257, 64), (300, 520, 200), (1000, 1000, 1000), (2000, 2056, 72)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_rung13_tf32_other_layouts_run_on_a_k_major_copy(rng, tma_runs, layout, mnk):
+    """TF32 wgmma reads both operands K-major, so rung 13 has TF32 kernels for 'nt' alone: gemm()
+    transposes a 't' A or an 'n' B once (transpose.cu) and runs the 'nt' kernel on the copies."""
+    m, n, k = mnk
+    a, b = ints(rng, (m, k), np.float32), ints(rng, (k, n), np.float32)
+    bias = ints(rng, (n,), np.float32, -8, 8)
+    out = G.gemm(operand(a, layout[0]), operand(b, layout[1]), from_numpy(bias, 0), rung=RUNG)
+    assert tma_runs == ["gemm_nt_f32"], "rung 13 did not run on the K-major copies"
+    check(to_numpy(out), a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64), 0.0)
+
+
 CONFIGS = [{"BN": 128, "STAGES": 6, "GROUP_M": 0}, {"BN": 128, "STAGES": 3, "GROUP_M": 8},
            {"BN": 256, "STAGES": 3, "GROUP_M": 0}, {"BN": 256, "STAGES": 2, "GROUP_M": 8}]
 

@@ -648,6 +648,9 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
     idx = a.device_id
     if spec.tma:                     # rung 13: the operands go to the kernel as TMA tensor maps
         _check_target(rung, spec, idx)
+        if a.ndim == b.ndim == 2 and (la[0], lb[0]) != ("n", "t") and f"gemm_{la[0]}{lb[0]}_{SUFFIX[a.dtype]}" \
+                not in spec.entries:
+            a, b, la, lb = _k_major(a, b, la, lb)
         maps = tma_operands(a, b, la, lb, batch_shape, spec)
         if maps is None:
             return gemm(a, b, bias, spec.fallback)     # what the copy engine cannot read: rung 12
@@ -745,6 +748,25 @@ def tensor_map(address, suffix, dims, strides, box):
                            f"{address:#x}: sizes {dims}, byte strides {strides}, box {box}")
     arr.flags.writeable = False
     return StructArg(arr)
+
+
+def _k_major(a, b, la, lb):
+    """``a`` [M, K] and ``b`` [K, N] with K innermost in memory (layouts 'n' and 't'), each copied by
+    the tiled transpose (transpose.cu) if it is not: (a, b, la, lb).
+
+    TF32 wgmma reads both operands K-major (its transpose bits exist for 16-bit types only), so
+    rung 13 has TF32 kernels for 'nt' alone. One transpose of an operand moves 2 x its bytes at
+    copy bandwidth: at 4096^2 about 50 us, against about 0.35 ms for the product on rung 13 and
+    1.4 ms on rung 10, the TF32 rung that would take it otherwise (benchmarks/bench_gemm.py)."""
+    from .matrix import transpose2d
+    (m, k), n = a.shape, b.shape[1]
+    isz = a.itemsize
+    if la[0] != "n":                 # a 't' A: its transpose [K, M] is row-major; transposing that gives A, K-major
+        a = transpose2d(a.as_strided((k, m), (a.strides[1], a.strides[0])))
+    if lb[0] != "t":                 # an 'n' B: its transpose [N, K] contiguous is B with K innermost
+        bt = transpose2d(b)
+        b = bt.as_strided((k, n), (isz, bt.strides[0]))
+    return a, b, layout_of(a.shape, a.strides, isz), layout_of(b.shape, b.strides, isz)
 
 
 def tma_operands(a, b, la, lb, batch_shape, spec):
