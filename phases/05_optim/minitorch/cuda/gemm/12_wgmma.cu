@@ -66,17 +66,13 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include "mma.cuh"
+#include "wgmma.cuh"       // the descriptors, fences and per-type wgmma (shared with rung 13)
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "12_wgmma.cu needs the arch-specific target sm_90a (nvcc -gencode=arch=compute_90a,code=sm_90a; NVRTC -arch=sm_90a)"
 #endif
-// On other targets (sm_80 in tests/test_nvcc.py) the entry points compile with empty bodies;
-// native/cuda/gemm.py launches this rung only on sm_90.
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define WGMMA_OK 1
-#else
-#define WGMMA_OK 0
-#endif
+// On other targets (sm_80 in tests/test_nvcc.py) the entry points compile with empty bodies
+// (wgmma.cuh's WGMMA_OK is 0 there); native/cuda/gemm.py launches this rung only on sm_90.
 
 #ifndef BN
 #define BN 256
@@ -99,13 +95,11 @@ static_assert(BN == 128 || BN == 256, "BN (the wgmma's N) 128 or 256");
 static_assert(STAGES == 3 || STAGES == 4, "3 or 4 stages");
 static_assert(MINB == 1 || (MINB == 2 && BN == 128), "two blocks per SM only with BN = 128 (64 accumulators)");
 
-// Per element type: ATOM elements fill a 128-byte row (the tile's k depth BK), VEC a 16-byte chunk,
-// KSTEP is the k of one wgmma (32 bytes of k).
+// Per element type: wgmma::Elem's ATOM, VEC, KSTEP and BK, and this rung's tiles and stages.
 template <typename T>
-struct Shape {
-    static constexpr int ATOM = 128 / (int)sizeof(T), VEC = 16 / (int)sizeof(T), KSTEP = 32 / (int)sizeof(T);
-    static constexpr int BK = ATOM;
-    static constexpr int A_TILE = BM * BK, B_TILE = BN * BK, STAGE = A_TILE + B_TILE;   // elements
+struct Shape : wgmma::Elem<T> {
+    static constexpr int A_TILE = BM * wgmma::Elem<T>::BK, B_TILE = BN * wgmma::Elem<T>::BK;   // elements
+    static constexpr int STAGE = A_TILE + B_TILE;
     static constexpr int SMEM_BYTES = STAGES * STAGE * (int)sizeof(T) + 1024;   // + 1 KB to align to 1024
 };
 static_assert(Shape<__nv_bfloat16>::SMEM_BYTES <= 232448 && Shape<float>::SMEM_BYTES <= 232448, "<= 227 KB");
@@ -127,111 +121,9 @@ struct MNMajor {
     }
 };
 
-__device__ __forceinline__ unsigned long long descriptor(unsigned addr, unsigned lbo, unsigned sbo) {
-    return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)((lbo & 0x3FFFF) >> 4) << 16)
-           | ((unsigned long long)((sbo & 0x3FFFF) >> 4) << 32) | (1ull << 62);
-}
-// Descriptor of the 64- (A) or BN-row (B) operand starting at row/column block `first` (a multiple
-// of 64) of a tile at byte address `tile`, k step s (KSTEP elements each).
-template <typename T, bool MN_MAJOR>
-__device__ __forceinline__ unsigned long long tile_descriptor(unsigned tile, int first, int s) {
-    if constexpr (MN_MAJOR)
-        return descriptor(tile + (first / 64) * (Shape<T>::BK * 128) + s * Shape<T>::KSTEP * 128,
-                          Shape<T>::BK * 128, 1024);
-    else
-        return descriptor(tile + first * 128 + s * 32, 16, 1024);
-}
-
 __device__ __forceinline__ void fence_proxy_async() {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
-// An empty asm that "reads and writes" every accumulator: ordinary code that uses them (the
-// epilogue) cannot be moved above the wgmma.wait_group before it, which mentions no register.
-template <int COUNT>
-__device__ __forceinline__ void pin_registers(float (&d)[COUNT]) {
-#pragma unroll
-    for (int i = 0; i < COUNT; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-// The accumulator operands of the asm statements: d[0] .. d[BN/2 - 1], each read and written.
-#define WG_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-                 "+f"(d[i + 6]), "+f"(d[i + 7])
-#define WG_D64(i) WG_D8(i), WG_D8(i + 8), WG_D8(i + 16), WG_D8(i + 24), WG_D8(i + 32), WG_D8(i + 40), \
-                  WG_D8(i + 48), WG_D8(i + 56)
-#define WG_D128 WG_D64(0), WG_D64(64)
-#define WG_REGS_128 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
-    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, " \
-    "%40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, " \
-    "%61, %62, %63}"
-#define WG_REGS_256 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
-    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, " \
-    "%40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, " \
-    "%61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, " \
-    "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, " \
-    "%102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, " \
-    "%119, %120, %121, %122, %123, %124, %125, %126, %127}"
-// One wgmma: D (+)= A * B. The operands after the accumulators: the two descriptors, scale-d
-// (a predicate set from 1: always accumulate, the registers start at 0), and for 16-bit inputs
-// the transpose bits (1 = MN-major). imm-scale-a/b = 1: no negation.
-#define WGMMA_16(N, TYPE, D_OPS, NA, NB, NS, NTA, NTB)                                                \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #NS ", 0;\n"                                   \
-                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " WG_REGS_##N      \
-                 ", %" #NA ", %" #NB ", p, 1, 1, %" #NTA ", %" #NTB ";\n}\n"                          \
-                 : D_OPS : "l"(da), "l"(db), "r"(1), "n"(TRANS_A), "n"(TRANS_B))
-#define WGMMA_TF32(N, D_OPS, NA, NB, NS)                                                             \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #NS ", 0;\n"                                   \
-                 "wgmma.mma_async.sync.aligned.m64n" #N "k8.f32.tf32.tf32 " WG_REGS_##N               \
-                 ", %" #NA ", %" #NB ", p, 1, 1;\n}\n"                                                \
-                 : D_OPS : "l"(da), "l"(db), "r"(1))
-
-// Per input type: the wgmma, and float <-> T for the epilogue.
-template <typename T> struct Op;
-template <> struct Op<__nv_bfloat16> {
-    using T2 = __nv_bfloat162;
-    static __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-    static __device__ __forceinline__ __nv_bfloat16 round(float x) { return __float2bfloat16_rn(x); }
-    static __device__ __forceinline__ T2 pack(float lo, float hi) { return __floats2bfloat162_rn(lo, hi); }
-    template <int TRANS_A, int TRANS_B>
-    static __device__ __forceinline__ void mma(float (&d)[BN / 2], unsigned long long da, unsigned long long db) {
-#if WGMMA_OK
-        if constexpr (BN == 128) WGMMA_16(128, "bf16", WG_D64(0), 64, 65, 66, 67, 68);
-        else                     WGMMA_16(256, "bf16", WG_D128, 128, 129, 130, 131, 132);
-#endif
-    }
-};
-template <> struct Op<__half> {
-    using T2 = __half2;
-    static __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
-    static __device__ __forceinline__ __half round(float x) { return __float2half_rn(x); }
-    static __device__ __forceinline__ T2 pack(float lo, float hi) { return __floats2half2_rn(lo, hi); }
-    template <int TRANS_A, int TRANS_B>
-    static __device__ __forceinline__ void mma(float (&d)[BN / 2], unsigned long long da, unsigned long long db) {
-#if WGMMA_OK
-        if constexpr (BN == 128) WGMMA_16(128, "f16", WG_D64(0), 64, 65, 66, 67, 68);
-        else                     WGMMA_16(256, "f16", WG_D128, 128, 129, 130, 131, 132);
-#endif
-    }
-};
-// float32 inputs: the tensor cores read them as TF32 (the low 13 mantissa bits are ignored, i.e.
-// truncated, where rung 10 rounds with cvt.rna).
-template <> struct Op<float> {
-    using T2 = float2;
-    static __device__ __forceinline__ float to_float(float x) { return x; }
-    static __device__ __forceinline__ float round(float x) { return x; }
-    static __device__ __forceinline__ T2 pack(float lo, float hi) { return make_float2(lo, hi); }
-    template <int TRANS_A, int TRANS_B>
-    static __device__ __forceinline__ void mma(float (&d)[BN / 2], unsigned long long da, unsigned long long db) {
-        static_assert(!TRANS_A && !TRANS_B, "TF32 wgmma reads K-major operands only");
-#if WGMMA_OK
-        if constexpr (BN == 128) WGMMA_TF32(128, WG_D64(0), 64, 65, 66);
-        else                     WGMMA_TF32(256, WG_D128, 128, 129, 130);
-#endif
-    }
-};
 
 }  // namespace wg
 
@@ -303,16 +195,16 @@ __device__ __forceinline__ void gemm_wgmma(GEMM_PARAMS(T)) {
 
                 const unsigned sa = base + (unsigned)((kt % STAGES) * S::STAGE * (int)sizeof(T));
                 const unsigned sb = sa + S::A_TILE * (int)sizeof(T);
-                wgmma_fence();                     // the accumulators' earlier writes come first
+                wgmma::fence();                     // the accumulators' earlier writes come first
 #pragma unroll
                 for (int s = 0; s < BK / S::KSTEP; ++s)
-                    Op<T>::template mma<TA, !TB>(d, tile_descriptor<T, TA>(sa, 64 * group, s),
-                                                tile_descriptor<T, !TB>(sb, 0, s));
-                wgmma_commit();
-                wgmma_wait<1>();                   // tile kt-1's wgmmas are done; kt's may run on
+                    wgmma::Op<T>::template mma<BN, TA, !TB>(d, wgmma::tile_descriptor<T, TA>(sa, 64 * group, s),
+                                                           wgmma::tile_descriptor<T, !TB>(sb, 0, s));
+                wgmma::commit();
+                wgmma::wait<1>();                   // tile kt-1's wgmmas are done; kt's may run on
             }
-            wgmma_wait<0>();
-            pin_registers(d);
+            wgmma::wait<0>();
+            wgmma::pin_registers(d);
             __syncthreads();                       // every stage free for the next tile's prologue
 
             // Epilogue: d[4j + 2h + e] = C[16 warp + g + 8h][8j + 2t + e] of this warpgroup's 64 rows;
@@ -323,8 +215,8 @@ __device__ __forceinline__ void gemm_wgmma(GEMM_PARAMS(T)) {
                 const long long col = n0 + 8 * j + 2 * t;
                 float b0 = 0.f, b1 = 0.f;
                 if (bias) {
-                    if (col < N) b0 = Op<T>::to_float(bias[col]);
-                    if (col + 1 < N) b1 = Op<T>::to_float(bias[col + 1]);
+                    if (col < N) b0 = wgmma::Op<T>::to_float(bias[col]);
+                    if (col + 1 < N) b1 = wgmma::Op<T>::to_float(bias[col + 1]);
                 }
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {
@@ -333,10 +225,10 @@ __device__ __forceinline__ void gemm_wgmma(GEMM_PARAMS(T)) {
                     const float v0 = d[4 * j + 2 * h] + b0, v1 = d[4 * j + 2 * h + 1] + b1;
                     T* p = c + row * N + col;
                     if (pair && col + 1 < N) {
-                        *reinterpret_cast<typename Op<T>::T2*>(p) = Op<T>::pack(v0, v1);
+                        *reinterpret_cast<typename wgmma::Op<T>::T2*>(p) = wgmma::Op<T>::pack(v0, v1);
                     } else {
-                        if (col < N) p[0] = Op<T>::round(v0);
-                        if (col + 1 < N) p[1] = Op<T>::round(v1);
+                        if (col < N) p[0] = wgmma::Op<T>::round(v0);
+                        if (col + 1 < N) p[1] = wgmma::Op<T>::round(v1);
                     }
                 }
             }
