@@ -139,14 +139,15 @@ __device__ __forceinline__ A param(const T* p, long long k, int u, A absent) {
     return p == nullptr ? absent : A(to_opmath(p[k * V + u]));
 }
 
-// V elements per load (16 / sizeof(T) when the row is aligned, else 1)
-template <typename T, bool BLOCK, int V>
+// The streaming kernels (rows too long for registers): one block per row, V elements per load
+// (16 / sizeof(T) when the row is aligned, else 1).
+template <typename T, int V>
 __device__ __forceinline__ void forward_row(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
                                             T* __restrict__ y, typename Acc<T>::type* __restrict__ mean,
                                             typename Acc<T>::type* __restrict__ rstd, long long rows, long long n,
                                             double eps) {
     typedef typename Acc<T>::type A;
-    typedef Team<BLOCK> team;
+    typedef Team<true> team;
     const long long r = team::row();
     if (r >= rows) return;                  // a whole warp (a row is one team): no shuffle is left waiting
     const int lane = team::lane(), lanes = team::size();
@@ -231,13 +232,13 @@ __device__ __forceinline__ void forward_fused(const T* __restrict__ x, const T* 
     }
 }
 
-template <typename T, bool BLOCK, int V>
+template <typename T, int V>
 __device__ __forceinline__ void backward_row(const T* __restrict__ dy, const T* __restrict__ x,
                                              const typename Acc<T>::type* __restrict__ mean,
                                              const typename Acc<T>::type* __restrict__ rstd, const T* __restrict__ w,
                                              T* __restrict__ dx, long long rows, long long n) {
     typedef typename Acc<T>::type A;
-    typedef Team<BLOCK> team;
+    typedef Team<true> team;
     const long long r = team::row();
     if (r >= rows) return;
     const int lane = team::lane(), lanes = team::size();
@@ -283,20 +284,20 @@ __device__ __forceinline__ bool rows_vectorizable(long long n, const T* a, const
     return n % V == 0 && is_aligned<16>(a) && is_aligned<16>(b) && is_aligned<16>(c) && is_aligned<16>(d);
 }
 
-template <typename T, bool BLOCK>
+template <typename T>
 __device__ void forward(const T* x, const T* w, const T* b, T* y, typename Acc<T>::type* mean,
                         typename Acc<T>::type* rstd, long long rows, long long n, double eps) {
     constexpr int V = 16 / sizeof(T);
-    if (rows_vectorizable<V>(n, x, w, b, y)) forward_row<T, BLOCK, V>(x, w, b, y, mean, rstd, rows, n, eps);
-    else forward_row<T, BLOCK, 1>(x, w, b, y, mean, rstd, rows, n, eps);
+    if (rows_vectorizable<V>(n, x, w, b, y)) forward_row<T, V>(x, w, b, y, mean, rstd, rows, n, eps);
+    else forward_row<T, 1>(x, w, b, y, mean, rstd, rows, n, eps);
 }
 
-template <typename T, bool BLOCK>
+template <typename T>
 __device__ void backward(const T* dy, const T* x, const typename Acc<T>::type* mean,
                          const typename Acc<T>::type* rstd, const T* w, T* dx, long long rows, long long n) {
     constexpr int V = 16 / sizeof(T);
-    if (rows_vectorizable<V>(n, dy, x, w, dx)) backward_row<T, BLOCK, V>(dy, x, mean, rstd, w, dx, rows, n);
-    else backward_row<T, BLOCK, 1>(dy, x, mean, rstd, w, dx, rows, n);
+    if (rows_vectorizable<V>(n, dy, x, w, dx)) backward_row<T, V>(dy, x, mean, rstd, w, dx, rows, n);
+    else backward_row<T, 1>(dy, x, mean, rstd, w, dx, rows, n);
 }
 
 // The block's partial dgamma/dbeta row when the block is one team: its threads' sums as they are.
@@ -490,7 +491,7 @@ __device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
     extern "C" __global__ void layer_norm_forward_block_##SUF(const T* x, const T* w, const T* b, T* y,  \
                                                               A* mean, A* rstd, long long rows,          \
                                                               long long n, double eps) {                 \
-        ln::forward<T, true>(x, w, b, y, mean, rstd, rows, n, eps);                                      \
+        ln::forward<T>(x, w, b, y, mean, rstd, rows, n, eps);                                            \
     })
 
 // layer_norm_backward_warp_4x6_f32: the fused backward, warp teams, V = 4 elements per vector, K = 6
@@ -545,7 +546,7 @@ __device__ void params_final(const typename Acc<T>::type* __restrict__ part_w,
     extern "C" __global__ void layer_norm_backward_dx_##SUF(const T* dy, const T* x, const A* mean,     \
                                                             const A* rstd, const T* w, T* dx,          \
                                                             long long rows, long long n) {             \
-        ln::backward<T, true>(dy, x, mean, rstd, w, dx, rows, n);                                        \
+        ln::backward<T>(dy, x, mean, rstd, w, dx, rows, n);                                            \
     }                                                                                                    \
     extern "C" __global__ void layer_norm_backward_params_partial_##SUF(const T* dy, const T* x,        \
                                                                         const A* mean, const A* rstd,   \
