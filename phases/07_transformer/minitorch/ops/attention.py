@@ -40,6 +40,13 @@ FLASH_HEAD_DIMS = (32, 64, 128)
 FLASH_MMA_DTYPES = ("bfloat16", "float16")     # tensor-core flash (sm_80 and later)
 
 
+def _dropout_seed(b, device, p):
+    """The Philox key of one attention's dropout (None when ``p`` is 0), drawn from ``device``'s
+    generator: the flash and the fused-softmax paths both take it from here, so that after the same
+    ``manual_seed`` they drop the same elements."""
+    return b.attention_seed(random.engine(None, device), index=device.index) if p > 0 else None
+
+
 class FlashAttention(Function):
     """Attention of float32 q [BH, L, D], k, v [BH, S, D] on cuda with the flash kernels (rung 1b:
     arrays made contiguous and 16-byte aligned), dropout p inside them: the Philox key is drawn as
@@ -50,7 +57,7 @@ class FlashAttention(Function):
     def forward(ctx, q, k, v, scale, causal, p):
         b, device = q._backend, q.device
         q, k, v = (_aligned(x, b) for x in (q, k, v))
-        seed = b.attention_seed(random.engine(None, device), index=device.index) if p > 0 else None
+        seed = _dropout_seed(b, device, p)
         out, lse = b.flash_attention(q, k, v, scale, causal, seed=seed, p=p)
         ctx.saved = (q, k, v, out, lse)
         ctx.args = (scale, causal, seed, p)
@@ -126,7 +133,7 @@ class AttentionSoftmax(Function):
         b, device = scores._backend, scores.device
         s = b.contiguous(scores._data) if not scores._data.flags.c_contiguous else scores._data
         m = mask._data if mask is not None else None
-        seed = b.attention_seed(random.engine(None, device), index=device.index) if p > 0 else None
+        seed = _dropout_seed(b, device, p)
         y, lse = b.attention_softmax(s, L, scale, causal, m, seed, p)
         ctx.saved = (s, lse, m, seed)
         ctx.args = (L, scale, causal, p)
