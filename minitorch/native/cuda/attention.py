@@ -76,11 +76,17 @@ def _check(q, k, v):
         raise ValueError(f"flash_attention: expected k and v of shape ({bh}, S, {d}), got {k.shape} and {v.shape}")
 
 
+def _runs_tiled(tiled, arrays):
+    """Whether rung 1b runs: asked for (``tiled``) and every array 16-byte aligned (its 16-byte copies)."""
+    return tiled and all(a.ptr % 16 == 0 for a in arrays)
+
+
 def _dropout_args(tiled, seed, p, arrays):
-    """The tiled kernels' last four arguments; dropout needs them (rung 1 has none): else ValueError."""
-    if p > 0 and not (tiled and all(a.ptr % 16 == 0 for a in arrays)):
+    """The tiled kernels' last four arguments, for ``tiled`` = :func:`_runs_tiled`'s answer; dropout
+    needs rung 1b (rung 1 has no such arguments): else ValueError."""
+    if p > 0 and not tiled:
         raise ValueError("flash_attention: dropout runs in rung 1b only, which needs tiled=True and 16-byte "
-                         f"aligned arrays, got tiled={tiled} and addresses {[hex(a.ptr) for a in arrays]}")
+                         f"aligned arrays; the addresses were {[hex(a.ptr) for a in arrays]}")
     if p > 0 and seed is None:
         raise ValueError(f"flash_attention: dropout_p = {p} needs a seed (attention_seed), got None")
     threshold, keep_scale = attention_dropout_threshold(p) if p > 0 else (0, 1.0)
@@ -99,6 +105,7 @@ def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0):
     before dropout (the same from both rungs: flash_attention_backward takes either without dropout).
     """
     _check(q, k, v)
+    tiled = _runs_tiled(tiled, (q, k, v))
     drop = _dropout_args(tiled, seed, p, (q, k, v))     # raises for dropout without rung 1b
     bh, L, d = q.shape
     S = k.shape[1]
@@ -108,7 +115,7 @@ def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0):
     if not (bh and L):
         return out, lse
     args = (q, k, v, out, lse, L, S, np.float32(scale), np.bool_(causal))
-    if tiled and S and all(a.ptr % 16 == 0 for a in (q, k, v)):
+    if tiled and S:
         fn, smem = _kernel("flash_fwd_tiled", d, idx, "fwd_tiled", TILED_FILE)
         launch(fn, (bh, cdiv(L, TBQ)), (THREADS,), args + drop, shared_mem=smem, index=idx)
     else:                                               # (S = 0: no keys, nothing to drop)
@@ -124,6 +131,7 @@ def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True,
     tiled: the last two from rung 1b when q, k, v and grad are 16-byte aligned, else rung 1's.
     seed, p: the forward's dropout (the same key redraws the same mask); p > 0 needs rung 1b."""
     _check(q, k, v)
+    tiled = _runs_tiled(tiled, (q, k, v, grad))
     drop = _dropout_args(tiled, seed, p, (q, k, v, grad))     # raises for dropout without rung 1b
     bh, L, d = q.shape
     S = k.shape[1]
@@ -140,7 +148,6 @@ def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True,
     common = (L, S, np.float32(scale), np.bool_(causal))
     # rung 1b's kernels take rung 1's arguments (then the dropout's), grids and threads; only names and
     # shared memory differ
-    tiled = tiled and all(a.ptr % 16 == 0 for a in (q, k, v, grad))
     suffix, file = ("_tiled", TILED_FILE) if tiled else ("", FILE)
     common = common + drop if tiled else common
     fn, smem = _kernel(f"flash_bwd_dkdv{suffix}", d, idx, f"dkdv{suffix}", file)
