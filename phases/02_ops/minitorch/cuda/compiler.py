@@ -17,7 +17,7 @@ from pathlib import Path
 KERNEL_DIR = Path(__file__).resolve().parent
 OPTIONS = ("-std=c++17", "-lineinfo")   # -lineinfo: compute-sanitizer reports .cu lines, no cost
 
-_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*(//.*)?$')      # a trailing // comment allowed
 _ERROR_LINE = re.compile(r'^(.*?)\((\d+)\): (error|warning)', re.M)
 
 _modules = {}       # (path, arch, options) -> (mtimes, RawModule)
