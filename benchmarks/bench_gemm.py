@@ -18,9 +18,10 @@ Square sizes 128 ... 8192 (M = N = K, layout nn) and the shapes this course trai
 M x N x K: MNIST MLP 64x128x784 forward (nt) and its backward (nn, tn); LeNet's im2col GEMMs
 50176x8x9 and 12544x16x72 (nt); GPT's 16384x1536x384 forward (nt) and backward 16384x384x1536
 (nn), 1536x384x16384 (tn). A rung is skipped at a size where its last speed predicts more than
---cap-ms per call (and 01_naive above 4096). A last row per kind, "tuned.json", runs what
-dispatch would: the tuned table's rung and options for the shape's class (when the table has
-this GPU's architecture).
+--cap-ms per call (and 01_naive above 4096). Two last rows per kind: "tuned.json" runs the
+tuned table's rung and options for the shape's class (when the table has this GPU's
+architecture), and "dispatch" runs what ``minitorch.matmul`` runs: that choice and then the
+dispatcher's shape rules (64-wide tiles for narrow products, split-K for long K or few tiles).
 
 Writes benchmarks/results/bench_gemm-<gpu>-<date>.json (GPU, driver, versions, TF32 flags, every
 check and timing, GFLOP/s, % of cuBLAS) and the same name .md (one rung x size table per kind),
@@ -98,6 +99,7 @@ def out_paths(out_dir, gpu_name, when):
 
 
 TUNED = "tuned.json"     # the pseudo-rung: dispatch's choice from minitorch/cuda/gemm/tuned.json
+DISPATCH = "dispatch"    # the pseudo-rung: what minitorch.matmul runs (gemm._mm: the table, then the shape rules)
 
 
 def load_tuned(path, arch):
@@ -173,10 +175,17 @@ def main(argv=None):
 
     # what dispatch would pick: the tuned table's (rung, options) for the shape's class, per kind
     tuned = load_tuned(ROOT / "minitorch" / "cuda" / "gemm" / "tuned.json", env["arch"])
-    extra = [(TUNED, C.KIND_SUFFIX[kind], kind) for kind in args.kinds
+    extra = [(pseudo, C.KIND_SUFFIX[kind], kind) for kind in args.kinds for pseudo in (TUNED, DISPATCH)
              if tuned.get(kind) and any(c[2] == kind for c in cases)]
+    from minitorch import backends
 
     def call(rung, kind, da, db, m, n, k, bias=None):
+        if rung == DISPATCH:
+            backends.cuda.matmul.allow_tf32 = kind == "tf32"     # the switch dispatch reads
+            try:
+                return G._mm(da, db, bias)
+            finally:
+                backends.cuda.matmul.allow_tf32 = False
         if rung != TUNED:
             return G.gemm(da, db, bias, rung=rung)
         entry = tuned[kind].get(G.shape_class(m, n, k, 1))

@@ -448,7 +448,7 @@ def test_choose_never_leaves_the_rules(fake_ladder):
 TABLE = {
     "sm_90": {
         "fp32": {"small": {"rung": "05_blocktile_2d", "options": ["-DBM=64", "-DBN=64"], "gflops": 900.0},
-                 "large": {"rung": "07_autotuned", "options": ["-DBM=128", "-DBN=256"], "gflops": 48000.0}},
+                 "large": {"rung": "07_autotuned", "options": ["-DBM=128", "-DBN=128"], "gflops": 48000.0}},
         "tf32": {"large": {"rung": "10_tf32_mma", "options": ["-DSTAGES=4"], "gflops": 300000.0}},
         "bf16": {"medium": {"rung": "11_half_mma", "options": ["-DBN=128"], "gflops": 400000.0}},
     },
@@ -461,7 +461,7 @@ def test_choose_reads_the_table_per_class_kind_and_arch(fake_ladder, monkeypatch
     ch = fake_ladder.choose
     # options set a tuned rung's geometry (07-11); a fixed rung like 05 keeps its own, whatever the table says
     assert ch(64, 64, 64, 1, "f32", 90, allow_tf32=False) == ("05_blocktile_2d", ())
-    assert ch(4096, 4096, 4096, 1, "f32", 90, allow_tf32=False) == ("07_autotuned", ("-DBM=128", "-DBN=256"))
+    assert ch(4096, 4096, 4096, 1, "f32", 90, allow_tf32=False) == ("07_autotuned", ("-DBM=128", "-DBN=128"))
     assert ch(1024, 1024, 1024, 1, "f32", 90, allow_tf32=False) == ("09_pipelined", ())     # medium: not tuned
     assert ch(4096, 4096, 4096, 1, "f32", 90, allow_tf32=True) == ("10_tf32_mma", ("-DSTAGES=4",))
     assert ch(64, 64, 64, 1, "f32", 90, allow_tf32=True)[0] == "10_tf32_mma"   # tf32 small: built-in order
@@ -635,6 +635,45 @@ SHAPE_TABLE = {"sm_90": {"fp32": {
     "large": {"rung": "09_pipelined", "options": LARGE_128, "gflops": 41309.0}}}}
 
 
+def test_few_tiles_plan_matches_the_h100_measurements(gm, monkeypatch, tmp_path):
+    """The plans behind the comment in gemm.py (132 SMs, the shipped classes' tiles): small
+    products split K so that one block per SM does the work; a full wave of 128 x 128 tiles takes
+    the large configuration; nothing splits into a rest of K or below FEW_TILES_MIN_K."""
+    mod = gm[0]
+    use_table(mod, monkeypatch, tmp_path, SHAPE_TABLE)
+    small, medium, large = (("09_pipelined", tuple(o)) for o in (SMALL_64, MEDIUM_64x128, LARGE_128))
+
+    def plan(m, n, k):
+        return mod.few_tiles_plan(m, n, k, mod.choose(m, n, k, 1, "f32", 90, allow_tf32=False), large, 132)
+
+    assert plan(128, 128, 128) == (small, 1)          # K under FEW_TILES_MIN_K
+    assert plan(256, 256, 256) == (small, 4)          # 16 tiles x 4 = 64 blocks (8 would be 32 long)
+    assert plan(384, 384, 384) == (small, 3)          # 36 x 3 = 108 blocks
+    assert plan(512, 512, 512) == (small, 2)          # 128 blocks; large x 8 ties at 128 but needs more slices
+    assert plan(768, 768, 768) == (large, 3)          # medium: 72 tiles, x 2 = 144 > 132; large: 36 x 3
+    assert plan(1024, 1024, 1024) == (medium, 1)      # 128 tiles of 64 x 128; large x 2 ties with more slices
+    assert plan(2048, 2048, 2048) == (large, 1)       # 256 large tiles: a full wave
+    assert plan(2048, 1024, 2048) == (large, 1)       # 128 large tiles fit one per SM; medium's 256 do not
+    assert plan(1000, 1000, 1000) == (medium, 1)      # no slice count divides 1000 into whole k-tiles
+    # narrow: the 128-wide large tiles are never taken for a product 64 or fewer wide
+    assert plan(64, 4096, 1024)[0] == small and plan(64, 4096, 1024)[0] != large
+
+
+def test_few_tiles_split_runs_and_is_exact(gm, monkeypatch, tmp_path, rng):
+    mod, launcher, array = gm
+    use_table(mod, monkeypatch, tmp_path, SHAPE_TABLE)
+    monkeypatch.setattr(mod, "sm_count", lambda index: 132)
+    a, b, bias = (rng.standard_normal(s).astype(F32) for s in ((384, 384), (384, 384), (384,)))
+    got = mod.matmul(dev(array, a), dev(array, b), dev(array, bias))
+    np.testing.assert_allclose(read(got), a.astype(np.float64) @ b + bias, rtol=1e-5, atol=1e-4)
+    (launch,) = launcher.launches                     # one strided-batched GEMM; the bias is added after the sum
+    assert (launch["batch"], launch["k"], launch["options"], launch["bias"]) == (3, 128, tuple(SMALL_64), False)
+    launcher.launches.clear()
+    monkeypatch.setattr(mod, "SHAPE_RULES", False)    # the rules off: one launch of the whole K
+    mod.matmul(dev(array, a), dev(array, b))
+    assert [(r["batch"], r["k"]) for r in launcher.launches] == [(1, 384)]
+
+
 def test_narrow_products_take_the_64_wide_small_configuration(gm, monkeypatch, tmp_path):
     mod = gm[0]
     use_table(mod, monkeypatch, tmp_path, SHAPE_TABLE)
@@ -706,8 +745,8 @@ def test_split_k_slices_run_the_large_configuration(gm, monkeypatch, tmp_path, r
     assert (batched["batch"], batched["k"], rest["k"]) == (16, 512, 37)
     assert batched["options"] == rest["options"] == tuple(LARGE_128) and batched["block"] == (256,)
     launcher.launches.clear()
-    mod.matmul(dev(array, a[:, :2048]), dev(array, b[:2048]))   # K = 2048: unsplit, its own class
-    assert [r["options"] for r in launcher.launches] == [tuple(SMALL_64)]
+    mod.matmul(dev(array, a[:, :2048]), dev(array, b[:2048]))   # K = 2048: its own class, 4 slices (few tiles)
+    assert [(r["options"], r["batch"], r["k"]) for r in launcher.launches] == [(tuple(SMALL_64), 4, 512)]
 
 
 def test_split_k_divides_k_exactly_without_a_rest(gm, rng):
@@ -718,8 +757,10 @@ def test_split_k_divides_k_exactly_without_a_rest(gm, rng):
     np.testing.assert_allclose(read(got), want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
     assert launcher.launches[-1]["batch"] == 16 and launcher.launches[-1]["k"] == 512
     launcher.launches.clear()
-    mod.matmul(dev(array, g).T[:, :2048], dev(array, x)[:2048])     # K = 2048: no split
-    assert [r["batch"] for r in launcher.launches] == [1]
+    got = mod.matmul(dev(array, g).T[:, :2048], dev(array, x)[:2048])   # K = 2048: the few-tiles rule's equal slices
+    np.testing.assert_allclose(read(got), g[:2048].T.astype(np.float64) @ x[:2048], rtol=1e-5, atol=1e-3)
+    (slices, k), = [(r["batch"], r["k"]) for r in launcher.launches]     # one launch: no rest of K
+    assert slices > 1 and slices * k == 2048
 
 
 def test_split_k_uses_the_rule_before_when_the_shape_rules_are_off(gm, monkeypatch, rng):

@@ -1025,6 +1025,7 @@ def reload_tuned():
     _spec_of.cache_clear()
     tile_of.cache_clear()
     resident_blocks.cache_clear()
+    few_tiles_plan.cache_clear()
 
 
 @functools.lru_cache(maxsize=None)
@@ -1054,6 +1055,11 @@ def _mm(a, b, bias):
             slices = slices_for(m, n, k, *split, sm_count(a.device_id))
             if slices > 1:
                 return _split_k(a, b, bias, slices, *split)
+    elif SHAPE_RULES and a.ndim == b.ndim == 2 and suffix in SPLIT_K_DTYPES:
+        large = choose(m, n, k, 1, suffix, arch, size_class="large")
+        (rung, options), slices = few_tiles_plan(m, n, k, (rung, options), large, sm_count(a.device_id))
+        if slices > 1:
+            return _split_k(a, b, bias, slices, rung, options)
     return gemm(a, b, bias, rung, options)
 
 
@@ -1172,6 +1178,59 @@ def split_k_length(k, slices):
     if length <= 0:
         raise ValueError(f"split-K: {slices} slices of k = {k} would be shorter than {SPLIT_K_ALIGN}")
     return length
+
+
+# ---- few tiles, short K: one block per SM ---------------------------------------------------------
+# A single product whose inner dimension is under SPLIT_K_MIN_K can still leave most SMs idle: 512 x
+# 512 has 64 tiles of 64 x 64 (the small class) for 132 SMs, 768 x 768 has 72 of the medium class's
+# 64 x 128, and 2048 x 2048 runs the medium class's 64 x 128 tiles, which take 155-181 registers
+# (one block per SM), where the large class's 128 x 128 tiles fill a whole wave of two blocks per SM.
+# Measured on the H100 (fp32, TF32 off, 2026-11-25, % of cuBLAS): 256^3 73% -> 91% (small tiles, 4
+# slices), 384^3 71% -> 95% (small, 3), 512^3 67% -> 82% (small, 2), 768^3 68% -> 91% (large, 3),
+# 2048^3 63% -> 83% (large, unsplit), 2048 x 1024 x 2048 67% -> 81% (large, unsplit).
+# What the measurements say: a block that shares its SM with another runs at about half speed, so
+# a partly filled second wave costs nearly a whole block's time again (768^3 as 144 blocks of 128 x
+# 128 in 4 slices: 72%, as 108 blocks in 3 slices: 91%); and a slice count that leaves a rest of K
+# costs one more GEMM launch, ruinous at these sizes (256^3 in 3 slices: 13%).
+FEW_TILES_MIN_K = 256         # shorter K: a split's extra reduction launch costs more than it saves
+FEW_TILES_MIN_SLICE = 64      # each slice walks at least 64 of K (4 k-tiles of 16)
+FEW_TILES_MAX = 8             # at most 8 slices (each adds M x N partial sums to the reduction)
+
+
+@functools.lru_cache(maxsize=4096)      # asked at every small matmul: a step's few shapes repeat
+def few_tiles_plan(m, n, k, chosen, large, sms):
+    """``((rung, options), slices)`` for a single [m, k] @ [k, n] with ``k < SPLIT_K_MIN_K``:
+    ``chosen`` is :func:`choose`'s configuration for the product, ``large`` the large class's.
+
+    - At least one full wave of the large configuration's tiles (``tiles >= sms``): the large
+      configuration, unsplit (the medium class's tiles would run one block per SM).
+    - Else every (configuration, S) of ``chosen`` and ``large`` whose blocks (tiles x S) fit one
+      per SM: unsplit, or S slices of equal length (``k`` divisible by ``S * SPLIT_K_ALIGN``, no
+      rest to run as another GEMM), each at least FEW_TILES_MIN_SLICE long, S <= FEW_TILES_MAX,
+      K >= FEW_TILES_MIN_K; ``large`` is left out when it is narrow for the product
+      (:func:`is_narrow`). The most blocks win; a tie goes to fewer slices, then to ``chosen``.
+      Nothing fits: ``chosen``, unsplit.
+
+    E.g. on an H100 (132 SMs; tiles 64 x 64 small, 128 x 128 large): 512^3 -> small, 2 slices (128
+    blocks); 768^3 -> large, 3 slices (108); 2048^3 -> large, unsplit (256 tiles); 128^3 -> as chosen.
+    """
+    def tiles(config):
+        bm, bn = tile_of(*config)
+        return cdiv(m, bm) * cdiv(n, bn)
+
+    narrow = is_narrow(m, n, tile_of(*large))
+    if not narrow and tiles(large) >= sms:
+        return large, 1
+    plans = []
+    for rank, config in enumerate([chosen] if narrow or large == chosen else [chosen, large]):
+        for s in range(1, FEW_TILES_MAX + 1):
+            whole = s == 1 or (k >= FEW_TILES_MIN_K and k % (s * SPLIT_K_ALIGN) == 0 and k // s >= FEW_TILES_MIN_SLICE)
+            if whole and tiles(config) * s <= sms:
+                plans.append((tiles(config) * s, -s, -rank, config, s))
+    if not plans:
+        return chosen, 1
+    *_, config, slices = max(plans, key=lambda p: p[:3])
+    return config, slices
 
 
 def _power_of_two_slices(m, n, k, sms):
