@@ -373,3 +373,24 @@ def test_dropout_in_a_model_trains_and_evaluates(device, rng):
     assert model[2].weight.grad is not None and model[0].weight.grad is not None
     model.eval()
     np.testing.assert_array_equal(model(x).detach().cpu().numpy(), model(x).detach().cpu().numpy())
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_fused_dropout_draws_the_two_step_mask(rng, dtype):
+    """The cuda forward (cuRAND's draw, then one kernel: compare, mask, scale) gives the mask and
+    output of the two-step path (dropout_mask, then masked_scale) from the same generator state:
+    dropout and dropout2d's channel groups, sizes off any block."""
+    from minitorch import random
+    from minitorch.native import cuda as B
+    for mask_shape, shape in (((1003,), (1003,)), ((6, 5), (6, 5, 7, 3))):
+        x = mt.tensor(rng.standard_normal(shape), device="cuda").to(getattr(mt, dtype))
+        device = x.device
+        mt.manual_seed(7)
+        out, mask = B.dropout(x._data, mask_shape, 0.3, 1 / 0.7, random.engine(None, device), index=0)
+        mt.manual_seed(7)
+        mask2 = B.dropout_mask(mask_shape, 0.3, random.engine(None, device), index=0)
+        np.testing.assert_array_equal(B.to_numpy(mask), B.to_numpy(mask2))
+        np.testing.assert_array_equal(B.to_numpy(out).astype(np.float64),
+                                      B.to_numpy(B.masked_scale(x._data, mask2, 1 / 0.7)).astype(np.float64))
+        assert 0.2 < B.to_numpy(mask).mean() < 0.95

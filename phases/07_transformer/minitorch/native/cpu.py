@@ -1272,6 +1272,13 @@ def masked_scale(x, mask, scale):
 for _name in ("max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward", "adaptive_avg_pool2d",
               "adaptive_avg_pool2d_backward", "masked_scale"):
     globals()[_name] = _in_float32(globals()[_name], 0)     # halves computed in float32 (phase 05)
+
+
+def dropout(x, mask_shape, p, scale, generator, index=None):
+    """(``x * scale`` where a fresh keep-mask of ``mask_shape`` keeps, else 0; that mask): the two
+    steps above in one call, the same draws (the cuda backend fuses them into one kernel)."""
+    mask = dropout_mask(mask_shape, p, generator)
+    return masked_scale(x, mask, scale), mask
 # ---- conv -> (ReLU) -> MaxPool2d(2) (ops/conv.py's conv2d_relu_max_pool2d) ------------------------
 def conv2d_max_pool2d(x, weight, bias, stride, padding, dilation, groups, activation=None):
     """``max_pool2d(conv2d(...), 2)`` (kernel 2, stride 2, no padding; ``activation`` as conv2d's):

@@ -27,9 +27,10 @@ class Dropout(Function):
     @staticmethod
     def forward(ctx, x, p, mask_dims):
         b = x._backend
-        mask = b.dropout_mask(tuple(x.shape[:mask_dims]), p, random.engine(None, x.device), index=x.device.index)
-        ctx.mask, ctx.scale = mask, 1.0 / (1.0 - p)
-        return Tensor(b.masked_scale(_contiguous_raw(b, x._data), mask, ctx.scale), x.device)
+        ctx.scale = 1.0 / (1.0 - p)
+        out, ctx.mask = b.dropout(_contiguous_raw(b, x._data), tuple(x.shape[:mask_dims]), p, ctx.scale,
+                                  random.engine(None, x.device), index=x.device.index)
+        return Tensor(out, x.device)
 
     @staticmethod
     def backward(ctx, grad):

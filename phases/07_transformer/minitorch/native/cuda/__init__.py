@@ -31,7 +31,7 @@ from .softmax import (cross_entropy, cross_entropy_backward, log_softmax, log_so
                       nll_loss_backward, softmax, softmax_backward)
 from .conv import conv2d, conv2d_input_grad, conv2d_max_pool2d, conv2d_weight_grad
 from .batchnorm import batch_norm_apply, batch_norm_backward, batch_norm_stats
-from .dropout import dropout_mask, masked_scale
+from .dropout import dropout, dropout_mask, masked_scale
 from .pooling import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, avg_pool2d, avg_pool2d_backward, max_pool2d,
                       max_pool2d_backward)
 from .embedding import embedding_backward
