@@ -135,19 +135,22 @@ def test_native_launchers_layouts_and_refusals(rng):
     from minitorch.cuda import array
     from minitorch.native.cuda import attention as NA
     B, H, L, S, E = 2, 3, 70, 45, 64
-    base = [array.from_numpy(rng.standard_normal((B, n, H, E)).astype(np.float32), 0) for n in (L, S, S, L)]
+    host = [rng.standard_normal((B, n, H, E)).astype(np.float32) for n in (L, S, S, L)]
+    base = [array.from_numpy(a, 0) for a in host]
     q, k, v, g = (a.transpose(0, 2, 1, 3) for a in base)            # [B, H, len, E] views
     out, lse = NA.flash_attention(q, k, v, 0.125, False)
     assert out.shape == (B, H, L, E) and out.transpose(0, 2, 1, 3).c_contiguous and lse.shape == (B * H, L)
     grads = NA.flash_attention_backward(q, k, v, out, lse, g, 0.125, False)
-    flat = [array.from_numpy(np.ascontiguousarray(array.to_numpy(a)).reshape(B * H, -1, E), 0) for a in (q, k, v, g)]
+    flat = [array.from_numpy(np.ascontiguousarray(a.transpose(0, 2, 1, 3)).reshape(B * H, -1, E), 0) for a in host]
     out3, lse3 = NA.flash_attention(*flat[:3], 0.125, False)
     grads3 = NA.flash_attention_backward(*flat[:3], out3, lse3, flat[3], 0.125, False)
-    np.testing.assert_allclose(array.to_numpy(out).reshape(B * H, L, E), array.to_numpy(out3), rtol=1e-6, atol=1e-6)
+    def host_of(a):          # [B, H, len, E] in [B, len, H, E] memory, as a [B H, len, E] NumPy array
+        return array.to_numpy(a.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3).reshape(B * H, -1, E)
+    np.testing.assert_allclose(host_of(out), array.to_numpy(out3), rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(array.to_numpy(lse), array.to_numpy(lse3), rtol=1e-6, atol=1e-6)
     for name, a, b in zip("qkv", grads, grads3):
         assert a.transpose(0, 2, 1, 3).c_contiguous, f"d{name} must lie as [B, len, H, E]"
-        np.testing.assert_allclose(array.to_numpy(a).reshape(b.shape), array.to_numpy(b), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(host_of(a), array.to_numpy(b), rtol=1e-6, atol=1e-6)
     with pytest.raises(ValueError, match="C-contiguous"):
         NA.flash_attention(q, k, v, 0.125, False, tiled=False)
     assert NA.rows_aligned(q) and not NA.rows_aligned(base[0][..., 1:1 + 32])          # 4 bytes past 16
