@@ -13,8 +13,11 @@
 * FlashAttention (Dao et al. 2022, arXiv:2205.14135; FlashAttention-2, Dao 2023, arXiv:2307.08691):
   the kernels of ``minitorch/cuda/attention/01_flash_fp32.cu`` walk K/V tile by tile with an online
   softmax and keep only O(L) per row (the log-sum-exp the backward needs to recompute P); float32
-  runs their register-tiled rewrite, ``01b_flash_fp32_tiled.cu`` (arrays copied where they are not
-  contiguous or not 16-byte aligned), which also applies dropout inside the kernels.
+  runs their register-tiled rewrite, ``01b_flash_fp32_tiled.cu``, which also applies dropout inside
+  the kernels and reads q, k, v and the output's gradient through their strides (a GPT block's head
+  views of one projection are read where they lie; arrays whose rows are not contiguous and 16-byte
+  aligned are copied), and writes the output and the gradients of q, k, v as PyTorch's flash does,
+  in [B, L, heads, E] memory: the GPT's transpose back to [B, L, heads, E] is then free.
 
 :func:`scaled_dot_product_attention` takes the flash path on cuda for float32 without an explicit
 mask (``is_causal`` is fine; dropout too: the kernels drop, with the same Philox key and rule, the
