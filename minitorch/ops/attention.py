@@ -207,7 +207,7 @@ def _flash_attention(query, key, value, is_causal, scale, dropout_p=0.0):
     if query.dtype.name == "float32":
         q, k, v = (_as_heads(t) for t in (query, key, value))
         out = FlashAttention.apply(q, k, v, float(scale), bool(is_causal), float(dropout_p))
-        return out.reshape(query.shape)
+        return out if query.ndim == 4 else out.reshape(query.shape)
     q = query.reshape(-1, L, E).contiguous()
     k = key.reshape(-1, S, E).contiguous()
     v = value.reshape(-1, S, E).contiguous()
@@ -218,7 +218,9 @@ def _flash_attention(query, key, value, is_causal, scale, dropout_p=0.0):
 def _as_heads(t):
     """[..., H, len, E] as [B, H, len, E] (batch dimensions merged: a view unless they cannot merge);
     [BH, len, E] and [len, E] as [BH or 1, 1, len, E] (one head: the output stays contiguous)."""
-    if t.ndim >= 4:
+    if t.ndim == 4:
+        return t
+    if t.ndim > 4:
         return t.reshape((-1,) + tuple(t.shape[-3:]))
     return t.reshape((-1, 1) + tuple(t.shape[-2:]))
 

@@ -556,7 +556,7 @@ __device__ void flash_bwd_dot(const float* __restrict__ dO, const float* __restr
 }  // namespace tiled
 
 // D <= 64: two blocks per SM (registers capped at 128; shared memory 76 / 108 KiB a block);
-// D = 128: one (210 registers, 172 KiB). Each operand X's Heads come as three long longs X_sb, X_sh, X_st.
+// D = 128: one (about 240 registers, 172 KiB). Each operand X's Heads come as three long longs X_sb, X_sh, X_st.
 #define HEADS_ARGS(X) long long X##_sb, long long X##_sh, long long X##_st
 #define HEADS(X) tiled::Heads{X##_sb, X##_sh, X##_st}
 #define DROPOUT tiled::Dropout{seed, (unsigned)threshold, keep_scale, dropout}
