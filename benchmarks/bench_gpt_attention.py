@@ -14,9 +14,9 @@ copies there and back), "torch" (PyTorch's default SDPA backend, memory-efficien
 Timed two ways, TF32 off on both sides: one call at a time from an idle GPU (CUDA events, contenders
 interleaved, L2 flushed: gemm_common.time_interleaved_ms, 3 warm-ups, median of 20), which adds the
 host's time to issue the ops where it exceeds the GPU's; and "pipelined", 50 calls back to back
-(wall time / 50 after a synchronize), the host running ahead of the GPU as in a training loop. Before timing, ours is checked
-against ours_copied with dropout (the same manual_seed: the same elements dropped) and against
-PyTorch without dropout (y and the gradient of qkv).
+(wall time / 50 after a synchronize), the host running ahead of the GPU as in a training loop.
+Before timing, ours is checked against ours_copied with dropout (the same manual_seed: the same
+elements dropped) and against PyTorch without dropout (y and the gradient of qkv).
 
     python benchmarks/bench_gpt_attention.py [--out DIR]     (default $OUT, else benchmarks/results)
 

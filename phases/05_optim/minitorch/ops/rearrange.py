@@ -13,8 +13,9 @@ of theirs. The copies are strided copies: ``flip`` reads through a view with NEG
 keep the elements where a row/column comparison is true (``where``).
 
 The gradients follow from that: a view's gradient is ``grad`` copied into the viewed positions of
-zeros (split's pieces, one node for all of them: their gradients joined by one ``cat``); flip and roll undo themselves (flip again, roll back); repeat sums the copies (expand's
-gradient); tril/triu pass ``grad`` where they kept the element (where's gradient).
+zeros (split's pieces are one node, whose gradient joins theirs with one ``cat``); flip and roll
+undo themselves (flip again, roll back); repeat sums the copies (expand's gradient); tril/triu pass
+``grad`` where they kept the element (where's gradient).
 """
 import math
 
