@@ -11,8 +11,8 @@ and forward + backward (gradients of q, k, v, cleared every run), with CUDA even
 default stream that CuPy shares), the contenders interleaved (gemm_common.time_interleaved_ms, L2
 flushed): 3 warm-ups, then the median of 15 runs. TF32 off on both sides. q, k, v are contiguous
 [B, heads, T, D] tensors ("contiguous"); the "gpt_split" rows take them as a GPT block does, views of
-one [B, T, 3 * heads * D] projection split in three and transposed (our flash path copies them
-contiguous, recorded ops whose backward scatters the gradients back: their cost is in those rows).
+one [B, T, 3 * heads * D] projection split in three and transposed (our flash path reads them in
+place and split's backward is one cat; benchmarks/bench_gpt_attention.py times the whole sub-block).
 Before timing, the fused path is checked against the step-by-step one on the GPU: values and gradients
 at p = 0 (max difference relative to the largest value), and at p = 0.2 the keep rate, the
 1 / (1 - p) scaling, and the gradient for the mask actually drawn (against PyTorch on that mask); the

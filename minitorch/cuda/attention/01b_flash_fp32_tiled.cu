@@ -3,8 +3,8 @@
 // (01_flash_fp32.cu: same algorithm, same arguments, same outputs O, lse, dQ, dK, dV) rewritten the
 // way a fast float32 GEMM is written. Forward first; the backward (end of the file) keeps rung 1's
 // thread roles and takes the same steps 1 and 3 (float4 operands, cp.async copies). The
-// two rungs' kernels mix: either backward takes either forward's O and lse (delta = rowsum(dO * O)
-// stays rung 1's flash_bwd_dot_f32_dD).
+// two rungs' kernels mix on contiguous arrays: either backward takes either forward's O and lse
+// (delta = rowsum(dO * O) is rung 1's flash_bwd_dot read through strides, flash_bwd_dot_tiled_f32_dD).
 //
 //   O = softmax(Q K^T * scale + causal mask) V     Q [BH, L, D], K, V [BH, S, D], O [BH, L, D]
 //
@@ -42,14 +42,26 @@
 // Dropout (attention's, p > 0): see struct Dropout below. Its keep bits take 1 KiB (forward) or
 // 512 bytes (backward) of shared memory more, drawn once per tile by all 256 threads.
 //
+// Strides: unlike rung 1, every operand is read or written through its Heads (struct Heads below:
+// [B, H, T, D] at any element strides sb, sh, st, rows contiguous and 16-byte aligned), so that the
+// q, k, v views a GPT cuts from one GEMM output are read where they lie, and O, dQ, dK, dV land in
+// the [B, T, H, D] memory the GPT transposes back to. Row bh = b H + h of the grid is one head.
+//
 // Entry points (D = 32, 64, 128), 256 threads, arguments as rung 1's kernels of the same name
 // without _tiled, then the dropout's: seed (a 64-bit Philox key in device memory, read only when
 // dropout), dropout (bool), threshold (int: keep iff Philox word >> 8 >= threshold), keep_scale
-// (float: 1 / (1 - p), 1 without dropout); Q, K, V, O (and dO) must be 16-byte aligned (the launcher
-// falls back to rung 1, which has no dropout):
+// (float: 1 / (1 - p), 1 without dropout); then H (heads per batch element) and, per [B, H, T, D]
+// operand in argument order, its element strides sb, sh, st (long long). Q, K, V, O (and dO) must be
+// 16-byte aligned and their strides multiples of 4 (the launcher falls back to rung 1, contiguous
+// and without dropout):
 //   flash_fwd_tiled_f32_dD        grid (BH, ceil(L / 128)), shared 4 * (256 (D + 4) + 128 * 80 + 256) bytes
+//                                 strides of Q, K, V, O
+//   flash_bwd_dot_tiled_f32_dD    (dO, O, delta, H, L, rows = BH L, strides of dO, O): one warp per row,
+//                                 delta = rowsum(dO * O) [BH, L]; any grid of >= rows warps
 //   flash_bwd_dkdv_tiled_f32_dD   grid (BH, ceil(S / 64)),  shared 4 * (256 (D + 4) + 128 * 80 + 128 + 128)
+//                                 strides of Q, K, V, dO, dK, dV
 //   flash_bwd_dq_tiled_f32_dD     grid (BH, ceil(L / 64)),  shared 4 * (256 (D + 4) + 64 * 80 + 128)
+//                                 strides of Q, K, V, dO, dQ
 #include "../gemm/mma.cuh"
 #include "../philox.cuh"
 
@@ -64,17 +76,19 @@ constexpr int BQ = 128, BK = 64;     // query rows per block, keys per K/V tile
 constexpr int RM = 8, RN = 4;        // a thread's rows (ty + 16 i) and keys (tx + 16 j)
 constexpr int PS = BK + 16;          // row stride of P: 16 (mod 32) banks between a warp's two rows
 
-// cp.async rows [r0, r0 + ROWS) of a [n, D] matrix into a tile of row stride D + 4 (zero past n).
+// cp.async rows [r0, r0 + ROWS) of an [n, D] matrix whose rows are st floats apart (st % 4 == 0, the
+// rows 16-byte aligned) into a tile of row stride D + 4 (zero past n).
 // Consecutive threads copy consecutive 16-byte chunks of a row: coalesced reads, conflict-free writes.
 template <int D, int ROWS>
-__device__ __forceinline__ void load_rows(float* tile, const float* __restrict__ g, long long r0, long long n) {
+__device__ __forceinline__ void load_rows(float* tile, const float* __restrict__ g, long long r0, long long n,
+                                          long long st) {
     constexpr int CPR = D / 4;                                  // 16-byte chunks per row
     static_assert(ROWS * CPR % THREADS == 0, "every thread copies the same number of chunks");
 #pragma unroll
     for (int c = threadIdx.x; c < ROWS * CPR; c += THREADS) {
         const int r = c / CPR, col = (c % CPR) * 4;
         const bool ok = r0 + r < n;
-        tc::cp_async16(tc::smem_u32(tile + r * (D + 4) + col), ok ? g + (r0 + r) * D + col : g, ok ? 16 : 0);
+        tc::cp_async16(tc::smem_u32(tile + r * (D + 4) + col), ok ? g + (r0 + r) * st + col : g, ok ? 16 : 0);
     }
 }
 
@@ -138,10 +152,23 @@ struct Dropout {
     }
 };
 
+// Where an operand's heads live (PyTorch's memory layouts, not only contiguous [B, H, T, D]): element
+// (b, h, t, d) of a [B, H, T, D] operand is at b * sb + h * sh + t * st + d (element strides, d
+// contiguous; the launcher checks st, sh, sb % 4 == 0 so that every row is 16-byte aligned). Block
+// row blockIdx.x = b H + h is one head; lse, delta and dropout's element numbers stay [B H, L].
+// The GPT's q, k, v are views of one [B, T, 3 C] GEMM output (sb = 3 C T, sh = D, st = 3 C) and
+// O, dQ, dK, dV are written as [B, T, H, D] (sb = T H D, sh = D, st = H D), PyTorch flash's output
+// layout: the GPT's transpose back to [B, T, H, D] is then free.
+struct Heads {
+    long long sb, sh, st;
+    __device__ __forceinline__ long long head(long long bh, long long H) const { return bh / H * sb + bh % H * sh; }
+};
+
 template <int D>
 __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__ K, const float* __restrict__ V,
                           float* __restrict__ O, float* __restrict__ lse, long long L, long long S, float scale,
-                          bool causal, const Dropout& drop) {
+                          bool causal, const Dropout& drop, long long H, const Heads& q_at, const Heads& k_at,
+                          const Heads& v_at, const Heads& o_at) {
     constexpr int DP = D + 4, CN = D / 16;
     extern __shared__ float4 smem4[];                          // float4: 16-byte aligned
     float* Qs = reinterpret_cast<float*>(smem4);               // [BQ][DP]
@@ -152,13 +179,13 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
     const long long bh = blockIdx.x;
     const long long q0 = (long long)(gridDim.y - 1 - blockIdx.y) * BQ;   // last rows (most tiles) first
     const int ty = threadIdx.x / 16, tx = threadIdx.x % 16;
-    Q += bh * L * D; K += bh * S * D; V += bh * S * D; O += bh * L * D; lse += bh * L;
+    Q += q_at.head(bh, H); K += k_at.head(bh, H); V += v_at.head(bh, H);   // O and lse: at the end (registers)
     const float scale2 = scale * LOG2E;
     // causal: keys past the tile's last query (q0 + BQ - 1) are masked for every row of the tile
     const long long kv_end = causal ? min(S, q0 + BQ) : S;
 
-    load_rows<D, BQ>(Qs, Q, q0, L);
-    load_rows<D, BK>(Ks, K, 0, S);
+    load_rows<D, BQ>(Qs, Q, q0, L, q_at.st);
+    load_rows<D, BK>(Ks, K, 0, S, k_at.st);
     tc::cp_async_commit();                                     // group: Q and K of tile 0
 
     float m[RM], l[RM], acc[RM][CN];
@@ -169,7 +196,7 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
         for (int c = 0; c < CN; ++c) acc[i][c] = 0.0f;
     }
     for (long long k0 = 0; k0 < kv_end; k0 += BK) {
-        load_rows<D, BK>(Vs, V, k0, S);
+        load_rows<D, BK>(Vs, V, k0, S, v_at.st);
         tc::cp_async_commit();                                 // group: V of this tile
         // dropout: thread t draws the keep bits of row t / 2, keys 32 (t % 2) .. + 31 of the tile
         // (while V copies; last tile's bits were read before its last __syncthreads)
@@ -237,7 +264,7 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
         }
         tc::cp_async_wait<0>();                                // this thread's copies of V landed
         __syncthreads();                                       // everyone's V and P are in; K is no longer read
-        if (k0 + BK < kv_end) load_rows<D, BK>(Ks, K, k0 + BK, S);   // K of the next tile, behind P V
+        if (k0 + BK < kv_end) load_rows<D, BK>(Ks, K, k0 + BK, S, k_at.st);   // K of the next tile, behind P V
         tc::cp_async_commit();                                 // (maybe empty: the group count stays regular)
 
         // O += P V, 8 x D/16 per thread, float4 steps along the keys
@@ -265,19 +292,20 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
     // the row sums over the half-warp (every lane shuffles, before any lane skips a row)
 #pragma unroll
     for (int i = 0; i < RM; ++i) l[i] = half_warp_sum(l[i]);
+    O += o_at.head(bh, H); lse += bh * L;
 #pragma unroll
     for (int i = 0; i < RM; ++i) {
-        const long long q = q0 + ty + 16 * i;
-        if (q >= L) continue;
+        const long long r = q0 + ty + 16 * i;
+        if (r >= L) continue;
         const float inv = l[i] > 0.0f ? 1.0f / l[i] : 0.0f;   // l = 0 only when S = 0: O = 0 as PyTorch
-        store_cols<D>(O + q * D, acc[i], inv, tx);
-        if (tx == 0) lse[q] = l[i] > 0.0f ? (m[i] + log2f(l[i])) * LN2 : NEG_INF;
+        store_cols<D>(O + r * o_at.st, acc[i], inv, tx);
+        if (tx == 0) lse[r] = l[i] > 0.0f ? (m[i] + log2f(l[i])) * LN2 : NEG_INF;
     }
 }
 
 
 // ---- backward -------------------------------------------------------------------------------------
-// Rung 1's two kernels (dK/dV per key tile, dQ per query tile: FlashAttention-2's backward without
+// Rung 1's three kernels (delta, then dK/dV per key tile, dQ per query tile: FlashAttention-2's backward without
 // atomics) with rung 1's thread roles, the walked tiles twice as long (64: 4 x 4 score micro-tiles
 // instead of 4 x 2), register-tiled the same way as the forward: tiles padded to D + 4 floats and
 // read as float4 along d (scores) or along the walked dimension (P, dS), output columns
@@ -348,7 +376,9 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
                                const float* __restrict__ V, const float* __restrict__ dO,
                                const float* __restrict__ lse, const float* __restrict__ delta,
                                float* __restrict__ dK, float* __restrict__ dV,
-                               long long L, long long S, float scale, bool causal, const Dropout& drop) {
+                               long long L, long long S, float scale, bool causal, const Dropout& drop,
+                               long long H, const Heads& q_at, const Heads& k_at, const Heads& v_at, const Heads& do_at,
+                               const Heads& dk_at, const Heads& dv_at) {
     constexpr int DP = D + 4, CN = D / 16;
     extern __shared__ float4 smem4[];
     float* Ks = reinterpret_cast<float*>(smem4);   // [KBK][DP]
@@ -363,8 +393,8 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
     const long long bh = blockIdx.x;
     const long long k0 = (long long)blockIdx.y * KBK;
     const int ty = threadIdx.x / 16, tx = threadIdx.x % 16;
-    Q += bh * L * D; K += bh * S * D; V += bh * S * D; dO += bh * L * D;
-    lse += bh * L; delta += bh * L; dK += bh * S * D; dV += bh * S * D;
+    Q += q_at.head(bh, H); K += k_at.head(bh, H); V += v_at.head(bh, H); dO += do_at.head(bh, H);
+    lse += bh * L; delta += bh * L; dK += dk_at.head(bh, H); dV += dv_at.head(bh, H);
     const float scale2 = scale * LOG2E;
 
     float dk[4][CN], dv[4][CN];
@@ -372,18 +402,18 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
     for (int i = 0; i < 4; ++i)
 #pragma unroll
         for (int c = 0; c < CN; ++c) dk[i][c] = dv[i][c] = 0.0f;
-    load_rows<D, KBK>(Ks, K, k0, S);
-    load_rows<D, KBK>(Vs, V, k0, S);
+    load_rows<D, KBK>(Ks, K, k0, S, k_at.st);
+    load_rows<D, KBK>(Vs, V, k0, S, v_at.st);
     // causal: queries before k0 see none of these keys; start at the query tile holding k0
     const long long q_begin = causal ? (k0 / KBQ) * KBQ : 0;
     for (long long q0 = q_begin; q0 < L; q0 += KBQ) {
-        load_rows<D, KBQ>(Qs, Q, q0, L);
-        load_rows<D, KBQ>(dOs, dO, q0, L);
+        load_rows<D, KBQ>(Qs, Q, q0, L, q_at.st);
+        load_rows<D, KBQ>(dOs, dO, q0, L, do_at.st);
         tc::cp_async_commit();
         if (threadIdx.x < KBQ) {
-            const long long q = q0 + threadIdx.x;
-            lse2s[threadIdx.x] = q < L ? lse[q] * LOG2E : 0.0f;
-            deltas[threadIdx.x] = q < L ? delta[q] : 0.0f;
+            const long long r = q0 + threadIdx.x;
+            lse2s[threadIdx.x] = r < L ? lse[r] * LOG2E : 0.0f;
+            deltas[threadIdx.x] = r < L ? delta[r] : 0.0f;
         }
         // dropout: thread t draws the keep bits of query t / 4, keys 16 (t % 4) .. + 15 of the tiles
         if (drop.on) kbits[threadIdx.x] = drop.bits<16>((bh * L + q0 + threadIdx.x / 4) * S + k0 + 16 * (threadIdx.x % 4));
@@ -418,10 +448,10 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
     tc::cp_async_wait<0>();                                // nothing left in flight at exit
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-        const long long k = k0 + ty + 16 * i;
-        if (k >= S) continue;
-        store_cols<D>(dK + k * D, dk[i], scale, tx);
-        store_cols<D>(dV + k * D, dv[i], 1.0f, tx);
+        const long long r = k0 + ty + 16 * i;
+        if (r >= S) continue;
+        store_cols<D>(dK + r * dk_at.st, dk[i], scale, tx);
+        store_cols<D>(dV + r * dv_at.st, dv[i], 1.0f, tx);
     }
 }
 
@@ -432,7 +462,8 @@ __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restric
                              const float* __restrict__ V, const float* __restrict__ dO,
                              const float* __restrict__ lse, const float* __restrict__ delta,
                              float* __restrict__ dQ, long long L, long long S, float scale, bool causal,
-                             const Dropout& drop) {
+                             const Dropout& drop, long long H, const Heads& q_at, const Heads& k_at, const Heads& v_at,
+                             const Heads& do_at, const Heads& dq_at) {
     constexpr int DP = D + 4, CN = D / 16;
     extern __shared__ float4 smem4[];
     float* Qs = reinterpret_cast<float*>(smem4);   // [QBQ][DP]
@@ -444,25 +475,25 @@ __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restric
     const long long bh = blockIdx.x;
     const long long q0 = (long long)(gridDim.y - 1 - blockIdx.y) * QBQ;   // causal: long rows first
     const int ty = threadIdx.x / 16, tx = threadIdx.x % 16;
-    Q += bh * L * D; K += bh * S * D; V += bh * S * D; dO += bh * L * D;
-    lse += bh * L; delta += bh * L; dQ += bh * L * D;
+    Q += q_at.head(bh, H); K += k_at.head(bh, H); V += v_at.head(bh, H); dO += do_at.head(bh, H);
+    lse += bh * L; delta += bh * L; dQ += dq_at.head(bh, H);
     const float scale2 = scale * LOG2E;
 
     float lse2[4], dl[4], acc[4][CN];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-        const long long q = q0 + ty + 16 * i;
-        lse2[i] = q < L ? lse[q] * LOG2E : 0.0f;
-        dl[i] = q < L ? delta[q] : 0.0f;
+        const long long r = q0 + ty + 16 * i;
+        lse2[i] = r < L ? lse[r] * LOG2E : 0.0f;
+        dl[i] = r < L ? delta[r] : 0.0f;
 #pragma unroll
         for (int c = 0; c < CN; ++c) acc[i][c] = 0.0f;
     }
-    load_rows<D, QBQ>(Qs, Q, q0, L);
-    load_rows<D, QBQ>(dOs, dO, q0, L);
+    load_rows<D, QBQ>(Qs, Q, q0, L, q_at.st);
+    load_rows<D, QBQ>(dOs, dO, q0, L, do_at.st);
     const long long kv_end = causal ? min(S, q0 + QBQ) : S;
     for (long long k0 = 0; k0 < kv_end; k0 += QBK) {
-        load_rows<D, QBK>(Ks, K, k0, S);
-        load_rows<D, QBK>(Vs, V, k0, S);
+        load_rows<D, QBK>(Ks, K, k0, S, k_at.st);
+        load_rows<D, QBK>(Vs, V, k0, S, v_at.st);
         tc::cp_async_commit();
         // dropout: thread t draws the keep bits of query t / 4, keys 16 (t % 4) .. + 15 of the tiles
         if (drop.on) kbits[threadIdx.x] = drop.bits<16>((bh * L + q0 + threadIdx.x / 4) * S + k0 + 16 * (threadIdx.x % 4));
@@ -495,39 +526,70 @@ __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restric
     tc::cp_async_wait<0>();                                // nothing left in flight at exit
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-        const long long q = q0 + ty + 16 * i;
-        if (q >= L) continue;
-        store_cols<D>(dQ + q * D, acc[i], scale, tx);
+        const long long r = q0 + ty + 16 * i;
+        if (r >= L) continue;
+        store_cols<D>(dQ + r * dq_at.st, acc[i], scale, tx);
     }
+}
+
+// delta = rowsum(dO * O) of each row bh L + t (FA2's D_i): rung 1's flash_bwd_dot (01_flash_fp32.cu)
+// reading dO and O through their Heads. One warp per row: lane c reads columns c, c + 32, ... of
+// both rows (coalesced), a warp shuffle sums them.
+template <int D>
+__device__ void flash_bwd_dot(const float* __restrict__ dO, const float* __restrict__ O,
+                              float* __restrict__ delta, long long H, long long L, long long rows,
+                              const Heads& do_at, const Heads& o_at) {
+    const long long row = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32;
+    const int lane = threadIdx.x % 32;
+    if (row >= rows) return;                               // whole warps leave together
+    const long long bh = row / L, t = row % L;
+    dO += do_at.head(bh, H) + t * do_at.st;
+    O += o_at.head(bh, H) + t * o_at.st;
+    float acc = 0.0f;
+#pragma unroll
+    for (int c = lane; c < D; c += 32) acc = fmaf(dO[c], O[c], acc);
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (lane == 0) delta[row] = acc;
 }
 
 }  // namespace tiled
 
 // D <= 64: two blocks per SM (registers capped at 128; shared memory 76 / 108 KiB a block);
-// D = 128: one (210 registers, 172 KiB)
+// D = 128: one (about 240 registers, 172 KiB). Each operand X's Heads come as three long longs X_sb, X_sh, X_st.
+#define HEADS_ARGS(X) long long X##_sb, long long X##_sh, long long X##_st
+#define HEADS(X) tiled::Heads{X##_sb, X##_sh, X##_st}
+#define DROPOUT tiled::Dropout{seed, (unsigned)threshold, keep_scale, dropout}
+
 #define FLASH_TILED_ENTRY(D, MIN_BLOCKS)                                                                 \
     extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_fwd_tiled_f32_d##D(   \
         const float* Q, const float* K, const float* V, float* O, float* lse, long long L, long long S,  \
         float scale, bool causal, const unsigned long long* seed, bool dropout, int threshold,           \
-        float keep_scale) {                                                                              \
-        tiled::flash_fwd<D>(Q, K, V, O, lse, L, S, scale, causal,                                        \
-                            tiled::Dropout{seed, (unsigned)threshold, keep_scale, dropout});                    \
+        float keep_scale, long long H, HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(o)) {     \
+        tiled::flash_fwd<D>(Q, K, V, O, lse, L, S, scale, causal, DROPOUT, H, HEADS(q), HEADS(k),        \
+                            HEADS(v), HEADS(o));                                                         \
     }
 
 #define FLASH_TILED_BWD_ENTRIES(D, MIN_BLOCKS)                                                          \
+    extern "C" __global__ void flash_bwd_dot_tiled_f32_d##D(                                             \
+        const float* dO, const float* O, float* delta, long long H, long long L, long long rows,         \
+        HEADS_ARGS(dout), HEADS_ARGS(o)) {                                                               \
+        tiled::flash_bwd_dot<D>(dO, O, delta, H, L, rows, HEADS(dout), HEADS(o));                        \
+    }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dkdv_tiled_f32_d##D( \
         const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
         const float* delta, float* dK, float* dV, long long L, long long S, float scale, bool causal,   \
-        const unsigned long long* seed, bool dropout, int threshold, float keep_scale) {                 \
-        tiled::flash_bwd_dkdv<D>(Q, K, V, dO, lse, delta, dK, dV, L, S, scale, causal,                   \
-                                 tiled::Dropout{seed, (unsigned)threshold, keep_scale, dropout});               \
+        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
+        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dk), HEADS_ARGS(dv)) { \
+        tiled::flash_bwd_dkdv<D>(Q, K, V, dO, lse, delta, dK, dV, L, S, scale, causal, DROPOUT, H,       \
+                                 HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dk), HEADS(dv));       \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dq_tiled_f32_d##D(   \
         const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
         const float* delta, float* dQ, long long L, long long S, float scale, bool causal,              \
-        const unsigned long long* seed, bool dropout, int threshold, float keep_scale) {                 \
-        tiled::flash_bwd_dq<D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal,                         \
-                               tiled::Dropout{seed, (unsigned)threshold, keep_scale, dropout});                 \
+        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
+        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dq)) {                 \
+        tiled::flash_bwd_dq<D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal, DROPOUT, H,             \
+                               HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dq));                    \
     }
 
 FLASH_TILED_ENTRY(32, 2)

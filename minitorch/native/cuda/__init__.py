@@ -47,6 +47,7 @@ from .pooling import (adaptive_avg_pool2d, adaptive_avg_pool2d_backward, avg_poo
 from .embedding import embedding_backward
 from .layernorm import layer_norm, layer_norm_backward
 from .attention import flash_attention, flash_attention_backward
+from .attention import rows_aligned as flash_rows_aligned
 from .attention import flash_attention_mma, flash_attention_mma_backward
 from .attention_softmax import attention_seed, attention_softmax, attention_softmax_backward
 # <<< phase 07

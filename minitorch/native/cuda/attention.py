@@ -4,9 +4,12 @@
 register tiling, what runs by default) and, at the end, of ``02_flash_mma.cu``
 (bfloat16 / float16 on tensor cores).
 
-Inputs are C-contiguous float32 arrays ``q [BH, L, D]``, ``k [BH, S, D]``, ``v [BH, S, D]`` (batch
-and heads flattened into BH, one head dimension D in {32, 64, 128} for all three); the Tensor layer
-brings any shape to this form. Nothing here waits for the GPU.
+Float32 inputs are ``q [B, H, L, D]``, ``k, v [B, H, S, D]`` (or ``[BH, L, D]``, ``[BH, S, D]``, read
+as B = BH, H = 1; one head dimension D in {32, 64, 128} for all three). Rung 1b reads them through
+their strides, rows contiguous and 16-byte aligned (:func:`rows_aligned`: the q, k, v head views a
+GPT cuts from one [B, T, 3 C] GEMM output qualify), and writes O, dQ, dK, dV in PyTorch flash's
+[B, T, H, D] memory layout (returned as [B, H, T, D] views); rung 1 needs C-contiguous arrays (the
+Tensor layer copies what does not fit). Nothing here waits for the GPU.
 
 Dropout (rung 1b only): ``seed`` (one uint64 Philox key in device memory, from
 ``attention_seed`` as the fused softmax draws it) and ``p`` drop the very elements that
@@ -21,6 +24,7 @@ import numpy as np
 
 from ...cuda.array import empty
 from ..cpu import attention_dropout_threshold
+from .elementwise import contiguous
 from .launch import cdiv, cp, kernel, launch
 
 FILE = "attention/01_flash_fp32.cu"
@@ -66,23 +70,59 @@ def _kernel(name, d, idx, kind, file=FILE):
 
 def _check(q, k, v):
     for name, a in (("q", q), ("k", k), ("v", v)):
-        if a.dtype != _F32 or a.ndim != 3 or not a.c_contiguous:
-            raise ValueError(f"flash_attention: {name} must be a C-contiguous float32 [BH, len, D] array, "
-                             f"got {a.dtype} shape {a.shape} strides {a.strides}")
-    bh, _, d = q.shape
+        if a.dtype != _F32 or a.ndim not in (3, 4) or a.ndim != q.ndim:
+            raise ValueError(f"flash_attention: {name} must be a float32 [B, H, len, D] or [BH, len, D] array like q, "
+                             f"got {a.dtype} shape {a.shape}")
+    d = q.shape[-1]
     if d not in HEAD_DIMS:
         raise ValueError(f"flash_attention: head dimension must be one of {HEAD_DIMS}, got {d}")
-    if k.shape[0] != bh or k.shape[2] != d or v.shape != k.shape:
-        raise ValueError(f"flash_attention: expected k and v of shape ({bh}, S, {d}), got {k.shape} and {v.shape}")
+    if k.shape[:-2] != q.shape[:-2] or k.shape[-1] != d or v.shape != k.shape:
+        expected = q.shape[:-2] + ("S", d)
+        raise ValueError(f"flash_attention: expected k and v of shape {expected}, got {k.shape} and {v.shape}")
+
+
+def _heads(a):
+    """H and the element strides (sb, sh, st) of a [B, H, T, D] array, a [BH, T, D] one read as
+    B = BH, H = 1 (struct Heads of the .cu). A size-1 dimension's stride is never used: 0."""
+    shape, strides = a.shape[:-1], tuple(st // a.itemsize for st in a.strides[:-1])
+    if a.ndim == 3:
+        shape, strides = (shape[0], 1, shape[1]), (strides[0], 0, strides[1])
+    strides = tuple(st if n > 1 else 0 for n, st in zip(shape, strides))
+    return shape[1], tuple(np.int64(st) for st in strides)
+
+
+def rows_aligned(a):
+    """Whether rung 1b can read ``a`` where it lies: its rows (last dimension) contiguous and each
+    16-byte aligned (the kernels copy them in 16-byte pieces), i.e. the address a multiple of 16
+    and every other stride (of a dimension longer than 1) a multiple of 4 elements."""
+    return (a.ptr % 16 == 0 and (a.strides[-1] == a.itemsize or a.shape[-1] == 1)
+            and all(st % (4 * a.itemsize) == 0 for n, st in zip(a.shape[:-1], a.strides[:-1]) if n > 1))
 
 
 def _runs_tiled(tiled, arrays):
-    """Whether rung 1b runs: asked for (``tiled``) and every array 16-byte aligned (its 16-byte copies)."""
-    return tiled and all(a.ptr % 16 == 0 for a in arrays)
+    """Whether rung 1b runs: asked for (``tiled``) and every array :func:`rows_aligned`; else rung 1,
+    which reads C-contiguous arrays only (ValueError for others)."""
+    if tiled and all(rows_aligned(a) for a in arrays):
+        return True
+    for a in arrays:
+        if not a.c_contiguous:
+            raise ValueError("flash_attention: rung 1 (tiled=False, or arrays not 16-byte aligned) needs C-contiguous "
+                             f"arrays, got shape {a.shape} strides {a.strides} address {a.ptr:#x}")
+    return False
+
+
+def _output(shape, tiled, idx):
+    """A fresh float32 array of a [B, H, T, D] operand's shape. Rung 1b writes it in PyTorch flash's
+    memory layout, [B, T, H, D], returned as its [B, H, T, D] view: the transpose back to [B, T, H, D]
+    a GPT does next is then free (a [BH, T, D] array is that layout already, H = 1). Rung 1: contiguous."""
+    if not tiled or len(shape) == 3:
+        return empty(shape, _F32, idx)
+    b, h, t, d = shape
+    return empty((b, t, h, d), _F32, idx).transpose(0, 2, 1, 3)
 
 
 def _dropout_args(tiled, seed, p, arrays):
-    """The tiled kernels' last four arguments, for ``tiled`` = :func:`_runs_tiled`'s answer; dropout
+    """The tiled kernels' dropout arguments, for ``tiled`` = :func:`_runs_tiled`'s answer; dropout
     needs rung 1b (rung 1 has no such arguments): else ValueError."""
     if p > 0 and not tiled:
         raise ValueError("flash_attention: dropout runs in rung 1b only, which needs tiled=True and 16-byte "
@@ -93,68 +133,93 @@ def _dropout_args(tiled, seed, p, arrays):
     return (seed if p > 0 else None, np.bool_(p > 0), np.int32(threshold), np.float32(keep_scale))
 
 
+def _strides(*arrays):
+    """H (heads per batch element), then the (sb, sh, st) of each array: the tiled kernels' last arguments."""
+    return (np.int64(_heads(arrays[0])[0]),) + sum((_heads(a)[1] for a in arrays), ())
+
+
 def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0):
     """``dropout(softmax(q k^T * scale), p) v`` (causal: key j seen by query i iff j <= i), never
     forming [L, S].
 
-    Args: q [BH, L, D], k, v [BH, S, D] float32 contiguous, L, S >= 1; scale a float; tiled: run
-    rung 1b (01b_flash_fp32_tiled.cu), which copies rows in 16-byte pieces and so needs q, k, v
-    16-byte aligned (S >= 1 too); otherwise, or with tiled=False (the notebook's ladder), rung 1.
+    Args: q [B, H, L, D], k, v [B, H, S, D] float32 (or [BH, L, D], [BH, S, D]), L, S >= 1; scale a
+    float; tiled: run rung 1b (01b_flash_fp32_tiled.cu), which reads the arrays through their
+    strides and needs each :func:`rows_aligned` (the GPT's head views of one [B, T, 3 C] GEMM output
+    are); otherwise, or with tiled=False (the notebook's ladder), rung 1, which needs them C-contiguous.
     seed, p: dropout (see the module doc); p > 0 needs rung 1b (ValueError otherwise).
-    Returns: (out [BH, L, D], lse [BH, L]) with lse the natural log-sum-exp of each row's scaled scores
+    Returns: (out of q's shape, lse [BH, L]) with lse the natural log-sum-exp of each row's scaled scores
     before dropout (the same from both rungs: flash_attention_backward takes either without dropout).
+    Rung 1b's out of a 4-D q lies in memory as [B, L, H, D] (:func:`_output`); otherwise contiguous.
+    Raises: ValueError for dtypes, shapes or head dimensions outside the above, rung 1 on
+    non-contiguous arrays, dropout without rung 1b or without a seed.
     """
     _check(q, k, v)
     tiled = _runs_tiled(tiled, (q, k, v))
     drop = _dropout_args(tiled, seed, p, (q, k, v))     # raises for dropout without rung 1b
-    bh, L, d = q.shape
-    S = k.shape[1]
+    L, d = q.shape[-2:]
+    S = k.shape[-2]
+    bh = int(np.prod(q.shape[:-2]))
     idx = q.device_id
-    out = empty((bh, L, d), _F32, idx)
+    out = _output(q.shape, tiled, idx)
     lse = empty((bh, L), _F32, idx)
     if not (bh and L):
         return out, lse
     args = (q, k, v, out, lse, L, S, np.float32(scale), np.bool_(causal))
     if tiled and S:
         fn, smem = _kernel("flash_fwd_tiled", d, idx, "fwd_tiled", TILED_FILE)
-        launch(fn, (bh, cdiv(L, TBQ)), (THREADS,), args + drop, shared_mem=smem, index=idx)
-    else:                                               # (S = 0: no keys, nothing to drop)
+        launch(fn, (bh, cdiv(L, TBQ)), (THREADS,), args + drop + _strides(q, k, v, out), shared_mem=smem,
+               index=idx)
+    else:           # rung 1 (S = 0 too: no keys, nothing to drop; rung 1 reads q contiguous, out is)
+        q = q if q.c_contiguous else contiguous(q)
+        out = empty(q.shape, _F32, idx)
         fn, smem = _kernel("flash_fwd", d, idx, "fwd")
-        launch(fn, (bh, cdiv(L, FBQ)), (THREADS,), args, shared_mem=smem, index=idx)
+        launch(fn, (bh, cdiv(L, FBQ)), (THREADS,), (q, k, v, out) + args[4:], shared_mem=smem, index=idx)
     return out, lse
 
 
 def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True, seed=None, p=0.0):
     """Gradients (dq, dk, dv) of :func:`flash_attention` from its inputs, output, log-sum-exp and the
-    upstream gradient ``grad`` [BH, L, D] (contiguous float32). Three kernels: delta = rowsum(grad *
-    out); dK and dV per key tile; dQ per query tile (FlashAttention-2's backward, deterministic).
-    tiled: the last two from rung 1b when q, k, v and grad are 16-byte aligned, else rung 1's.
+    upstream gradient ``grad`` (float32, out's shape). Three kernels: delta = rowsum(grad * out);
+    dK and dV per key tile; dQ per query tile (FlashAttention-2's backward, deterministic).
+    tiled: rung 1b's three when q, k, v, out and grad are :func:`rows_aligned` (read through their
+    strides; dq, dk, dv of a 4-D q then lie in memory as [B, T, H, D], as rung 1b's out), else rung
+    1's, which need all five C-contiguous (ValueError otherwise).
     seed, p: the forward's dropout (the same key redraws the same mask); p > 0 needs rung 1b."""
     _check(q, k, v)
-    tiled = _runs_tiled(tiled, (q, k, v, grad))
+    if out.shape != q.shape or grad.shape != q.shape or grad.dtype != _F32 or out.dtype != _F32:
+        raise ValueError(f"flash_attention_backward: expected out and grad of q's shape {q.shape}, float32, got "
+                         f"{out.dtype} {out.shape} and {grad.dtype} {grad.shape}")
+    tiled = _runs_tiled(tiled, (q, k, v, out, grad))
     drop = _dropout_args(tiled, seed, p, (q, k, v, grad))     # raises for dropout without rung 1b
-    bh, L, d = q.shape
-    S = k.shape[1]
+    L, d = q.shape[-2:]
+    S = k.shape[-2]
+    bh = int(np.prod(q.shape[:-2]))
     idx = q.device_id
-    dq = empty(q.shape, _F32, idx)
-    dk = empty(k.shape, _F32, idx)
-    dv = empty(v.shape, _F32, idx)
+    dq, dk, dv = (_output(a.shape, tiled, idx) for a in (q, k, v))
     if not (bh and L and S):
         return dq, dk, dv
     delta = empty((bh, L), _F32, idx)
     rows = bh * L
-    launch(kernel(FILE, f"flash_bwd_dot_f32_d{d}", idx), (cdiv(rows * 32, THREADS),), (THREADS,),
-           (grad, out, delta, rows), index=idx)
+    grid = (cdiv(rows * 32, THREADS),)
     common = (L, S, np.float32(scale), np.bool_(causal))
-    # rung 1b's kernels take rung 1's arguments (then the dropout's), grids and threads; only names and
-    # shared memory differ
-    suffix, file = ("_tiled", TILED_FILE) if tiled else ("", FILE)
-    common = common + drop if tiled else common
+    if tiled:
+        h, *strides = _strides(grad, out)
+        launch(kernel(TILED_FILE, f"flash_bwd_dot_tiled_f32_d{d}", idx), grid, (THREADS,),
+               (grad, out, delta, h, np.int64(L), np.int64(rows), *strides), index=idx)
+        common += drop
+        dkdv_strides, dq_strides = _strides(q, k, v, grad, dk, dv), _strides(q, k, v, grad, dq)
+        suffix, file = "_tiled", TILED_FILE
+    else:
+        launch(kernel(FILE, f"flash_bwd_dot_f32_d{d}", idx), grid, (THREADS,), (grad, out, delta, rows), index=idx)
+        dkdv_strides = dq_strides = ()
+        suffix, file = "", FILE
+    # rung 1b's kernels take rung 1's arguments (then the dropout's and the strides), grids and threads;
+    # only names and shared memory differ
     fn, smem = _kernel(f"flash_bwd_dkdv{suffix}", d, idx, f"dkdv{suffix}", file)
-    launch(fn, (bh, cdiv(S, KBK)), (THREADS,), (q, k, v, grad, lse, delta, dk, dv) + common,
+    launch(fn, (bh, cdiv(S, KBK)), (THREADS,), (q, k, v, grad, lse, delta, dk, dv) + common + dkdv_strides,
            shared_mem=smem, index=idx)
     fn, smem = _kernel(f"flash_bwd_dq{suffix}", d, idx, f"dq{suffix}", file)
-    launch(fn, (bh, cdiv(L, QBQ)), (THREADS,), (q, k, v, grad, lse, delta, dq) + common,
+    launch(fn, (bh, cdiv(L, QBQ)), (THREADS,), (q, k, v, grad, lse, delta, dq) + common + dq_strides,
            shared_mem=smem, index=idx)
     return dq, dk, dv
 

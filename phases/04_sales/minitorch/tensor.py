@@ -827,6 +827,7 @@ class Tensor:
     _rewritten = False  # set once a recorded write moved this tensor onto a new node
     _view_of = None     # (base, key) when this tensor is the view base[key] of basic indexing (ops.getitem)
     _view_version = 0   # base's version when this view's history was last taken from it
+    _split_output = None    # k when this tensor is piece k of split/chunk (ops.rearrange.Split)
 
     _own_version = 0    # the version counter of a tensor that is not such a view
 
@@ -869,6 +870,11 @@ class Tensor:
         """
         if self.requires_grad and self.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if self._split_output is not None:      # PyTorch refuses it too: one node made all the pieces
+            raise RuntimeError(f"Output {self._split_output} of SplitBackward is a view and is being modified inplace. "
+                               "This view is the output of a function that returns multiple views. Such functions "
+                               "do not allow the output views to be modified inplace. You should replace the "
+                               "inplace operation by an out-of-place one.")
         if self._view_of is not None:
             base = self._view_of[0]
             if base.requires_grad and base.grad_fn is None and self.grad_fn is not None:

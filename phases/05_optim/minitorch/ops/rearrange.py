@@ -13,13 +13,16 @@ of theirs. The copies are strided copies: ``flip`` reads through a view with NEG
 keep the elements where a row/column comparison is true (``where``).
 
 The gradients follow from that: a view's gradient is ``grad`` copied into the viewed positions of
-zeros; flip and roll undo themselves (flip again, roll back); repeat sums the copies (expand's
-gradient); tril/triu pass ``grad`` where they kept the element (where's gradient).
+zeros (split's pieces are one node, whose gradient joins theirs with one ``cat``); flip and roll
+undo themselves (flip again, roll back); repeat sums the copies (expand's gradient); tril/triu pass
+``grad`` where they kept the element (where's gradient).
 """
 import math
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor, _unpack_ints, _wrap_dim
+from .indexing import cat
 from .shape import clone, permute
 
 
@@ -73,8 +76,38 @@ def split(tensor, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
                                if s == 0 else f"split expects split_size be non-negative, but got split_size={s}")
         sizes = [min(s, n - start) for start in range(0, n, s)] if n else [0]
+    keys = _split_keys(d, sizes)
+    pieces = Split.apply(tensor, d, tuple(sizes), keys)
+    for k, (piece, key) in enumerate(zip(pieces, keys)):
+        if is_grad_enabled():           # a view of tensor, as narrow's: writes into it move tensor's version
+            piece._view_of, piece._view_version = (tensor, key), tensor._version
+        piece._split_output = k         # autograd refuses to record a write into it (Tensor._before_write)
+    return pieces
+
+
+def _split_keys(dim, sizes):
+    """The ``x[key]`` keys of consecutive pieces of ``sizes`` elements along ``dim``."""
     starts = [sum(sizes[:k]) for k in range(len(sizes))]
-    return tuple(narrow(tensor, d, b, s) for b, s in zip(starts, sizes))
+    return tuple((slice(None),) * dim + (slice(b, b + n),) for b, n in zip(starts, sizes))
+
+
+class Split(Function):
+    """The pieces ``a[key]`` (views: no kernel) of :func:`split`, ONE node for all of them, as PyTorch's
+    SplitBackward: backward is one ``cat`` of the pieces' gradients along ``dim`` (zeros only for the
+    pieces that got none), instead of one zero-filled copy of ``a`` per piece, all added up."""
+
+    @staticmethod
+    def forward(ctx, a, dim, sizes, keys):
+        ctx.set_materialize_grads(False)
+        ctx.dim, ctx.shapes = dim, tuple(a.shape[:dim] + (n,) + a.shape[dim + 1:] for n in sizes)
+        return tuple(Tensor(a._data[key], a.device) for key in keys)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        some = next(g for g in grads if g is not None)
+        grads = [g if g is not None else Tensor(_zeros(shape, some), some.device)
+                 for g, shape in zip(grads, ctx.shapes)]
+        return cat(grads, ctx.dim), None, None, None
 
 
 def chunk(input, chunks, dim=0):

@@ -13,8 +13,11 @@
 * FlashAttention (Dao et al. 2022, arXiv:2205.14135; FlashAttention-2, Dao 2023, arXiv:2307.08691):
   the kernels of ``minitorch/cuda/attention/01_flash_fp32.cu`` walk K/V tile by tile with an online
   softmax and keep only O(L) per row (the log-sum-exp the backward needs to recompute P); float32
-  runs their register-tiled rewrite, ``01b_flash_fp32_tiled.cu`` (arrays copied where they are not
-  contiguous or not 16-byte aligned), which also applies dropout inside the kernels.
+  runs their register-tiled rewrite, ``01b_flash_fp32_tiled.cu``, which also applies dropout inside
+  the kernels and reads q, k, v and the output's gradient through their strides (a GPT block's head
+  views of one projection are read where they lie; arrays whose rows are not contiguous and 16-byte
+  aligned are copied), and writes the output and the gradients of q, k, v as PyTorch's flash does,
+  in [B, L, heads, E] memory: the GPT's transpose back to [B, L, heads, E] is then free.
 
 :func:`scaled_dot_product_attention` takes the flash path on cuda for float32 without an explicit
 mask (``is_causal`` is fine; dropout too: the kernels drop, with the same Philox key and rule, the
@@ -48,15 +51,18 @@ def _dropout_seed(b, device, p):
 
 
 class FlashAttention(Function):
-    """Attention of float32 q [BH, L, D], k, v [BH, S, D] on cuda with the flash kernels (rung 1b:
-    arrays made contiguous and 16-byte aligned), dropout p inside them: the Philox key is drawn as
-    :class:`AttentionSoftmax` draws it, so both paths drop the same elements after the same
-    ``manual_seed``; backward redraws the mask from the saved key."""
+    """Attention of float32 q [B, H, L, D], k, v [B, H, S, D] on cuda with the flash kernels of rung 1b,
+    which read q, k, v (and the gradient) through their strides where their rows are contiguous and
+    16-byte aligned (else a contiguous copy, :func:`_rows_aligned`), and write the output and dq, dk, dv
+    as [B, L, H, D] memory seen as [B, H, L, D] (PyTorch flash's layout: a GPT's transpose back is free).
+    Dropout p inside the kernels: the Philox key is drawn as :class:`AttentionSoftmax` draws it, so both
+    paths drop the same elements after the same ``manual_seed``; backward redraws the mask from the
+    saved key."""
 
     @staticmethod
     def forward(ctx, q, k, v, scale, causal, p):
         b, device = q._backend, q.device
-        q, k, v = (_aligned(x, b) for x in (q, k, v))
+        q, k, v = (_rows_aligned(x, b) for x in (q, k, v))
         seed = _dropout_seed(b, device, p)
         out, lse = b.flash_attention(q, k, v, scale, causal, seed=seed, p=p)
         ctx.saved = (q, k, v, out, lse)
@@ -66,9 +72,16 @@ class FlashAttention(Function):
     @staticmethod
     def backward(ctx, grad):
         scale, causal, seed, p = ctx.args
-        dq, dk, dv = grad._backend.flash_attention_backward(*ctx.saved, _aligned(grad, grad._backend), scale,
+        dq, dk, dv = grad._backend.flash_attention_backward(*ctx.saved, _rows_aligned(grad, grad._backend), scale,
                                                             causal, seed=seed, p=p)
         return Tensor(dq, grad.device), Tensor(dk, grad.device), Tensor(dv, grad.device), None, None, None
+
+
+def _rows_aligned(x, b):
+    """x's array where the float32 flash kernels read it in place (rows contiguous and 16-byte aligned:
+    ``flash_rows_aligned``), else a fresh contiguous copy (our allocator's blocks are aligned)."""
+    a = x._data
+    return a if b.flash_rows_aligned(a) else b.contiguous(a)
 
 
 def _aligned(x, b):
@@ -187,18 +200,30 @@ def _fused_applies(query, key, attn_mask):
 
 
 def _flash_attention(query, key, value, is_causal, scale, dropout_p=0.0):
-    """The flash path: batch dimensions flattened to one, each tensor made contiguous (recorded ops:
-    q, k, v of a transposed head split, as in a GPT block, are copied here)."""
+    """The flash path. float32: q, k, v as [B, H, len, E] (views: the kernels read strided heads, such as
+    a GPT block's transposed head split, where they lie); bfloat16/float16: batch dimensions flattened
+    to one and each tensor made contiguous (recorded ops: copies where the heads are strided)."""
     L, E = query.shape[-2:]
     S = key.shape[-2]
+    if query.dtype.name == "float32":
+        q, k, v = (_as_heads(t) for t in (query, key, value))
+        out = FlashAttention.apply(q, k, v, float(scale), bool(is_causal), float(dropout_p))
+        return out if query.ndim == 4 else out.reshape(query.shape)
     q = query.reshape(-1, L, E).contiguous()
     k = key.reshape(-1, S, E).contiguous()
     v = value.reshape(-1, S, E).contiguous()
-    if query.dtype.name == "float32":
-        out = FlashAttention.apply(q, k, v, float(scale), bool(is_causal), float(dropout_p))
-    else:
-        out = FlashAttentionMMA.apply(q, k, v, float(scale), bool(is_causal))
+    out = FlashAttentionMMA.apply(q, k, v, float(scale), bool(is_causal))
     return out.reshape(query.shape)
+
+
+def _as_heads(t):
+    """[..., H, len, E] as [B, H, len, E] (batch dimensions merged: a view unless they cannot merge);
+    [BH, len, E] and [len, E] as [BH or 1, 1, len, E] (one head: the output stays contiguous)."""
+    if t.ndim == 4:
+        return t
+    if t.ndim > 4:
+        return t.reshape((-1,) + tuple(t.shape[-3:]))
+    return t.reshape((-1, 1) + tuple(t.shape[-2:]))
 
 
 def _flash_applies(query, key, value, attn_mask, dropout_p, scale=1.0):
