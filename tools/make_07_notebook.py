@@ -1143,10 +1143,14 @@ In the saved run (2026-11-24 22:50 UTC), with dropout 0.2 and contiguous q, k, v
 the fused softmax 0.87, FlashAttention with dropout in the kernel 0.76, PyTorch 0.78 (ours 0.97×
 its time). The mask is the fused path's (the same Philox words for the same key), so the two agree
 to float32 rounding (3e-7, the check above). As nanoGPT calls it (split-and-transposed views) ours
-takes 1.76 ms against PyTorch's 0.88: rung 1b reads contiguous [B·H, T, d] arrays, so q, k, v and
-the incoming gradient are copied first, and those strided copies cost more than the attention
-itself; reading the strided views inside the kernel is the next step. On a GPU, the fused path
-against the step-by-step one:
+took 1.76 ms against PyTorch's 0.88 in that run: rung 1b then read contiguous [B·H, T, d] arrays, so
+q, k, v and the incoming gradient were copied first, and those strided copies cost more than the
+attention itself. Since 2026-11-25 rung 1b reads every operand through its (batch, head, row)
+strides and writes O, dq, dk and dv in PyTorch flash's [B, T, H, D] memory layout (so
+`y.transpose(1, 2).contiguous()` in the block is free), and `split` is one autograd node whose
+backward is one cat: nanoGPT's whole attention sub-block (split, views, SDPA, transpose back),
+forward + backward, queued as in training, takes 1.07 ms against PyTorch's 0.74 (1.23 with the old
+copies; `benchmarks/bench_gpt_attention.py`). On a GPU, the fused path against the step-by-step one:
 """)
 
 code(r'''
@@ -1658,7 +1662,14 @@ md(r"""
   (`benchmarks/bench_gpt_gemms.py`), and a synchronized step from about 49 to 41.1 ms against
   PyTorch's 35.7 (1.15×). Dropout inside the float32 flash kernels (above) did not shorten the
   step further (41.9 ms in the next run): nanoGPT's q, k, v are strided views, and the copies rung
-  1b needs cost what the kernel saves. Still **not met**.
+  1b needed cost what the kernel saved.
+* **2026-11-25**: the flash kernels read the strided views in place, `split`'s backward is one cat,
+  dropout's forward one kernel after cuRAND's draw: 300 iterations from the same weights average
+  41.0 ms/iter against PyTorch's 34.8 (1.18×; forward 12.2 vs 11.4, backward 24.2 vs 22.1,
+  `benchmarks/results/logs/s8-nanogpt-300-iters*`). Still **not met**: our float32 GEMMs on these
+  shapes run at 83-87% of cuBLAS (their `nn` and `nt` layouts copy an operand into shared memory
+  4 bytes at a time, phase 05), and our flash kernels at nanoGPT's small head dim are slower than
+  PyTorch's memory-efficient ones.
 """)
 
 code(r'''
