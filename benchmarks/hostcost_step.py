@@ -12,8 +12,8 @@ is timed is the Python between the launches, which is all of a step's time on th
 (the GPU work of a step is a few microseconds). The profile then shows where it goes.
 
 Prints, per model: microseconds per step (the minimum over ``--repeats`` runs of ``--steps``
-steps: this machine is noisy and only the minimum is repeatable), launches and allocations per
-step, then the cProfile top ``--top`` by own time per step. To compare two checkouts, run the
+steps, of CPU time and of wall time: on a shared machine only the minimum is repeatable, and CPU
+time leaves out the time other processes ran), launches and allocations per step, then the cProfile top ``--top`` by own time per step. To compare two checkouts, run the
 same copy of this script beside each (it imports the ``minitorch`` next to its own folder).
 """
 import argparse
@@ -84,14 +84,16 @@ def measure(name, make, steps, repeats, top):
     run(steps)                                           # warm-up: caches, plans, free lists
     pool = minitorch.cuda.memory.pool(0, FAKE)
     launches, mallocs = FAKE.launches, pool.loaned[0].count_added
-    times = []
+    times, cpu = [], []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         run(steps)
+        cpu.append((time.process_time() - c0) / steps * 1e6)
         times.append((time.perf_counter() - t0) / steps * 1e6)
     per_run = repeats * steps
-    print(f"\n{name}: {min(times):.1f} us/step (min of {repeats} runs of {steps} steps; median "
-          f"{sorted(times)[repeats // 2]:.1f}); {(FAKE.launches - launches) / per_run:.1f} launches, "
+    print(f"\n{name}: {min(cpu):.1f} us/step of CPU time, {min(times):.1f} us/step wall (min of {repeats} runs "
+          f"of {steps} steps; median wall {sorted(times)[repeats // 2]:.1f}); "
+          f"{(FAKE.launches - launches) / per_run:.1f} launches, "
           f"{(pool.loaned[0].count_added - mallocs) / per_run:.1f} allocations per step")
     prof = cProfile.Profile()
     prof.enable()
@@ -105,7 +107,7 @@ def measure(name, make, steps, repeats, top):
     for (file, line, fname), (_cc, ncalls, tottime, cumtime, _callers) in rows:
         where = f"{Path(file).parent.name}/{Path(file).name}:{line}" if line else file
         print(f"{ncalls / steps:10.1f} {tottime / steps * 1e6:12.1f} {cumtime / steps * 1e6:11.1f}  {where}({fname})")
-    return min(times)
+    return min(cpu)
 
 
 def main(argv=None):
