@@ -95,6 +95,8 @@ def measure(name, make, steps, repeats, top):
           f"of {steps} steps; median wall {sorted(times)[repeats // 2]:.1f}); "
           f"{(FAKE.launches - launches) / per_run:.1f} launches, "
           f"{(pool.loaned[0].count_added - mallocs) / per_run:.1f} allocations per step")
+    if top <= 0:
+        return min(cpu)
     prof = cProfile.Profile()
     prof.enable()
     run(steps)
@@ -115,7 +117,7 @@ def main(argv=None):
     p.add_argument("--steps", type=int, default=300)
     p.add_argument("--repeats", type=int, default=7)
     p.add_argument("--model", choices=("cnn", "mlp", "both"), default="both")
-    p.add_argument("--top", type=int, default=25)
+    p.add_argument("--top", type=int, default=25, help="rows of the profile (0: no profile)")
     args = p.parse_args(argv)
     print(f"minitorch from {Path(minitorch.__file__).parent}; fake GPU (tests/fake_cuda.py); batch {BATCH}")
     models = {"cnn": [("fused seed CNN", seed_cnn)], "mlp": [("MNIST MLP 784-128-10", mnist_mlp)]}

@@ -163,6 +163,13 @@ class FakeGPU(FakeCuda):
             def synchronize(self):
                 pass
 
+        class Stream:                   # fake.stream as CuPy's current stream, made once (CuPy's
+            @property                   # get_current_stream is C code: a fresh object per call
+            def ptr(self):              # would bill the fake's cost to the code measured)
+                return fake.stream
+
+        stream = Stream()
+        self.cuda.get_current_stream = lambda device_id=-1: stream
         properties = {"name": b"Fake H100 (tests/fake_cuda.py)", "major": 9, "minor": 0,
                       "multiProcessorCount": 132, "totalGlobalMem": self.limit}
         runtime = self.cuda.runtime
