@@ -45,3 +45,59 @@ def test_hostcost_step_runs_a_training_step_on_the_fake_gpu():
     cnn = out.split("fused seed CNN: ")[1]
     launches = float(cnn.split(" launches")[0].rsplit(" ", 1)[-1])
     assert 20 <= launches <= 30, out          # 26 on 2026-11-25: every launch of the step is counted
+
+
+TABLE_CHECK = r'''
+import ctypes, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import fake_cuda
+fake = fake_cuda.install_gpu()
+from minitorch.cuda import array
+from minitorch.native.cuda import multi_tensor as mt
+
+F32 = np.dtype(np.float32)
+copies = []
+memcpy = fake.cuda.runtime.memcpyAsync
+def counted(dst, src, nbytes, kind, stream):
+    copies.append((nbytes, stream))
+    memcpy(dst, src, nbytes, kind, stream)
+fake.cuda.runtime.memcpyAsync = counted
+
+def words(table, n):
+    return np.ctypeslib.as_array((ctypes.c_int64 * n).from_address(table.ptr)).copy()
+
+def new(sizes):
+    return [array.empty((s,), F32, 0) for s in sizes]
+
+def expected(lists):
+    adr = [[0] * 2 if l is None else [a.ptr for a in l] for l in lists]
+    return np.array(adr, np.uint64).view(np.int64).ravel().tolist() + [5000, 3, 0, 0, 1, 0, 4096, 0]
+
+sizes = (5000, 3)                       # 2 chunks of tensor 0 (starting at 0 and 4096), 1 of tensor 1
+params, grads, bufs = new(sizes), new(sizes), new(sizes)
+t1, n1 = mt._table((params, grads, bufs), 0)
+assert n1 == 3 and words(t1, 14).tolist() == expected((params, grads, bufs)), words(t1, 14)
+assert len(copies) == 1
+t, _ = mt._table((params, grads, bufs), 0)                 # the same addresses: no copy
+assert t is t1 and len(copies) == 1
+grads = new(sizes)                                          # new gradients elsewhere: rewritten in place
+t, _ = mt._table((params, grads, bufs), 0)
+assert t is t1 and words(t1, 14).tolist() == expected((params, grads, bufs))
+assert copies[-1] == (6 * 8, 0) and len(copies) == 2       # only the 6 address words
+t, _ = mt._table((params, grads, None), 0)                  # momentum off: another table, zeros for it
+assert t is not t1 and words(t, 14).tolist() == expected((params, grads, None))
+fake.stream = 7                                             # another stream: its own table
+t, _ = mt._table((params, grads, bufs), 0)
+assert t is not t1 and words(t, 14).tolist() == expected((params, grads, bufs)) and copies[-1][1] == 7
+fake.stream = 0
+t, _ = mt._table((params, grads, bufs), 0)
+assert t is t1 and len(copies) == 4
+print("ok")
+'''
+
+
+def test_multi_tensor_tables_are_rewritten_in_place_on_new_addresses():
+    done = subprocess.run([sys.executable, "-c", TABLE_CHECK, str(ROOT / "tests")], capture_output=True,
+                          text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
