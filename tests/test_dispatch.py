@@ -865,6 +865,19 @@ def test_a_plan_is_never_used_for_another_layout_bias_dtype_or_switch(fake_ladde
     assert len(mod._plans) == 8
 
 
+def test_a_plan_asks_for_its_kernel_at_every_launch(fake_ladder, gm, monkeypatch, rng):
+    """compiler.forget_edited() drops kernels whose .cu changed (a notebook's edit): a plan must not
+    keep launching the old one, so it names the kernel and looks it up each time."""
+    mod, launcher, array = gm
+    A, B = dev(array, rng.standard_normal((70, 33)).astype(F32)), dev(array, rng.standard_normal((33, 300)).astype(F32))
+    mod.matmul(A, B)
+    asked = []
+    lookup = mod.kernel
+    monkeypatch.setattr(mod, "kernel", lambda *args: asked.append(args) or lookup(*args))
+    mod.matmul(A, B)
+    assert [args[:2] for args in asked] == [("gemm/09_pipelined.cu", "gemm_nn_f32")]
+
+
 def test_reload_tuned_forgets_the_plans(fake_ladder, gm, monkeypatch, tmp_path, rng):
     mod, launcher, array = gm
     A, B = dev(array, rng.standard_normal((70, 33)).astype(F32)), dev(array, rng.standard_normal((33, 300)).astype(F32))

@@ -676,13 +676,9 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None, plan_key=N
     options = spec.options if options is None else tuple(options)
     if spec.target:
         _check_target(rung, spec, idx)
-        fn = target_kernel(spec.file, name, idx, options, spec.target)
-    else:
-        fn = kernel(spec.file, name, idx, options)
-    _allow_smem(fn, spec.smem, idx)
     bm, bn = spec.tile
-    plan = Plan(out.shape, fn, (cdiv(n, bn), cdiv(m, bm), batch), spec.block, spec.smem,
-                (m, n, k, la[1], lb[1], batch, layout))
+    plan = Plan(out.shape, (spec.file, name, options, spec.target), (cdiv(n, bn), cdiv(m, bm), batch),
+                spec.block, spec.smem, (m, n, k, la[1], lb[1], batch, layout))
     if plan_key is not None and not copied:
         _file_plan(plan_key, plan)
     return run_plan(plan, a, b, bias, out)
@@ -697,13 +693,15 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None, plan_key=N
 # those keys the first time (a Plan) and later only allocates the output and launches. Not filed:
 # products whose operands had to be copied, split-K and rung 13 (its tensor maps hold the
 # operands' addresses). reload_tuned() forgets the plans (the table or RUNGS changed); so does a
-# full dictionary (a model with ever new shapes).
+# full dictionary (a model with ever new shapes). A plan names its kernel rather than holding it:
+# kernel() (one dictionary lookup) then still notices a .cu file edited in a notebook.
 @dataclass(frozen=True)
 class Plan:
-    """One GEMM launch, all but its arrays: ``out_shape``, kernel ``fn``, ``grid``, ``block``,
-    ``smem`` bytes, and the kernel's scalar arguments ``sizes`` (m, n, k, lda, ldb, batch, Layout)."""
+    """One GEMM launch, all but its arrays: ``out_shape``, the kernel's ``(file, name, options,
+    target)`` (target "" for compiler.kernel's build), ``grid``, ``block``, ``smem`` bytes, and the
+    kernel's scalar arguments ``sizes`` (m, n, k, lda, ldb, batch, Layout)."""
     out_shape: tuple
-    fn: object
+    kernel: tuple
     grid: tuple
     block: tuple
     smem: int
@@ -723,9 +721,13 @@ def _file_plan(key, plan):
 def run_plan(plan, a, b, bias, out=None):
     """Launch ``plan`` on ``a``, ``b``, ``bias`` (as the plan was made for) into ``out`` (default:
     a new array of the plan's shape); returns ``out``."""
+    idx = a.device_id
+    file, name, options, target = plan.kernel
+    fn = target_kernel(file, name, idx, options, target) if target else kernel(file, name, idx, options)
+    _allow_smem(fn, plan.smem, idx)
     if out is None:
-        out = empty(plan.out_shape, a.dtype, a.device_id)
-    launch_2d(plan.fn, plan.grid, plan.block, (a, b, out, bias) + plan.sizes, a.device_id, plan.smem)
+        out = empty(plan.out_shape, a.dtype, idx)
+    launch_2d(fn, plan.grid, plan.block, (a, b, out, bias) + plan.sizes, idx, plan.smem)
     return out
 
 
