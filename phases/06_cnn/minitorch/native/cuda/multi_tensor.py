@@ -7,16 +7,14 @@ time each and leaves the GPU idle between tiny kernels. Here one launch covers a
 the grid works on chunk b (CHUNK elements of one tensor), found in a table of 64-bit words in
 device memory: the tensors' addresses (one list per role: params, grads, each state), their sizes,
 and each chunk's (tensor, first element). The table is built on the host with NumPy and uploaded
-with one asynchronous host-to-device copy into memory from our allocator, and cached. The
-addresses can change from call to call: gradients are new arrays at every step, and where the
-caching allocator places them depends on what else is alive. Often a few layouts take turns (the
-MNIST MLP's alternate between two), sometimes they wander (on the fake GPU of
-benchmarks/hostcost_step.py the seed CNN's eight gradients had 37 different address tuples in 40
-steps). So each list of sizes (and roles, GPU, stream) keeps the tables of its last VARIANTS
-address tuples: a tuple seen among them needs no copy at all; a new one is written into the host
-copy of the oldest table and uploaded over it in place (the copy is queued after the kernels that
-read the old table), with no new allocation and no NumPy rebuild. Either way a step is one launch
-and no host synchronization.
+with one asynchronous host-to-device copy into memory from our allocator, once per list of sizes
+(and roles, GPU, stream). The addresses can change from call to call: gradients are new arrays
+at every step, and where the caching allocator places them depends on what else is alive (on
+the fake GPU of benchmarks/hostcost_step.py the seed CNN's eight gradients had 37 different
+address tuples in 40 steps). New addresses are written into the host copy and uploaded over the
+old ones in place (the copy is queued after the kernels that read the old table); the same
+addresses as last time need no copy at all. Either way a step is one launch and no host
+synchronization.
 
 The functions mirror native/cpu.py's (same names and arguments). Every list holds DeviceArrays of
 one dtype (float32, float64, float16, bfloat16) on one GPU; params and state must be contiguous
@@ -32,39 +30,33 @@ from .elementwise import contiguous
 from .launch import BLOCK, SUFFIX, kernel, launch
 
 CHUNK = 4096          # elements per block: multi_tensor.cu's CHUNK
-_MAX_TABLES = 64      # lists of sizes kept (least recently used dropped first): a few optimizers x groups x dtypes
-VARIANTS = 4          # address tuples kept per list of sizes
-_tables = OrderedDict()   # (GPU, stream, sizes, roles present) -> OrderedDict(addresses -> (table, chunks, host copy))
+_MAX_TABLES = 64      # tables kept (least recently used dropped first): a few optimizers x groups x dtypes
+_tables = OrderedDict()   # (GPU, stream, sizes, roles present) -> [table, chunks, host copy, addresses in it]
 _counters = {}        # GPU -> the uint32 ticket counter of grads_norm's last-block pass (kept at 0 between launches)
 _FLOATS = ("f32", "f64", "f16", "bf16")
 
 
 def _table(lists, device_id):
     """(table DeviceArray, number of chunks) for ``lists`` (each a list of DeviceArrays, or None for
-    an absent role: null addresses), all of lists[0]'s sizes. Cached per (GPU, current stream,
-    sizes, roles present) and address tuple; see the module docstring."""
+    an absent role: null addresses), all of lists[0]'s sizes. One table per (GPU, current stream,
+    sizes, roles present), its addresses rewritten in place when they changed (module docstring)."""
     addresses = tuple(None if lst is None else tuple(a.ptr for a in lst) for lst in lists)
     key = (device_id, array.current_stream(device_id), tuple(a.size for a in lists[0]),
            tuple(a is None for a in addresses))
-    variants = _tables.get(key)
-    if variants is None:
-        variants = _tables[key] = OrderedDict()
+    found = _tables.get(key)
+    if found is None:
+        host, nchunks = _host_table(lists)
+        found = _tables[key] = [array.from_numpy(host, device_id), nchunks, host, addresses]
         if len(_tables) > _MAX_TABLES:
             _tables.popitem(last=False)
     else:
         _tables.move_to_end(key)
-    found = variants.get(addresses)
-    if found is not None:
-        variants.move_to_end(addresses)
-    elif len(variants) < VARIANTS:
-        host, nchunks = _host_table(lists)
-        found = variants[addresses] = (array.from_numpy(host, device_id), nchunks, host)
-    else:                                               # rewrite the oldest variant's addresses in place
-        found = variants[addresses] = variants.popitem(last=False)[1]
-        table, _, host = found
-        words = len(lists) * len(lists[0])              # the addresses come first in the table
-        host[:words] = _addresses(lists).ravel()
-        array.upload(table, host[:words])
+        if found[3] != addresses:
+            host = found[2]
+            words = len(lists) * len(lists[0])          # the addresses come first in the table
+            host[:words] = _addresses(lists).ravel()
+            array.upload(found[0], host[:words])
+            found[3] = addresses
     return found[0], found[1]
 
 
