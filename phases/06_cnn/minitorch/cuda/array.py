@@ -328,21 +328,3 @@ def from_cuda_array(obj):
     device_id = _runtime.pointerGetAttributes(ptr).device if ptr else _runtime.getDevice()
     return DeviceArray(obj, ptr, shape, strides, dtype, _product(shape),
                        is_c_contiguous(shape, strides, dtype.itemsize), device_id)
-
-
-def current_stream(device_id):
-    """The handle (CUstream) of GPU ``device_id``'s current stream, where our kernels and copies
-    are queued (0: the legacy default stream)."""
-    return _current_stream(device_id).ptr
-
-
-def upload(dst, host):
-    """Copy the C-contiguous host array ``host`` (at most ``dst.nbytes`` bytes) over the first
-    bytes of the contiguous DeviceArray ``dst``: cudaMemcpyAsync host-to-device on the current
-    stream, so after every kernel queued before it (which may still read the old bytes). From
-    pageable memory the call returns once the bytes are staged: ``host`` may be reused at once.
-    Returns ``dst``."""
-    if host.nbytes:
-        _runtime.memcpyAsync(dst.ptr, host.ctypes.data, host.nbytes, _runtime.memcpyHostToDevice,
-                             _current_stream(dst.device_id).ptr)
-    return dst

@@ -6,15 +6,12 @@ An optimizer step touches every parameter of a model; one launch per parameter c
 time each and leaves the GPU idle between tiny kernels. Here one launch covers a list: block b of
 the grid works on chunk b (CHUNK elements of one tensor), found in a table of 64-bit words in
 device memory: the tensors' addresses (one list per role: params, grads, each state), their sizes,
-and each chunk's (tensor, first element). The table is built on the host with NumPy and uploaded
-with one asynchronous host-to-device copy into memory from our allocator, once per list of sizes
-(and roles, GPU, stream). The addresses can change from call to call: gradients are new arrays
-at every step, and where the caching allocator places them depends on what else is alive (on
-the fake GPU of benchmarks/hostcost_step.py the seed CNN's eight gradients had 37 different
-address tuples in 40 steps). New addresses are written into the host copy and uploaded over the
-old ones in place (the copy is queued after the kernels that read the old table); the same
-addresses as last time need no copy at all. Either way a step is one launch and no host
-synchronization.
+and each chunk's (tensor, first element). The table is built on the host with NumPy, uploaded with
+one asynchronous host-to-device copy into memory from our allocator, and CACHED by the tuple of
+addresses and sizes: in a training loop the parameters, their state and (with our caching
+allocator) their gradients keep their addresses, so a steady-state step is one launch and no host
+synchronization. New addresses (after ``load_state_dict``, ``module.to()``, a gradient that was
+freed and reallocated elsewhere) give a new table.
 
 The functions mirror native/cpu.py's (same names and arguments). Every list holds DeviceArrays of
 one dtype (float32, float64, float16, bfloat16) on one GPU; params and state must be contiguous
@@ -31,51 +28,32 @@ from .launch import BLOCK, SUFFIX, kernel, launch
 
 CHUNK = 4096          # elements per block: multi_tensor.cu's CHUNK
 _MAX_TABLES = 64      # tables kept (least recently used dropped first): a few optimizers x groups x dtypes
-_tables = OrderedDict()   # (GPU, stream, sizes, roles present) -> [table, chunks, host copy, addresses in it]
+_tables = OrderedDict()
 _counters = {}        # GPU -> the uint32 ticket counter of grads_norm's last-block pass (kept at 0 between launches)
 _FLOATS = ("f32", "f64", "f16", "bf16")
 
 
 def _table(lists, device_id):
     """(table DeviceArray, number of chunks) for ``lists`` (each a list of DeviceArrays, or None for
-    an absent role: null addresses), all of lists[0]'s sizes. One table per (GPU, current stream,
-    sizes, roles present), its addresses rewritten in place when they changed (module docstring)."""
-    addresses = tuple(None if lst is None else tuple(a.ptr for a in lst) for lst in lists)
-    key = (device_id, array.current_stream(device_id), tuple(a.size for a in lists[0]),
-           tuple(a is None for a in addresses))
+    an absent role: null addresses), all of lists[0]'s sizes. Cached on addresses and sizes."""
+    key = (device_id, tuple(a.size for a in lists[0])) + tuple(
+        None if lst is None else tuple(a.ptr for a in lst) for lst in lists)
     found = _tables.get(key)
-    if found is None:
-        host, nchunks = _host_table(lists)
-        found = _tables[key] = [array.from_numpy(host, device_id), nchunks, host, addresses]
-        if len(_tables) > _MAX_TABLES:
-            _tables.popitem(last=False)
-    else:
+    if found is not None:
         _tables.move_to_end(key)
-        if found[3] != addresses:
-            host = found[2]
-            words = len(lists) * len(lists[0])          # the addresses come first in the table
-            host[:words] = _addresses(lists).ravel()
-            array.upload(found[0], host[:words])
-            found[3] = addresses
-    return found[0], found[1]
-
-
-def _addresses(lists):
-    """[roles, tensors] int64 words: each array's address (0 for an absent role)."""
-    n = len(lists[0])
-    return np.array([[0] * n if lst is None else [a.ptr for a in lst] for lst in lists], dtype=np.uint64).view(np.int64)
-
-
-def _host_table(lists):
-    """(the table as an int64 host array, number of chunks): addresses [roles, tensors], sizes
-    [tensors], then per chunk its tensor and its first element."""
+        return found
     n = len(lists[0])
     sizes = np.array([a.size for a in lists[0]], dtype=np.int64)
+    pointers = np.array([[0] * n if lst is None else [a.ptr for a in lst] for lst in lists], dtype=np.uint64)
     chunks = (sizes + CHUNK - 1) // CHUNK                      # an empty tensor gets none
     first = np.cumsum(chunks) - chunks                         # the first chunk of each tensor
     tensor_of_chunk = np.repeat(np.arange(n, dtype=np.int64), chunks)
     start = (np.arange(int(chunks.sum()), dtype=np.int64) - np.repeat(first, chunks)) * CHUNK
-    return np.concatenate([_addresses(lists).ravel(), sizes, tensor_of_chunk, start]), len(start)
+    host = np.concatenate([pointers.view(np.int64).ravel(), sizes, tensor_of_chunk, start])
+    found = _tables[key] = (array.from_numpy(host, device_id), len(start))
+    if len(_tables) > _MAX_TABLES:
+        _tables.popitem(last=False)
+    return found
 
 
 def _checked(params, grads, states, what):
