@@ -163,13 +163,7 @@ class FakeGPU(FakeCuda):
             def synchronize(self):
                 pass
 
-        class Stream:                   # fake.stream as CuPy's current stream, made once (CuPy's
-            @property                   # get_current_stream is C code: a fresh object per call
-            def ptr(self):              # would bill the fake's cost to the code measured)
-                return fake.stream
-
-        stream = Stream()
-        self.cuda.get_current_stream = lambda device_id=-1: stream
+        self.cuda.get_current_stream = lambda device_id=-1: fake.current
         properties = {"name": b"Fake H100 (tests/fake_cuda.py)", "major": 9, "minor": 0,
                       "multiProcessorCount": 132, "totalGlobalMem": self.limit}
         runtime = self.cuda.runtime
@@ -187,6 +181,19 @@ class FakeGPU(FakeCuda):
         self.cuda.compiler = types.SimpleNamespace(CompileException=type("CompileException", (Exception,), {}))
         self.RawModule = RawModule
         self.RawKernel = RawKernel
+
+    # The current stream is one object whose ptr is a plain attribute, as cheap to read as CuPy's
+    # (C code): a fresh object or a Python property per call would bill the fake's cost to the
+    # code measured. ``fake.stream = handle`` still switches it, as with FakeCuda.
+    @property
+    def stream(self):
+        return self.current.ptr
+
+    @stream.setter
+    def stream(self, handle):
+        if "current" not in self.__dict__:
+            self.current = types.SimpleNamespace(ptr=handle)
+        self.current.ptr = handle
 
 
 def install_gpu():
