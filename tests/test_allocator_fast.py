@@ -1,7 +1,8 @@
 """The caching allocator's host cost work (minitorch/cuda/allocator.py) changed no decision.
 
 tests/allocator_sequences.json holds malloc/free sequences and what the allocator did with them
-BEFORE its hot path was reworked for speed (branch s8-hostcost): where each block was placed
+BEFORE its hot path was reworked for speed (branch s8-hostcost; re-record with ``record()``
+run against that version, 6c6c36f): where each block was placed
 (segment ordinal, offset in it) and every statistic of ``memory_stats()`` after each round. The
 sequences are the allocations of a training step of the fused seed CNN and of an MNIST MLP
 (recorded on the fake GPU of benchmarks/hostcost_step.py, three steps each, replayed three
@@ -36,10 +37,22 @@ def random_sequence(seed=0, n=600):
     return events
 
 
+class Segment:
+    """cudaMalloc for the allocator alone: ``size`` bytes at the next address up, never touched.
+    Best fit breaks ties between equal free blocks by address: with the heap addresses of real
+    buffers the choice (and so the placements) would differ from one process to the next."""
+    next_ptr = 1 << 40
+
+    def __init__(self, size):
+        self.ptr, self.size = Segment.next_ptr, size
+        Segment.next_ptr += (size + 4095) // 4096 * 4096
+
+
 def replay(events, rounds):
     """Run ``events`` ``rounds`` times on a fresh allocator over a fake GPU: (placements as
     [segment ordinal, offset] per malloc, memory_stats() after each round)."""
     fake = fake_cuda.FakeCuda(limit=1 << 40)
+    fake.cuda.Memory = Segment
     pool = allocator.CachingAllocator(0, fake)
     segments, placements, stats, held = {}, [], [], {}
     for _ in range(rounds):
