@@ -108,3 +108,101 @@ def install(monkeypatch, limit=1 << 30):
     monkeypatch.setattr(minitorch.cuda, "cupy_or_raise", lambda: fake)
     monkeypatch.setattr(memory, "_pools", {})
     return fake, private_copy(monkeypatch, ARRAY_PY, "minitorch.cuda._array_under_test")
+
+
+class FakeGPU(FakeCuda):
+    """All of ``cupy`` that minitorch's cuda backend uses, kernels included, for measuring host
+    cost without a GPU (benchmarks/hostcost_step.py): memory as in :class:`FakeCuda`; NVRTC
+    "compiles" nothing and every kernel is a stub; ``driver.launchKernel`` only counts
+    (``launches``); the device is an H100 (sm_90, 132 SMs), so the dispatchers choose the rungs
+    the H100 runs. Kernels never run: the values in device memory are garbage, the host work
+    (dispatch, allocation, argument packing, autograd) is the real one.
+    """
+
+    def __init__(self, limit=1 << 34):
+        super().__init__(limit)
+        self.launches = 0
+        fake = self
+
+        class CPointer:
+            def __init__(self, ptr=0):
+                self.ptr = ptr
+
+        class RawKernel:
+            def __init__(self, name):
+                self.name, self.num_regs = name, 64
+                self.kernel = types.SimpleNamespace(ptr=id(self))
+                self.max_dynamic_shared_size_bytes = 48 * 1024
+
+            def __call__(self, grid, block, args, shared_mem=0):
+                fake.launches += 1
+
+        class RawModule:
+            def __init__(self, code=None, options=(), path=None):
+                self.functions = {}
+
+            def compile(self):
+                pass
+
+            def get_function(self, name):
+                return self.functions.setdefault(name, RawKernel(name))
+
+        class Device(self.cuda.Device):
+            compute_capability = "90"
+
+            def use(self):
+                fake.device = self.index
+
+        def launch_kernel(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra):
+            fake.launches += 1
+
+        class Event:
+            def record(self, stream=None):
+                pass
+
+            def synchronize(self):
+                pass
+
+        self.cuda.get_current_stream = lambda device_id=-1: fake.current
+        properties = {"name": b"Fake H100 (tests/fake_cuda.py)", "major": 9, "minor": 0,
+                      "multiProcessorCount": 132, "totalGlobalMem": self.limit}
+        runtime = self.cuda.runtime
+        runtime.getDeviceCount = lambda: 1
+        runtime.getDeviceProperties = lambda index: properties
+        runtime.deviceSynchronize = lambda: None
+        runtime.driverGetVersion = runtime.runtimeGetVersion = lambda: 12040
+        self.cuda.Device = Device
+        self.cuda.Event = Event
+        self.cuda.get_elapsed_time = lambda start, stop: 1.0
+        self.cuda.driver = types.SimpleNamespace(
+            launchKernel=launch_kernel, CUDADriverError=type("CUDADriverError", (RuntimeError,), {}),
+            occupancyMaxActiveBlocksPerMultiprocessor=lambda fn, block, smem: 2048 // block)
+        self.cuda.function = types.SimpleNamespace(CPointer=CPointer)
+        self.cuda.compiler = types.SimpleNamespace(CompileException=type("CompileException", (Exception,), {}))
+        self.RawModule = RawModule
+        self.RawKernel = RawKernel
+
+    # The current stream is one object whose ptr is a plain attribute, as cheap to read as CuPy's
+    # (C code): a fresh object or a Python property per call would bill the fake's cost to the
+    # code measured. ``fake.stream = handle`` still switches it, as with FakeCuda.
+    @property
+    def stream(self):
+        return self.current.ptr
+
+    @stream.setter
+    def stream(self, handle):
+        if "current" not in self.__dict__:
+            self.current = types.SimpleNamespace(ptr=handle)
+        self.current.ptr = handle
+
+
+def install_gpu():
+    """Make ``import cupy`` give a fresh :class:`FakeGPU` (registered in sys.modules for good: for a
+    process of its own, such as a benchmark, before minitorch's cuda backend is first imported).
+    Returns the FakeGPU."""
+    fake = FakeGPU()
+    module = types.ModuleType("cupy")
+    module.cuda, module.RawModule, module.RawKernel = fake.cuda, fake.RawModule, fake.RawKernel
+    sys.modules.update({"cupy": module, "cupy.cuda": fake.cuda, "cupy.cuda.function": fake.cuda.function})
+    minitorch.cuda._probe.cache_clear()
+    return fake

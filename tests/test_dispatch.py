@@ -854,6 +854,94 @@ def test_matmul_launches_the_chosen_rung(fake_ladder, gm, monkeypatch, tmp_path,
     assert launcher.launches[-1]["file"] == "gemm/05_blocktile_2d.cu" and launcher.launches[-1]["name"].endswith("f64")
 
 
+def test_a_repeated_product_runs_its_plan_and_gets_the_right_values(fake_ladder, gm, monkeypatch, tmp_path, rng):
+    mod, launcher, array = gm
+    use_table(mod, monkeypatch, tmp_path, TABLE)
+    a, b, bias = (rng.standard_normal(s).astype(F32) for s in ((70, 33), (33, 300), (300,)))
+    first = read(mod.matmul(dev(array, a), dev(array, b), dev(array, bias)))
+    assert len(mod._plans) == 1
+    monkeypatch.setattr(mod, "choose", lambda *args, **kw: pytest.fail("a planned product chose again"))
+    a2, b2, bias2 = (x + 1 for x in (a, b, bias))          # same shapes, other values and addresses
+    again = read(mod.matmul(dev(array, a2), dev(array, b2), dev(array, bias2)))
+    one, two = launcher.launches[-2:]
+    assert (one["file"], one["grid"], one["m"], one["n"], one["k"]) == (two["file"], two["grid"], 70, 300, 33)
+    np.testing.assert_allclose(first, a.astype(np.float64) @ b + bias, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(again, a2.astype(np.float64) @ b2 + bias2, rtol=1e-5, atol=1e-5)
+
+
+def test_a_plan_is_never_used_for_another_layout_bias_dtype_or_switch(fake_ladder, gm, monkeypatch, tmp_path, rng):
+    mod, launcher, array = gm
+    use_table(mod, monkeypatch, tmp_path, TABLE)
+    a, b = rng.standard_normal((600, 200)).astype(F32), rng.standard_normal((200, 600)).astype(F32)
+    A, B = dev(array, a), dev(array, b)
+    want = a.astype(np.float64) @ b
+
+    def run(x, y, *bias):
+        out = read(mod.matmul(x, y, *bias))
+        return out, launcher.launches[-1]
+
+    got, rec = run(A, B)
+    assert rec["name"] == "gemm_nn_f32" and rec["file"] == "gemm/09_pipelined.cu"   # medium, fp32: not tuned
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    bt = dev(array, np.ascontiguousarray(b.T))                 # the same B as a transposed view: layout 't'
+    got, rec = run(A, bt.T)
+    assert rec["name"] == "gemm_nt_f32" and rec["ldb"] == 200
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    got, rec = run(A, B, dev(array, np.ones(600, F32)))        # with a bias: its own plan
+    assert rec["bias"]
+    np.testing.assert_allclose(got, want + 1, rtol=1e-5, atol=1e-4)
+    got, rec = run(dev(array, a[:70, :33]), dev(array, b[:33]))  # other shapes: the small class's tuned rung
+    assert rec["file"] == "gemm/05_blocktile_2d.cu" and (rec["m"], rec["k"]) == (70, 33)
+    got, rec = run(dev(array, a.astype(F64)), dev(array, b.astype(F64)))
+    assert rec["name"] == "gemm_nn_f64"
+    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", True)     # medium tf32: built-in order
+    assert run(A, B)[1]["file"] == "gemm/10_tf32_mma.cu"
+    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", False)
+    assert run(A, B)[1]["file"] == "gemm/09_pipelined.cu"
+    monkeypatch.setattr(mod, "arch_of", lambda index: 75)                        # another GPU architecture
+    assert run(A, B)[1]["file"] == "gemm/08_warptiling.cu"
+    monkeypatch.setattr(mod, "arch_of", lambda index: 90)
+    monkeypatch.setattr(mod, "SHAPE_RULES", False)                                # the benchmark's switch
+    run(A, B)
+    assert len(mod._plans) == 8
+
+
+def test_a_plan_asks_for_its_kernel_at_every_launch(fake_ladder, gm, monkeypatch, rng):
+    """compiler.forget_edited() drops kernels whose .cu changed (a notebook's edit): a plan must not
+    keep launching the old one, so it names the kernel and looks it up each time."""
+    mod, launcher, array = gm
+    A, B = dev(array, rng.standard_normal((70, 33)).astype(F32)), dev(array, rng.standard_normal((33, 300)).astype(F32))
+    mod.matmul(A, B)
+    asked = []
+    lookup = mod.kernel
+    monkeypatch.setattr(mod, "kernel", lambda *args: asked.append(args) or lookup(*args))
+    mod.matmul(A, B)
+    assert [args[:2] for args in asked] == [("gemm/09_pipelined.cu", "gemm_nn_f32")]
+
+
+def test_reload_tuned_forgets_the_plans(fake_ladder, gm, monkeypatch, tmp_path, rng):
+    mod, launcher, array = gm
+    A, B = dev(array, rng.standard_normal((70, 33)).astype(F32)), dev(array, rng.standard_normal((33, 300)).astype(F32))
+    mod.matmul(A, B)
+    assert launcher.launches[-1]["file"] == "gemm/09_pipelined.cu" and mod._plans     # no table: built-in order
+    use_table(mod, monkeypatch, tmp_path, TABLE)                                      # rewritten table, reloaded
+    assert not mod._plans
+    mod.matmul(A, B)
+    assert launcher.launches[-1]["file"] == "gemm/05_blocktile_2d.cu"
+
+
+def test_copied_operands_and_split_k_file_no_plan(gm, rng):
+    mod, launcher, array = gm
+    a = rng.standard_normal((6, 5, 4)).astype(F32)
+    strided = dev(array, a)[:, :, ::2]            # [6, 5, 2], no unit stride: copied first
+    b = dev(array, rng.standard_normal((2, 3)).astype(F32))
+    np.testing.assert_allclose(read(mod.matmul(strided, b)), a[:, :, ::2] @ read(b), rtol=1e-5, atol=1e-5)
+    assert launcher.copies and not mod._plans
+    long_k = mod.matmul(dev(array, np.ones((8, 8192), F32)), dev(array, np.ones((8192, 8), F32)))
+    np.testing.assert_allclose(read(long_k), np.full((8, 8), 8192.0))
+    assert not mod._plans                          # split-K: several launches, never one plan
+
+
 def test_matmul_errors(gm):
     mod, _, array = gm
     with pytest.raises(ValueError, match="inner sizes"):

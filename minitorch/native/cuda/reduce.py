@@ -152,9 +152,11 @@ _occupancy = {}
 
 
 @functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=1024)
 def _rows_contiguous(shape, strides, itemsize, dims):
     """True when every row of the [n_out, R] picture is contiguous: the reduced dimensions merge
-    into one of element stride 1 (a full sum of a contiguous tensor, a sum over its last dims)."""
+    into one of element stride 1 (a full sum of a contiguous tensor, a sum over its last dims).
+    Cached, as _plan is: a training loop sums the same shapes at every step."""
     red_dims = [d for d in dims if shape[d] != 1]
     sizes, per_operand = coalesce(tuple(shape[d] for d in red_dims), (tuple(strides[d] // itemsize for d in red_dims),))
     return len(sizes) <= 1 and (not sizes or per_operand[0][0] == 1)

@@ -84,6 +84,9 @@ class Conv2dMaxPool2d(Function):
         ctx.conv_size = conv_out_size(*x.shape[2:], weight.shape[2:], stride, padding, dilation)
         ctx.geometry = (stride, padding, dilation, groups)
         ctx.has_bias = bias is not None
+        # backward ignores the indices' gradient: None, not zeros (one int64 fill and one
+        # allocation less per step; the indices never get a gradient anyway, being int64)
+        ctx.set_materialize_grads(False)
         return Tensor(y, x.device), Tensor(indices, x.device)
 
     @staticmethod

@@ -591,7 +591,7 @@ def layout_of(shape2, strides2, itemsize):
 _smem_raised = {}
 
 
-def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
+def gemm(a, b, bias=None, rung="01_naive", options=None, config=None, plan_key=None):
     """``a @ b (+ bias)`` with rung ``rung`` (a key of :data:`RUNGS`).
 
     Shapes: ``a`` [..., M, K], ``b`` [..., K, N] with broadcast batch dimensions, ``bias`` [N] or
@@ -605,6 +605,10 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
     A rung with ``entries`` (12_wgmma: TF32 only in layout 'nt') hands the products it has no
     kernel for to its ``fallback`` rung; rung 13 (13_wgmma_tma) also those the TMA copy engine
     cannot read (:func:`tma_operands`).
+
+    ``plan_key``: when given (by :func:`_mm`), a product that runs as one launch on the operands
+    as they are (no copy, no TMA map, nothing empty) files its launch under that key in
+    :data:`_plans`.
 
     Raises:
         KeyError: unknown rung.  TypeError: dtypes differ or the rung has none for them.
@@ -633,15 +637,16 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
         raise ValueError(f"gemm: bias must be [{n}] of {a.dtype}, got {bias.shape} of {bias.dtype}")
     from .elementwise import contiguous
     isz = a.itemsize
+    copied = False                   # (a plan is filed only for operands read where they lie)
     if bias is not None and n > 1 and bias.strides != (isz,):
-        bias = contiguous(bias)      # the kernels read bias[n]: a strided or expanded one is copied
+        bias, copied = contiguous(bias), True   # the kernels read bias[n]: a strided or expanded one is copied
     la = layout_of(a.shape[-2:], a.strides[-2:], isz)
     if la is None:
-        a = contiguous(a)
+        a, copied = contiguous(a), True
         la = layout_of(a.shape[-2:], a.strides[-2:], isz)
     lb = layout_of(b.shape[-2:], b.strides[-2:], isz)
     if lb is None:
-        b = contiguous(b)
+        b, copied = contiguous(b), True
         lb = layout_of(b.shape[-2:], b.strides[-2:], isz)
     batch_shape, batch, layout = broadcast_layout(((a.shape[:-2], a.strides[:-2], isz),
                                                    (b.shape[:-2], b.strides[:-2], isz)))
@@ -668,17 +673,62 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None):
         return out
     name = f"gemm_{la[0]}{lb[0]}_{SUFFIX[a.dtype]}"
     if spec.entries and name not in spec.entries:
-        return gemm(a, b, bias, spec.fallback)   # a layout/dtype this rung lacks (rung 12: TF32 'nn')
+        return gemm(a, b, bias, spec.fallback, plan_key=plan_key if not copied else None)  # (rung 12: TF32 'nn')
     options = spec.options if options is None else tuple(options)
     if spec.target:
         _check_target(rung, spec, idx)
-        fn = target_kernel(spec.file, name, idx, options, spec.target)
-    else:
-        fn = kernel(spec.file, name, idx, options)
-    _allow_smem(fn, spec.smem, idx)
     bm, bn = spec.tile
-    launch_2d(fn, (cdiv(n, bn), cdiv(m, bm), batch), spec.block,
-              (a, b, out, bias, m, n, k, la[1], lb[1], batch, layout), idx, spec.smem)
+    plan = Plan(out.shape, (spec.file, name, options, spec.target), (cdiv(n, bn), cdiv(m, bm), batch),
+                spec.block, spec.smem, (m, n, k, la[1], lb[1], batch, layout))
+    if plan_key is not None and not copied:
+        _file_plan(plan_key, plan)
+    return run_plan(plan, a, b, bias, out)
+
+
+# ---- launch plans: a repeated product skips the dispatch ------------------------------------------
+# A training step multiplies the same shapes at every step, and everything gemm() works out before
+# its launch - the rung (choose: the tuned table, the shape rules, split-K), the layout letters and
+# leading dimensions, the batch Layout, the kernel, the grid - follows from the operands' shapes,
+# strides, dtype, GPU and its architecture, the bias's layout and the switches (allow_tf32,
+# SHAPE_RULES): about 20 us of Python per product on an H100 host. _mm files that outcome under
+# those keys the first time (a Plan) and later only allocates the output and launches. Not filed:
+# products whose operands had to be copied, split-K and rung 13 (its tensor maps hold the
+# operands' addresses). reload_tuned() forgets the plans (the table or RUNGS changed); so does a
+# full dictionary (a model with ever new shapes). A plan names its kernel rather than holding it:
+# kernel() (one dictionary lookup) then still notices a .cu file edited in a notebook.
+@dataclass(frozen=True)
+class Plan:
+    """One GEMM launch, all but its arrays: ``out_shape``, the kernel's ``(file, name, options,
+    target)`` (target "" for compiler.kernel's build), ``grid``, ``block``, ``smem`` bytes, and the
+    kernel's scalar arguments ``sizes`` (m, n, k, lda, ldb, batch, Layout)."""
+    out_shape: tuple
+    kernel: tuple
+    grid: tuple
+    block: tuple
+    smem: int
+    sizes: tuple
+
+
+_plans = {}           # _mm's key (see there) -> Plan
+_MAX_PLANS = 4096
+
+
+def _file_plan(key, plan):
+    if len(_plans) >= _MAX_PLANS:
+        _plans.clear()
+    _plans[key] = plan
+
+
+def run_plan(plan, a, b, bias, out=None):
+    """Launch ``plan`` on ``a``, ``b``, ``bias`` (as the plan was made for) into ``out`` (default:
+    a new array of the plan's shape); returns ``out``."""
+    idx = a.device_id
+    file, name, options, target = plan.kernel
+    fn = target_kernel(file, name, idx, options, target) if target else kernel(file, name, idx, options)
+    _allow_smem(fn, plan.smem, idx)
+    if out is None:
+        out = empty(plan.out_shape, a.dtype, idx)
+    launch_2d(fn, plan.grid, plan.block, (a, b, out, bias) + plan.sizes, idx, plan.smem)
     return out
 
 
@@ -1018,10 +1068,11 @@ def choose(m, n, k, batch, dtype_suffix, arch, allow_tf32=None, size_class=None)
 
 
 def reload_tuned():
-    """Forget the loaded table and the cached choices (after the autotuner rewrote tuned.json, or
-    a test replaced RUNGS)."""
+    """Forget the loaded table and the cached choices and plans (after the autotuner rewrote
+    tuned.json, or a test replaced RUNGS)."""
     global _tuned
     _tuned = None
+    _plans.clear()
     _choose.cache_clear()
     _spec_of.cache_clear()
     tile_of.cache_clear()
@@ -1038,13 +1089,19 @@ def arch_of(index):
 def _mm(a, b, bias):
     """gemm() with the rung :func:`choose` picks; ``a`` [..., M, K], ``b`` [..., K, N]; a single
     product with few output tiles and a long K is split (:func:`split_k_slices`), its slices run
-    with the large class's choice."""
+    with the large class's choice. A product seen before runs its Plan (see above)."""
+    arch = arch_of(a.device_id)
+    key = (a.shape, a.strides, b.shape, b.strides, a.dtype, b.dtype, a.device_id, arch,
+           None if bias is None else (bias.shape, bias.strides, bias.dtype),
+           _tf32_switch.allow_tf32, SHAPE_RULES)
+    plan = _plans.get(key)
+    if plan is not None:
+        return run_plan(plan, a, b, bias)
     (m, k), n = a.shape[-2:], b.shape[-1]
     batch = math.prod(broadcast_shape(a.shape[:-2], b.shape[:-2]))
     suffix = SUFFIX.get(a.dtype)
     if suffix is None or a.dtype != b.dtype:
         raise TypeError(f"cuda matmul takes two arrays of one floating dtype, got {a.dtype} and {b.dtype}")
-    arch = arch_of(a.device_id)
     rung, options = choose(m, n, k, batch, suffix, arch)
     if a.ndim == b.ndim == 2 and suffix in SPLIT_K_DTYPES and k >= SPLIT_K_MIN_K:
         if not SHAPE_RULES:
@@ -1061,7 +1118,7 @@ def _mm(a, b, bias):
         (rung, options), slices = few_tiles_plan(m, n, k, (rung, options), large, sm_count(a.device_id))
         if slices > 1:
             return _split_k(a, b, bias, slices, rung, options)
-    return gemm(a, b, bias, rung, options)
+    return gemm(a, b, bias, rung, options, plan_key=key)
 
 
 # ---- shape rules: the tile's width and split-K by waves -------------------------------------------
@@ -1299,7 +1356,7 @@ def matmul(a, b, bias=None):
         # one matrix: one GEMM of B*T rows (one launch, a bigger grid, the shape class it really is)
         a2 = _fold_rows(a2) or a2
     out = _mm(a2, b2, bias)
-    return out.reshape(out_shape)
+    return out if out.shape == out_shape else out.reshape(out_shape)    # (a reshape costs ~1 us)
 
 
 def _fold_rows(a):

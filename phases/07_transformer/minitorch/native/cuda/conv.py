@@ -150,11 +150,13 @@ def _im2col_weight_grad(grad, x, geom, out_shape):
 
 
 # ---- rung 3: implicit GEMM -------------------------------------------------------------------
+@functools.lru_cache(maxsize=4096)
 def _tile(m, ncols, groups=1, min_blocks=1):
     """The (BM, BN) of TILES for a C of [m, ncols] per group: among the tiles that give at least
     ``min_blocks`` blocks (a GPU's worth: the small layers of a CNN are latency-bound, a half-empty
     GPU is the worst case), the one that wastes the least of its padded tiles (ties: the larger
-    tile); if none gives that many blocks, the one that gives the most."""
+    tile); if none gives that many blocks, the one that gives the most. Cached: every pass of
+    every step asks again for the same few shapes (~8 us of Python each time)."""
     blocks = {t: cdiv(m, t[0]) * cdiv(ncols, t[1]) * groups for t in TILES}
     enough = [t for t in TILES if blocks[t] >= min_blocks]
     if not enough:

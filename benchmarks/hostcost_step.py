@@ -1,0 +1,130 @@
+"""Host cost of one training step, without a GPU: the fused seed CNN (and an MNIST MLP) on the
+fake GPU of tests/fake_cuda.py, whose kernels are stubs and whose launches only count.
+
+    python benchmarks/hostcost_step.py [--steps 300] [--repeats 7] [--model cnn|mlp|both] [--top 25]
+
+The loop is race_cnn_epoch.py's (``--profile``): zero_grad, forward, cross-entropy, backward,
+SGD with momentum, batch 64 drawn by a shuffling DataLoader from random data of MNIST's shape;
+the CNN is the seed's, fused by ``fuse_conv_relu(max_pool=True)`` as in the race; the MLP is
+784-128-10 with ReLU. Every kernel of that step is dispatched, allocated for and launched as on
+the H100 (the fake says sm_90 and 132 SMs, so the same rungs are picked), but nothing runs: what
+is timed is the Python between the launches, which is all of a step's time on the H100 host
+(the GPU work of a step is a few microseconds). The profile then shows where it goes.
+
+Prints, per model: microseconds per step (the minimum over ``--repeats`` runs of ``--steps``
+steps, of CPU time and of wall time: on a shared machine only the minimum is repeatable, and CPU
+time leaves out the time other processes ran), launches and allocations per step, then the cProfile top ``--top`` by own time per step. To compare two checkouts, run the
+same copy of this script beside each (it imports the ``minitorch`` next to its own folder).
+"""
+import argparse
+import cProfile
+import pstats
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+import minitorch  # noqa: E402
+import fake_cuda  # noqa: E402
+
+FAKE = fake_cuda.install_gpu()             # before the cuda backend is first imported
+
+from minitorch import nn  # noqa: E402
+from minitorch.data import DataLoader, TensorDataset  # noqa: E402
+from minitorch.nn.conv import fuse_conv_relu  # noqa: E402
+
+BATCH, LR, MOMENTUM, SEED, SAMPLES = 64, 0.05, 0.9, 0, 6400
+
+
+def seed_cnn():
+    """The seed's CNN (race_cnn_epoch.seed_cnn), on the fake cuda, fused conv+ReLU+pool."""
+    model = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), nn.Linear(784, 64), nn.ReLU(), nn.Linear(64, 10)).to("cuda")
+    fuse_conv_relu(model, max_pool=True)
+    return model, (1, 28, 28)
+
+
+def mnist_mlp():
+    """784-128-10 with ReLU, on flattened images."""
+    return nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10)).to("cuda"), (784,)
+
+
+def trainer(make):
+    """A function that runs ``steps`` training steps of the model ``make`` builds."""
+    minitorch.manual_seed(SEED)
+    model, shape = make()
+    rng = np.random.default_rng(SEED)
+    x = minitorch.tensor(rng.standard_normal((SAMPLES,) + shape, dtype=np.float32), device="cuda")
+    y = minitorch.tensor(rng.integers(0, 10, SAMPLES), device="cuda")
+    loader = DataLoader(TensorDataset(x, y), batch_size=BATCH, shuffle=True, seed=SEED)
+    optimizer = minitorch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def run(steps):
+        done = 0
+        while done < steps:
+            for xb, yb in loader:
+                optimizer.zero_grad()
+                loss = loss_fn(model(xb), yb)
+                loss.backward()
+                optimizer.step()
+                done += 1
+                if done == steps:
+                    return
+    return run
+
+
+def measure(name, make, steps, repeats, top):
+    run = trainer(make)
+    run(steps)                                           # warm-up: caches, plans, free lists
+    pool = minitorch.cuda.memory.pool(0, FAKE)
+    launches, mallocs = FAKE.launches, pool.loaned[0].count_added
+    times, cpu = [], []
+    for _ in range(repeats):
+        t0, c0 = time.perf_counter(), time.process_time()
+        run(steps)
+        cpu.append((time.process_time() - c0) / steps * 1e6)
+        times.append((time.perf_counter() - t0) / steps * 1e6)
+    per_run = repeats * steps
+    print(f"\n{name}: {min(cpu):.1f} us/step of CPU time, {min(times):.1f} us/step wall (min of {repeats} runs "
+          f"of {steps} steps; median wall {sorted(times)[repeats // 2]:.1f}); "
+          f"{(FAKE.launches - launches) / per_run:.1f} launches, "
+          f"{(pool.loaned[0].count_added - mallocs) / per_run:.1f} allocations per step")
+    if top <= 0:
+        return min(cpu)
+    prof = cProfile.Profile()
+    prof.enable()
+    run(steps)
+    prof.disable()
+    stats = pstats.Stats(prof)
+    total = sum(row[2] for row in stats.stats.values())
+    print(f"under cProfile: {total / steps * 1e6:.0f} us of host time per step (the profiler adds its own)")
+    print(f"{'calls/step':>10s} {'self us/step':>12s} {'cum us/step':>11s}  function")
+    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]
+    for (file, line, fname), (_cc, ncalls, tottime, cumtime, _callers) in rows:
+        where = f"{Path(file).parent.name}/{Path(file).name}:{line}" if line else file
+        print(f"{ncalls / steps:10.1f} {tottime / steps * 1e6:12.1f} {cumtime / steps * 1e6:11.1f}  {where}({fname})")
+    return min(cpu)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--steps", type=int, default=300)
+    p.add_argument("--repeats", type=int, default=7)
+    p.add_argument("--model", choices=("cnn", "mlp", "both"), default="both")
+    p.add_argument("--top", type=int, default=25, help="rows of the profile (0: no profile)")
+    args = p.parse_args(argv)
+    print(f"minitorch from {Path(minitorch.__file__).parent}; fake GPU (tests/fake_cuda.py); batch {BATCH}")
+    models = {"cnn": [("fused seed CNN", seed_cnn)], "mlp": [("MNIST MLP 784-128-10", mnist_mlp)]}
+    chosen = models["cnn"] + models["mlp"] if args.model == "both" else models[args.model]
+    for name, make in chosen:
+        measure(name, make, args.steps, args.repeats, args.top)
+
+
+if __name__ == "__main__":
+    main()
