@@ -28,6 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 import minitorch  # noqa: E402
 import fake_cuda  # noqa: E402
 
@@ -36,15 +37,14 @@ FAKE = fake_cuda.install_gpu()             # before the cuda backend is first im
 from minitorch import nn  # noqa: E402
 from minitorch.data import DataLoader, TensorDataset  # noqa: E402
 from minitorch.nn.conv import fuse_conv_relu  # noqa: E402
+import race_cnn_epoch  # noqa: E402  (the race's model and training loop)
 
 BATCH, LR, MOMENTUM, SEED, SAMPLES = 64, 0.05, 0.9, 0, 6400
 
 
 def seed_cnn():
-    """The seed's CNN (race_cnn_epoch.seed_cnn), on the fake cuda, fused conv+ReLU+pool."""
-    model = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Flatten(), nn.Linear(784, 64), nn.ReLU(), nn.Linear(64, 10)).to("cuda")
+    """The race's seed CNN, on the fake cuda, fused conv+ReLU+pool as the race fuses it."""
+    model = race_cnn_epoch.seed_cnn(minitorch).to("cuda")
     fuse_conv_relu(model, max_pool=True)
     return model, (1, 28, 28)
 
@@ -65,18 +65,7 @@ def trainer(make):
     optimizer = minitorch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
     loss_fn = nn.CrossEntropyLoss()
 
-    def run(steps):
-        done = 0
-        while done < steps:
-            for xb, yb in loader:
-                optimizer.zero_grad()
-                loss = loss_fn(model(xb), yb)
-                loss.backward()
-                optimizer.step()
-                done += 1
-                if done == steps:
-                    return
-    return run
+    return lambda steps: race_cnn_epoch.train_steps(model, loader, optimizer, loss_fn, steps)
 
 
 def measure(name, make, steps, repeats, top):

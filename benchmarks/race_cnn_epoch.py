@@ -112,7 +112,7 @@ def epoch_race(name, make, fused, train, X, Y, repeats, out):
                 sizes={"train": len(train), "batch": BATCH, "fused": fused}, save=True, results_dir=out)
 
 
-def _steps(model, loader, optimizer, loss_fn, steps):
+def train_steps(model, loader, optimizer, loss_fn, steps):
     """``steps`` training steps of the race's loop (epoch boundaries included), then a sync."""
     done = 0
     while done < steps:
@@ -151,7 +151,7 @@ def profile(steps, samples=60_000, top=30):
     topt = torch.optim.SGD(theirs.parameters(), lr=LR, momentum=MOMENTUM)
     loader = DataLoader(train, batch_size=BATCH, shuffle=True, seed=SEED)
     loss_fn, tloss_fn = nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss()
-    run_ours = lambda: _steps(ours, loader, opt, loss_fn, steps)                 # noqa: E731
+    run_ours = lambda: train_steps(ours, loader, opt, loss_fn, steps)           # noqa: E731
     run_theirs = lambda: _torch_steps(theirs, X, Y, topt, tloss_fn, steps)      # noqa: E731
     print(f"minitorch from {Path(minitorch.__file__).parent}; {steps} steps of batch {BATCH}")
     for name, run in (("ours", run_ours), ("torch", run_theirs)):
