@@ -1,7 +1,7 @@
 """Host cost of one training step, without a GPU: the fused seed CNN (and an MNIST MLP) on the
 fake GPU of tests/fake_cuda.py, whose kernels are stubs and whose launches only count.
 
-    python benchmarks/hostcost_step.py [--steps 300] [--repeats 7] [--model cnn|mlp|both] [--top 25]
+    python benchmarks/hostcost_step.py [--steps 300] [--repeats 7] [--model cnn|mlp|both|gpt] [--top 25]
 
 The loop is race_cnn_epoch.py's (``--profile``): zero_grad, forward, cross-entropy, backward,
 SGD with momentum, batch 64 drawn by a shuffling DataLoader from random data of MNIST's shape;
@@ -68,8 +68,29 @@ def trainer(make):
     return lambda steps: race_cnn_epoch.train_steps(model, loader, optimizer, loss_fn, steps)
 
 
+def nanogpt_trainer(batch=16):
+    """``steps`` training steps of nanoGPT's shakespeare-char model as benchmarks/train_gpt.py runs
+    it (AdamW, gradient clipping, dropout 0.2, flash attention), on random tokens: the model's own
+    shapes but ``batch`` sequences (the race's 64 would need ~4x the host memory the fake backs
+    its "device" with; the host work per step barely depends on it, the split-K choices a little)."""
+    import train_gpt
+    from minitorch.models.gpt import GPTConfig
+    run = dict(train_gpt.CONFIGS["nanogpt"], batch_size=batch)
+    config = GPTConfig(vocab_size=65, **{k: run[k] for k in train_gpt.MODEL_KEYS})
+    minitorch.manual_seed(SEED)
+    ours = train_gpt.Ours(config, run, "cuda")
+    rng = np.random.default_rng(SEED)
+    x, y = (minitorch.tensor(rng.integers(0, 65, (batch, run["block_size"])), device="cuda") for _ in range(2))
+
+    def steps_of(steps):
+        for _ in range(steps):
+            ours.backward(ours.forward(x, y))
+            ours.step()
+    return steps_of
+
+
 def measure(name, make, steps, repeats, top):
-    run = trainer(make)
+    run = make() if make is nanogpt_trainer else trainer(make)
     run(steps)                                           # warm-up: caches, plans, free lists
     pool = minitorch.cuda.memory.pool(0, FAKE)
     launches, mallocs = FAKE.launches, pool.loaned[0].count_added
@@ -105,11 +126,13 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--steps", type=int, default=300)
     p.add_argument("--repeats", type=int, default=7)
-    p.add_argument("--model", choices=("cnn", "mlp", "both"), default="both")
+    p.add_argument("--model", choices=("cnn", "mlp", "both", "gpt"), default="both",
+                   help="both: cnn and mlp; gpt: nanoGPT's step (batch 16), by itself")
     p.add_argument("--top", type=int, default=25, help="rows of the profile (0: no profile)")
     args = p.parse_args(argv)
-    print(f"minitorch from {Path(minitorch.__file__).parent}; fake GPU (tests/fake_cuda.py); batch {BATCH}")
-    models = {"cnn": [("fused seed CNN", seed_cnn)], "mlp": [("MNIST MLP 784-128-10", mnist_mlp)]}
+    print(f"minitorch from {Path(minitorch.__file__).parent}; fake GPU (tests/fake_cuda.py); batch {BATCH} (cnn, mlp)")
+    models = {"cnn": [("fused seed CNN", seed_cnn)], "mlp": [("MNIST MLP 784-128-10", mnist_mlp)],
+              "gpt": [("nanoGPT shakespeare-char, batch 16", nanogpt_trainer)]}
     chosen = models["cnn"] + models["mlp"] if args.model == "both" else models[args.model]
     for name, make in chosen:
         measure(name, make, args.steps, args.repeats, args.top)

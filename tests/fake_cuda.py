@@ -130,7 +130,7 @@ class FakeGPU(FakeCuda):
 
         class RawKernel:
             def __init__(self, name):
-                self.name, self.num_regs = name, 64
+                self.name, self.num_regs, self.max_threads_per_block = name, 64, 1024
                 self.kernel = types.SimpleNamespace(ptr=id(self))
                 self.max_dynamic_shared_size_bytes = 48 * 1024
 
@@ -178,6 +178,15 @@ class FakeGPU(FakeCuda):
             launchKernel=launch_kernel, CUDADriverError=type("CUDADriverError", (RuntimeError,), {}),
             occupancyMaxActiveBlocksPerMultiprocessor=lambda fn, block, smem: 2048 // block)
         self.cuda.function = types.SimpleNamespace(CPointer=CPointer)
+
+        def curand_draw(handle, ptr, n, *params):      # cuRAND's generators launch a kernel each
+            fake.launches += 1
+
+        self.cuda.curand = types.SimpleNamespace(
+            CURAND_RNG_PSEUDO_PHILOX4_32_10=1, createGenerator=lambda kind: object(),
+            setPseudoRandomGeneratorSeed=lambda handle, seed: None, setStream=lambda handle, stream: None,
+            generateUniform=curand_draw, generateUniformDouble=curand_draw, generateNormal=curand_draw,
+            generateNormalDouble=curand_draw, generate=curand_draw, generateLongLong=curand_draw)
         self.cuda.compiler = types.SimpleNamespace(CompileException=type("CompileException", (Exception,), {}))
         self.RawModule = RawModule
         self.RawKernel = RawKernel

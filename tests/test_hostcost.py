@@ -45,3 +45,12 @@ def test_hostcost_step_runs_a_training_step_on_the_fake_gpu():
     cnn = out.split("fused seed CNN: ")[1]
     launches = float(cnn.split(" launches")[0].rsplit(" ", 1)[-1])
     assert 20 <= launches <= 30, out          # 26 on 2026-11-25: every launch of the step is counted
+
+
+def test_hostcost_step_runs_a_nanogpt_step_on_the_fake_gpu():
+    """The GPT's step (dropout's cuRAND draws, flash, AdamW) runs on the fake GPU too; every launch counts."""
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "hostcost_step.py"), "--model", "gpt",
+                           "--steps", "1", "--repeats", "1", "--top", "0"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    launches = float(done.stdout.split(" launches")[0].rsplit(" ", 1)[-1])
+    assert 250 <= launches <= 400, done.stdout     # 305 on 2026-11-25 (batch 16): kernels and cuRAND draws
