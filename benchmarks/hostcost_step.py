@@ -17,8 +17,6 @@ time leaves out the time other processes ran), launches and allocations per step
 same copy of this script beside each (it imports the ``minitorch`` next to its own folder).
 """
 import argparse
-import cProfile
-import pstats
 import sys
 import time
 from pathlib import Path
@@ -107,18 +105,7 @@ def measure(name, make, steps, repeats, top):
           f"{(pool.loaned[0].count_added - mallocs) / per_run:.1f} allocations per step")
     if top <= 0:
         return min(cpu)
-    prof = cProfile.Profile()
-    prof.enable()
-    run(steps)
-    prof.disable()
-    stats = pstats.Stats(prof)
-    total = sum(row[2] for row in stats.stats.values())
-    print(f"under cProfile: {total / steps * 1e6:.0f} us of host time per step (the profiler adds its own)")
-    print(f"{'calls/step':>10s} {'self us/step':>12s} {'cum us/step':>11s}  function")
-    rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]
-    for (file, line, fname), (_cc, ncalls, tottime, cumtime, _callers) in rows:
-        where = f"{Path(file).parent.name}/{Path(file).name}:{line}" if line else file
-        print(f"{ncalls / steps:10.1f} {tottime / steps * 1e6:12.1f} {cumtime / steps * 1e6:11.1f}  {where}({fname})")
+    race_cnn_epoch.print_profile(lambda: run(steps), steps, top)
     return min(cpu)
 
 

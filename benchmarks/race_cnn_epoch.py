@@ -158,13 +158,20 @@ def profile(steps, samples=60_000, top=30):
         run()                                                                  # warm-up: compiles, caches
         best = min(_wall(run) for _ in range(3))
         print(f"{name:6s} {best / steps * 1e3:7.3f} ms/step (best of 3 runs of {steps} steps)")
+    print()
+    print_profile(run_ours, steps, top)
+
+
+def print_profile(run, steps, top):
+    """Run ``run()`` (``steps`` training steps) under cProfile and print, per step, the host time
+    and the ``top`` costliest functions by their own time (calls, own and cumulative us)."""
     prof = cProfile.Profile()
     prof.enable()
-    run_ours()
+    run()
     prof.disable()
     stats = pstats.Stats(prof)
     total = sum(row[2] for row in stats.stats.values())
-    print(f"\nunder cProfile: {total / steps * 1e6:.0f} us of host time per step (the profiler adds its own)")
+    print(f"under cProfile: {total / steps * 1e6:.0f} us of host time per step (the profiler adds its own)")
     print(f"{'calls/step':>10s} {'self us/step':>12s} {'cum us/step':>11s}  function")
     rows = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:top]
     for (file, line, name), (_cc, ncalls, tottime, cumtime, _callers) in rows:
