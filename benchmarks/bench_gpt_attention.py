@@ -34,8 +34,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import minitorch  # noqa: E402
 import minitorch.nn.functional as F  # noqa: E402
-from minitorch.utils.race import disable_tf32, environment, slug  # noqa: E402
-from gemm_common import time_interleaved_ms  # noqa: E402
+from minitorch.utils.race import disable_tf32, environment  # noqa: E402
+from gemm_common import time_interleaved_ms, write_record  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -136,10 +136,7 @@ def main():
               "shape": {"B": B, "heads": NH, "T": T, "head_dim": HS}, "dropout_p": P, "dtype": "float32",
               "tf32": False, "warmup": WARMUP, "repeats": REPEATS, "checks": checks, "results": rows,
               "seconds": time.perf_counter() - began}
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"bench_gpt_attention-{slug(record['env']['gpu_name'] or 'gpu')}.json"
-    path.write_text(json.dumps(record, indent=1))
+    path = write_record(record, args.out, "bench_gpt_attention")
     print(f"\nwrote {path} ({record['seconds']:.0f} s); checks ok: {checks['ok']}")
     return 0 if checks["ok"] else 1
 

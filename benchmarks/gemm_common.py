@@ -360,3 +360,16 @@ def set_torch_tf32(torch, allow):
     return {"torch.backends.cuda.matmul.allow_tf32": bool(torch.backends.cuda.matmul.allow_tf32),
             "torch.backends.cudnn.allow_tf32": bool(torch.backends.cudnn.allow_tf32),
             "float32_matmul_precision": torch.get_float32_matmul_precision()}
+
+
+def write_record(record, out_dir, name):
+    """Write a benchmark's ``record`` (a dict with ``env`` from minitorch.utils.race.environment) as
+    ``<out_dir>/<name>-<GPU name as a slug>.json``, making the folder; returns the path."""
+    import json
+    from pathlib import Path
+    from minitorch.utils.race import slug
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}-{slug(record['env'].get('gpu_name') or 'gpu')}.json"
+    path.write_text(json.dumps(record, indent=1))
+    return path

@@ -273,3 +273,10 @@ def test_lean_tuning_space():
     tuned = [("09_pipelined", tuple(c), True) for c in G.tuning_configs("09_pipelined")]
     order = tune_gemm._by_prior(tuned)
     assert {o for _, o, _ in order[:len(lean)]} == set(lean)
+
+
+def test_write_record_names_the_file_by_benchmark_and_gpu(tmp_path):
+    record = {"env": {"gpu_name": "NVIDIA H100 80GB HBM3"}, "results": [1, 2]}
+    path = C.write_record(record, tmp_path / "new", "bench_x")
+    assert path == tmp_path / "new" / "bench_x-nvidia-h100-80gb-hbm3.json"
+    assert json.loads(path.read_text()) == record
