@@ -181,11 +181,11 @@ def main(argv=None):
 
     def call(rung, kind, da, db, m, n, k, bias=None):
         if rung == DISPATCH:
-            backends.cuda.matmul.allow_tf32 = kind == "tf32"     # the switch dispatch reads
-            try:
+            before, backends.cuda.matmul.allow_tf32 = backends.cuda.matmul.allow_tf32, kind == "tf32"
+            try:                                                  # (the switch dispatch reads)
                 return G._mm(da, db, bias)
             finally:
-                backends.cuda.matmul.allow_tf32 = False
+                backends.cuda.matmul.allow_tf32 = before
         if rung != TUNED:
             return G.gemm(da, db, bias, rung=rung)
         entry = tuned[kind].get(G.shape_class(m, n, k, 1))
