@@ -930,16 +930,32 @@ def test_reload_tuned_forgets_the_plans(fake_ladder, gm, monkeypatch, tmp_path, 
     assert launcher.launches[-1]["file"] == "gemm/05_blocktile_2d.cu"
 
 
-def test_copied_operands_and_split_k_file_no_plan(gm, rng):
+def test_copied_operands_file_no_plan(gm, rng):
     mod, launcher, array = gm
     a = rng.standard_normal((6, 5, 4)).astype(F32)
     strided = dev(array, a)[:, :, ::2]            # [6, 5, 2], no unit stride: copied first
     b = dev(array, rng.standard_normal((2, 3)).astype(F32))
     np.testing.assert_allclose(read(mod.matmul(strided, b)), a[:, :, ::2] @ read(b), rtol=1e-5, atol=1e-5)
     assert launcher.copies and not mod._plans
-    long_k = mod.matmul(dev(array, np.ones((8, 8192), F32)), dev(array, np.ones((8192, 8), F32)))
-    np.testing.assert_allclose(read(long_k), np.full((8, 8), 8192.0))
-    assert not mod._plans                          # split-K: several launches, never one plan
+
+
+
+def test_split_k_files_its_decision_and_its_launches(gm, rng):
+    """A split product files a SplitPlan under its key and Plans for its batched GEMM and its rest;
+    the second call replays them: the same launches, the same values, no new choice."""
+    mod, launcher, array = gm
+    a, b = rng.standard_normal((8, 8192 + 37)).astype(F32), rng.standard_normal((8192 + 37, 8)).astype(F32)
+    da, db, bias = dev(array, a), dev(array, b), dev(array, np.arange(8, dtype=F32))
+    first = read(mod.matmul(da, db, bias))
+    split = [p for p in mod._plans.values() if isinstance(p, mod.SplitPlan)]
+    assert len(split) == 1 and split[0].slices > 1 and len(mod._plans) == 3    # the decision, slices, rest
+    calls = [(r["batch"], r["k"], r["bias"]) for r in launcher.launches]
+    launcher.launches.clear()
+    mod.choose = None                                 # a replay must not choose again
+    second = read(mod.matmul(da, db, bias))
+    assert [(r["batch"], r["k"], r["bias"]) for r in launcher.launches] == calls
+    np.testing.assert_array_equal(second, first)
+    np.testing.assert_allclose(first, a.astype(np.float64) @ b + np.arange(8), rtol=1e-5, atol=1e-3)
 
 
 def test_matmul_errors(gm):

@@ -709,7 +709,17 @@ class Plan:
     sizes: tuple
 
 
-_plans = {}           # _mm's key (see there) -> Plan
+@dataclass(frozen=True)
+class SplitPlan:
+    """A product that split-K runs (:func:`_split_k`): how many ``slices`` and the configuration
+    (``rung``, ``options``) of its launches, whose own Plans are filed under the product's key
+    plus "slices" / "rest"."""
+    slices: int
+    rung: str
+    options: tuple
+
+
+_plans = {}           # _mm's key (see there) -> Plan or SplitPlan
 _MAX_PLANS = 4096
 
 
@@ -1096,6 +1106,8 @@ def _mm(a, b, bias):
            _tf32_switch.allow_tf32, SHAPE_RULES)
     plan = _plans.get(key)
     if plan is not None:
+        if isinstance(plan, SplitPlan):
+            return _split_k(a, b, bias, plan.slices, plan.rung, plan.options, plan_key=key)
         return run_plan(plan, a, b, bias)
     (m, k), n = a.shape[-2:], b.shape[-1]
     batch = math.prod(broadcast_shape(a.shape[:-2], b.shape[:-2]))
@@ -1107,18 +1119,24 @@ def _mm(a, b, bias):
         if not SHAPE_RULES:
             slices = _power_of_two_slices(m, n, k, sm_count(a.device_id))
             if slices > 1:
-                return _split_k(a, b, bias, slices, *choose(m, n, k // slices, slices, suffix, arch))
+                return _split_planned(key, a, b, bias, slices, *choose(m, n, k // slices, slices, suffix, arch))
         else:
             split = choose(m, n, k, 1, suffix, arch, size_class="large")
             slices = slices_for(m, n, k, *split, sm_count(a.device_id))
             if slices > 1:
-                return _split_k(a, b, bias, slices, *split)
+                return _split_planned(key, a, b, bias, slices, *split)
     elif SHAPE_RULES and a.ndim == b.ndim == 2 and suffix in SPLIT_K_DTYPES:
         large = choose(m, n, k, 1, suffix, arch, size_class="large")
         (rung, options), slices = few_tiles_plan(m, n, k, (rung, options), large, sm_count(a.device_id))
         if slices > 1:
-            return _split_k(a, b, bias, slices, rung, options)
+            return _split_planned(key, a, b, bias, slices, rung, options)
     return gemm(a, b, bias, rung, options, plan_key=key)
+
+
+def _split_planned(key, a, b, bias, slices, rung, options):
+    """:func:`_split_k`, its decision filed under ``key`` as a :class:`SplitPlan` first."""
+    _file_plan(key, SplitPlan(slices, rung, tuple(options)))
+    return _split_k(a, b, bias, slices, rung, options, plan_key=key)
 
 
 # ---- shape rules: the tile's width and split-K by waves -------------------------------------------
@@ -1306,12 +1324,13 @@ def _power_of_two_slices(m, n, k, sms):
     return slices
 
 
-def _split_k(a, b, bias, slices, rung, options):
+def _split_k(a, b, bias, slices, rung, options, plan_key=None):
     """``a @ b (+ bias)`` for 2-D ``a`` [M, K], ``b`` [K, N] as the sum over ``slices`` K slices
     of :func:`split_k_length` each, one strided-batched GEMM of views into [slices, M, N] summed by
     one reduction, plus the short rest of K (if any) as one more GEMM that carries the bias in its
     epilogue (the same launch cannot: its slices would read past K). ``rung``, ``options``: the
-    configuration of every launch."""
+    configuration of every launch; ``plan_key``: the product's key in :data:`_plans`, under which
+    (plus "slices" / "rest") the two GEMMs file their Plans."""
     from .elementwise import binary
     from .reduce import sum as reduce_sum
     (m, k), n = a.shape, b.shape[1]
@@ -1320,10 +1339,20 @@ def _split_k(a, b, bias, slices, rung, options):
     (sa_m, sa_k), (sb_k, sb_n) = a.strides, b.strides
     a_s = a.as_strided((slices, m, length), (length * sa_k, sa_m, sa_k))
     b_s = b.as_strided((slices, length, n), (length * sb_k, sb_k, sb_n))
-    out = reduce_sum(gemm(a_s, b_s, None, rung, options), (0,))
+    out = reduce_sum(_planned_gemm(plan_key, "slices", a_s, b_s, None, rung, options), (0,))
     if done < k:
-        return binary("add", out, gemm(a[:, done:], b[done:, :], bias, rung, options))
+        return binary("add", out, _planned_gemm(plan_key, "rest", a[:, done:], b[done:, :], bias, rung, options))
     return out if bias is None else binary("add", out, bias)
+
+
+def _planned_gemm(plan_key, part, a, b, bias, rung, options):
+    """gemm() for one ``part`` of a split product, replaying its Plan filed under ``plan_key +
+    (part,)`` if there is one (``plan_key`` None: no plans)."""
+    key = None if plan_key is None else plan_key + (part,)
+    plan = _plans.get(key) if key is not None else None
+    if plan is not None:
+        return run_plan(plan, a, b, bias)
+    return gemm(a, b, bias, rung, options, plan_key=key)
 
 
 def matmul(a, b, bias=None):
