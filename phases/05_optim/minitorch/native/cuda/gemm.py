@@ -1099,7 +1099,9 @@ def arch_of(index):
 def _mm(a, b, bias):
     """gemm() with the rung :func:`choose` picks; ``a`` [..., M, K], ``b`` [..., K, N]; a single
     product with few output tiles and a long K is split (:func:`split_k_slices`), its slices run
-    with the large class's choice. A product seen before runs its Plan (see above)."""
+    with the large class's choice; with a shorter K, :func:`few_tiles_plan` may split it too, or
+    give it the large configuration. A product seen before replays its Plan or SplitPlan (see
+    above) instead of choosing again."""
     arch = arch_of(a.device_id)
     key = (a.shape, a.strides, b.shape, b.strides, a.dtype, b.dtype, a.device_id, arch,
            None if bias is None else (bias.shape, bias.strides, bias.dtype),
