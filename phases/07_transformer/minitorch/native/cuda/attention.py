@@ -161,20 +161,20 @@ def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0):
     S = k.shape[-2]
     bh = int(np.prod(q.shape[:-2]))
     idx = q.device_id
+    tiled = tiled and S > 0         # S = 0 (no keys, nothing to drop) runs rung 1, which reads q contiguous
     out = _output(q.shape, tiled, idx)
     lse = empty((bh, L), _F32, idx)
     if not (bh and L):
         return out, lse
-    args = (q, k, v, out, lse, L, S, np.float32(scale), np.bool_(causal))
-    if tiled and S:
+    if tiled:
         fn, smem = _kernel("flash_fwd_tiled", d, idx, "fwd_tiled", TILED_FILE)
-        launch(fn, (bh, cdiv(L, TBQ)), (THREADS,), args + drop + _strides(q, k, v, out), shared_mem=smem,
-               index=idx)
-    else:           # rung 1 (S = 0 too: no keys, nothing to drop; rung 1 reads q contiguous, out is)
+        extra, grid = drop + _strides(q, k, v, out), (bh, cdiv(L, TBQ))
+    else:
         q = q if q.c_contiguous else contiguous(q)
-        out = empty(q.shape, _F32, idx)
         fn, smem = _kernel("flash_fwd", d, idx, "fwd")
-        launch(fn, (bh, cdiv(L, FBQ)), (THREADS,), (q, k, v, out) + args[4:], shared_mem=smem, index=idx)
+        extra, grid = (), (bh, cdiv(L, FBQ))
+    launch(fn, grid, (THREADS,), (q, k, v, out, lse, L, S, np.float32(scale), np.bool_(causal)) + extra,
+           shared_mem=smem, index=idx)
     return out, lse
 
 

@@ -691,9 +691,9 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None, plan_key=N
 # leading dimensions, the batch Layout, the kernel, the grid - follows from the operands' shapes,
 # strides, dtype, GPU and its architecture, the bias's layout and the switches (allow_tf32,
 # SHAPE_RULES): about 20 us of Python per product on an H100 host. _mm files that outcome under
-# those keys the first time (a Plan) and later only allocates the output and launches. Not filed:
-# products whose operands had to be copied, split-K and rung 13 (its tensor maps hold the
-# operands' addresses). reload_tuned() forgets the plans (the table or RUNGS changed); so does a
+# those keys the first time (a Plan) and later only allocates the output and launches; a split
+# product files its decision (a SplitPlan) and its two GEMMs' Plans. Not filed: products whose
+# operands had to be copied, and rung 13 (its tensor maps hold the operands' addresses). reload_tuned() forgets the plans (the table or RUNGS changed); so does a
 # full dictionary (a model with ever new shapes). A plan names its kernel rather than holding it:
 # kernel() (one dictionary lookup) then still notices a .cu file edited in a notebook.
 @dataclass(frozen=True)

@@ -148,7 +148,6 @@ _occupancy = {}
 
 
 @functools.lru_cache(maxsize=1024)
-@functools.lru_cache(maxsize=1024)
 def _rows_contiguous(shape, strides, itemsize, dims):
     """True when every row of the [n_out, R] picture is contiguous: the reduced dimensions merge
     into one of element stride 1 (a full sum of a contiguous tensor, a sum over its last dims).
