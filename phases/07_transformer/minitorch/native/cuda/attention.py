@@ -26,7 +26,8 @@ import numpy as np
 from ...cuda.array import empty
 from ..cpu import attention_dropout_threshold
 from .elementwise import contiguous
-from .launch import cdiv, cp, kernel, launch
+from .creation import fill_
+from .launch import cdiv, cp, kernel, launch, launch_stride
 
 FILE = "attention/01_flash_fp32.cu"
 HEAD_DIMS = (32, 64, 128)
@@ -258,8 +259,11 @@ def _mma_fwd_smem(d, config):
 
 
 def _mma_bwd_smem(kind, d):
-    """Bytes of the backward kernels: 64 rows of two operands, a tile of the walked dimension of two."""
+    """Bytes of the backward kernels: 64 rows of two operands, a tile of the walked dimension of two
+    (one pass: two stages of it, and dS^T [64][n]); 2-byte elements."""
     n = 32 if d == 128 else 64
+    if kind == "onepass":      # K, V [64][d]; Q, dO [2][n][d]; dS^T [64][n]; lse, delta [2][n] (float32)
+        return 2 * d * (2 * BWD_ROWS + 4 * n) + 2 * BWD_ROWS * n + 2 * 2 * n * 4
     extra = 2 * n * 4 if kind == "dkdv" else 0      # lse and delta of the query tile (float32)
     return 2 * d * (2 * BWD_ROWS + 2 * n) + extra
 
@@ -312,11 +316,19 @@ def flash_attention_mma(q, k, v, scale, causal, config=None):
     return out, lse
 
 
-def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal):
+def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal, deterministic=False):
     """Gradients (dq, dk, dv) of :func:`flash_attention_mma`, of q's dtype, from its inputs, output,
     log-sum-exp and the upstream gradient ``grad`` [BH, L, D] (q's dtype, contiguous, aligned).
-    FlashAttention-2's backward: delta = rowsum(grad * out); dK, dV per key tile; dQ per query tile
-    (no atomics: deterministic)."""
+    FlashAttention-2's backward, after delta = rowsum(grad * out), one of two ways:
+
+    * ``deterministic=False`` (FA2's Algorithm 2, as PyTorch's flash backend): ONE kernel per key
+      tile computes dK, dV and adds dS K into a float32 dq buffer with atomics (5 tile products per
+      pair of tiles); a last kernel scales and rounds it. The atomics add in the order blocks arrive,
+      so dq's bits may differ between runs.
+    * ``deterministic=True`` (``minitorch.use_deterministic_algorithms(True)``): dK, dV per key tile,
+      then dq per query tile, which computes S and dP a second time (7 products) but writes every
+      element once: the same bits every run.
+    """
     suffix = _check_mma(q, k, v)
     _check_mma(grad, out, out)
     bh, L, d = q.shape
@@ -333,6 +345,14 @@ def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal):
     launch(_mma_kernel("flash_mma_bwd_dot", suffix, d, idx, 0, opts), (cdiv(rows * 32, THREADS),), (THREADS,),
            (grad, out, delta, rows), index=idx)
     common = (L, S, np.float32(scale), np.bool_(causal))
+    if not deterministic:
+        dq_acc = fill_(empty(q.shape, _F32, idx), 0)       # float32 sums of dS K, unscaled
+        smem = _mma_bwd_smem("onepass", d)
+        launch(_mma_kernel("flash_mma_bwd_onepass", suffix, d, idx, smem, opts), (bh, cdiv(S, BWD_ROWS)),
+               (BWD_THREADS,), (q, k, v, grad, lse, delta, dk, dv, dq_acc) + common, shared_mem=smem, index=idx)
+        round_dq = kernel(MMA_FILE, f"flash_mma_bwd_dq_round_{suffix}", idx, opts)
+        launch_stride(round_dq, dq.size // 2, 4, idx, (dq_acc, dq, dq.size // 2, np.float32(scale)))
+        return dq, dk, dv
     smem = _mma_bwd_smem("dkdv", d)
     launch(_mma_kernel("flash_mma_bwd_dkdv", suffix, d, idx, smem, opts), (bh, cdiv(S, BWD_ROWS)), (BWD_THREADS,),
            (q, k, v, grad, lse, delta, dk, dv) + common, shared_mem=smem, index=idx)
