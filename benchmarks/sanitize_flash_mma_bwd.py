@@ -6,8 +6,8 @@ awkward shapes, for compute-sanitizer:
 
 Each should end with "0 errors" (racecheck: "0 hazards"). Shapes: lengths off every tile (64 keys per
 block, query tiles of 32 or 64), several query tiles per block (the double-buffered stages and the
-rotated walk), causal with S > L (key tiles no query sees) and with L > S, head dims 32, 64, 128.
-``--deterministic`` also runs the two-kernel path; ``--quick`` one shape, d 64 and 128.
+rotated walk), causal with S > L (key tiles no query sees) and with L > S, head dims 32, 64, 128,
+64 and 128 keys per block (config ONEPASS_KEYS). ``--deterministic`` also runs the two-kernel path; ``--quick`` one shape, d 64 and 128.
 """
 import argparse
 import sys
@@ -22,7 +22,7 @@ from minitorch.cuda.array import from_numpy  # noqa: E402
 from minitorch.native.cuda import attention as NA  # noqa: E402
 
 #         BH  L    S    causal
-SHAPES = [(2, 131, 70, False), (1, 33, 129, True), (1, 150, 97, True)]
+SHAPES = [(2, 131, 150, False), (1, 33, 129, True), (1, 150, 97, True)]
 
 p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 p.add_argument("--deterministic", action="store_true", help="also run the two-kernel (deterministic) backward")
@@ -35,8 +35,11 @@ for bh, L, S, causal in SHAPES[:1] if args.quick else SHAPES:
         q, g = (dev(rng.standard_normal((bh, L, d))) for _ in range(2))
         k, v = (dev(rng.standard_normal((bh, S, d))) for _ in range(2))
         out, lse = NA.flash_attention_mma(q, k, v, d ** -0.5, causal)
-        for det in (False, True) if args.deterministic else (False,):
-            NA.flash_attention_mma_backward(q, k, v, out, lse, g, d ** -0.5, causal, det)
-            print(f"BH {bh} L {L} S {S} d {d} causal {causal} deterministic {det}: ran", flush=True)
+        for keys in NA.ONEPASS_CHOICES:
+            NA.flash_attention_mma_backward(q, k, v, out, lse, g, d ** -0.5, causal, False, {"ONEPASS_KEYS": keys})
+            print(f"BH {bh} L {L} S {S} d {d} causal {causal} one-pass keys {keys}: ran", flush=True)
+        if args.deterministic:
+            NA.flash_attention_mma_backward(q, k, v, out, lse, g, d ** -0.5, causal, True)
+            print(f"BH {bh} L {L} S {S} d {d} causal {causal} deterministic: ran", flush=True)
 cp.cuda.runtime.deviceSynchronize()
 print("done")

@@ -207,6 +207,28 @@ def test_both_backward_paths(rng, deterministic, dtype, E, L, S, causal):
             _close(a, b, dtype, "grad", f"{label} {name} vs {ref_name}")
 
 
+@pytest.mark.parametrize("keys", NA.ONEPASS_CHOICES)
+@pytest.mark.parametrize("E", [32, 64, 128])
+@pytest.mark.parametrize("L,S,causal", [(200, 300, False), (300, 300, True), (70, 300, True)])
+def test_onepass_keys_per_block(rng, keys, E, L, S, causal):
+    """The one-pass backward compiled with each choice of keys per block (config ONEPASS_KEYS: 4 or 8
+    warps) against float64 gradients: several key blocks per head add into each dq row."""
+    npdtype = ml_dtypes.bfloat16
+    q = _rounded(rng, (2, L, E), npdtype)
+    k, v = (_rounded(rng, (2, S, E), npdtype) for _ in range(2))
+    w = _rounded(rng, (2, L, E), npdtype, -1, 1)
+    dev = lambda x: from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
+    scale = 1 / np.sqrt(E)
+    qd, kd, vd = dev(q), dev(k), dev(v)
+    out, lse = native.flash_attention_mma(qd, kd, vd, scale, causal)
+    grads = native.flash_attention_mma_backward(qd, kd, vd, out, lse, dev(w), scale, causal, False,
+                                                {"ONEPASS_KEYS": keys})
+    ref = _torch_ref(q, k, v, w, causal, scale, torch.float64)[1:]
+    for name, a, b in zip(["dq", "dk", "dv"], grads, ref):
+        _close(to_numpy(a).astype(np.float64), b, "bfloat16", "grad",
+               f"one-pass keys={keys} E={E} L={L} S={S} causal={causal} {name}")
+
+
 def _sdpa_grads(leaves_np, w, causal, npdtype):
     """dq, dk, dv (raw bits, uint16) of sum(sdpa(q, k, v) * w) on cuda, from fresh leaves."""
     leaves = [mt.tensor(x.astype(npdtype), device="cuda").requires_grad_(True) for x in leaves_np]

@@ -93,6 +93,9 @@
 #ifndef BKV
 #define BKV 128
 #endif
+#ifndef ONEPASS_KEYS
+#define ONEPASS_KEYS 64     // keys per block of the one-pass backward (64 or 128: 4 or 8 warps)
+#endif
 
 #define FM_NEG_INF __int_as_float(0xff800000)
 #define FM_LOG2E 1.4426950408889634f
@@ -106,6 +109,7 @@ static_assert(BQ == 64 || BQ == 128, "BQ: 64 or 128 query rows (4 or 8 warps of 
 static_assert(BKV == 32 || BKV == 64 || BKV == 128, "BKV: 32, 64 or 128 keys per tile");
 // every thread copies whole rows' worth of 16-byte chunks (tc::load_tile): BQ = 128 needs BKV >= 64
 static_assert(BKV * 32 / 8 % (BQ * 2) == 0, "BQ = 128 threads' K/V copies need BKV >= 64 (D = 32)");
+static_assert(ONEPASS_KEYS == 64 || ONEPASS_KEYS == 128, "ONEPASS_KEYS: 64 or 128 keys per block");
 
 // Element offset of chunk q (8 elements, 16 bytes) of row r in a tile of rows of D elements.
 template <int D, bool SW>
@@ -605,17 +609,18 @@ __device__ __forceinline__ void flash_mma_bwd_dq(const T* __restrict__ Q, const 
 }
 
 // ---- backward in one pass (FA2's Algorithm 2 as written): dQ by float32 atomics -------------------
-// The block of flash_mma_bwd_dkdv (64 keys, warp w owns keys 16w..16w+15, walks the query tiles)
-// also adds, for every query tile, dQ[tile] += dS K into dQacc, a float32 [BH, L, D] buffer zeroed
-// before the launch; flash_mma_bwd_dq_round scales and rounds it afterwards. Per query tile:
+// The block of flash_mma_bwd_dkdv (KB = ONEPASS_KEYS keys, 64 or 128: KW = KB / 16 warps, warp w owns
+// keys 16w..16w+15 and walks the query tiles) also adds, for every query tile, dQ[tile] += dS K into
+// dQacc, a float32 [BH, L, D] buffer zeroed before the launch; flash_mma_bwd_dq_round scales and
+// rounds it afterwards. Per query tile:
 //   1. each warp: S^T, dP^T, P^T, dS^T of its 16 keys (registers), dV += P^T dO, dK += dS^T Q as in
 //      flash_mma_bwd_dkdv, then dS^T (rounded to T, as the dK product used it) into shared memory;
-//   2. __syncthreads(): the block's dS^T [64 keys][BQB queries] is complete;
+//   2. __syncthreads(): the block's dS^T [KB keys][BQB queries] is complete;
 //   3. dQ = dS K: dS is the A operand with rows = queries, i.e. dS^T read transposed by ldmatrix
 //      (load_a_km); K is already in shared memory. Warp w owns distinct rows and columns of the
-//      tile's dQ (16 rows by all of D, or 16 rows by D / 2 when BQB = 32), so no two warps of a block
-//      add into the same address; blocks (key tiles) of one head do, and their atomics are ordered
-//      by the hardware as they arrive: the float sums change between runs (not deterministic).
+//      tile's dQ (16 rows by D / (KW / MW) columns, MW = BQB / 16 warps down the rows), so no two
+//      warps of a block add into the same address; blocks (key tiles) of one head do, and their
+//      atomics are ordered by the hardware as they arrive: the float sums change between runs.
 //      Blocks start their walk at different query tiles (blockIdx.y mod the count) so that the key
 //      tiles of one head are not all adding into the same rows at the same moment.
 // Q, dO, lse, delta tiles are double-buffered: the copies of tile i + 1 fly while tile i is computed.
@@ -628,23 +633,24 @@ __device__ __forceinline__ void flash_mma_bwd_onepass(const T* __restrict__ Q, c
     using namespace fmma;
     using H = Half<T>;
     using Lay = Rows<D, true>;
+    constexpr int KB = ONEPASS_KEYS, KW = KB / 16, THREADS = KB * 2;   // keys, warps, threads per block
     constexpr int BQB = BwdTile<D>::N, NQ = BQB / 8, DT = D / 8, KS = D / 16;
-    using LayS = Rows<BQB, true>;                    // the dS^T tile: 64 rows (keys) of BQB queries
+    using LayS = Rows<BQB, true>;                    // the dS^T tile: KB rows (keys) of BQB queries
     constexpr int MW = BQB / 16;                     // dQ = dS K: warps along the tile's queries (4 or 2)
-    constexpr int DC = D / (BWD_THREADS / 32 / MW);  // ... each owning DC columns of D (D or D / 2)
+    constexpr int DC = D / (KW / MW);                // ... and along D: each owns DC columns
     constexpr int NDQ = DC / 8;
     extern __shared__ __align__(128) unsigned char smem_raw[];
-    T* Ks = reinterpret_cast<T*>(smem_raw);          // [64][D]
-    T* Vs = Ks + BWD_ROWS * D;                       // [64][D]
-    T* Qs = Vs + BWD_ROWS * D;                       // [2][BQB][D]
+    T* Ks = reinterpret_cast<T*>(smem_raw);          // [KB][D]
+    T* Vs = Ks + KB * D;                             // [KB][D]
+    T* Qs = Vs + KB * D;                             // [2][BQB][D]
     T* dOs = Qs + 2 * BQB * D;                       // [2][BQB][D]
-    T* dSs = dOs + 2 * BQB * D;                      // [64][BQB]
-    float* lses = reinterpret_cast<float*>(dSs + BWD_ROWS * BQB);   // [2][BQB], natural units
+    T* dSs = dOs + 2 * BQB * D;                      // [KB][BQB]
+    float* lses = reinterpret_cast<float*>(dSs + KB * BQB);   // [2][BQB], natural units
     float* deltas = lses + 2 * BQB;                  // [2][BQB]
     const unsigned ks = smem_u32(Ks), vs = smem_u32(Vs), dss = smem_u32(dSs);
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
-    const long long bh = blockIdx.x, k0 = (long long)blockIdx.y * BWD_ROWS;
+    const long long bh = blockIdx.x, k0 = (long long)blockIdx.y * KB;
     Q += bh * L * D; K += bh * S * D; V += bh * S * D; dO += bh * L * D;
     lse += bh * L; delta += bh * L; dK += bh * S * D; dV += bh * S * D; dQacc += bh * L * D;
     const int wk = warp * 16;                        // the warp's first key (S^T, dK, dV)
@@ -654,23 +660,23 @@ __device__ __forceinline__ void flash_mma_bwd_onepass(const T* __restrict__ Q, c
 
     // rows [q0, q0 + BQB) of Q, dO, lse, delta into stage st (zero-filled past L)
     auto load_q = [&](long long q0, int st) {
-        load_rows<T, BQB, D, BWD_THREADS, Lay>(Qs + st * BQB * D, Q, q0, L, tid);
-        load_rows<T, BQB, D, BWD_THREADS, Lay>(dOs + st * BQB * D, dO, q0, L, tid);
+        load_rows<T, BQB, D, THREADS, Lay>(Qs + st * BQB * D, Q, q0, L, tid);
+        load_rows<T, BQB, D, THREADS, Lay>(dOs + st * BQB * D, dO, q0, L, tid);
         if (tid < BQB) {
             const bool in = q0 + tid < L;
             tc::cp_async4(smem_u32(lses + st * BQB + tid), in ? lse + q0 + tid : lse, in ? 4 : 0);
             tc::cp_async4(smem_u32(deltas + st * BQB + tid), in ? delta + q0 + tid : delta, in ? 4 : 0);
         }
     };
-    // the query tiles to visit: all, or (causal) those from query k0 on (BQB divides 64: the first
+    // the query tiles to visit: all, or (causal) those from query k0 on (BQB divides KB: the first
     // is the tile starting at k0), taken in the order first, first + 1, ... modulo their count
     const long long q_begin = causal ? k0 : 0;
     const int nq = q_begin < L ? (int)((L - q_begin + BQB - 1) / BQB) : 0;
     const int first = nq ? (int)(blockIdx.y % nq) : 0;
     auto tile_q0 = [&](int i) { return q_begin + (long long)((first + i) % nq) * BQB; };
 
-    load_rows<T, BWD_ROWS, D, BWD_THREADS, Lay>(Ks, K, k0, S, tid);
-    load_rows<T, BWD_ROWS, D, BWD_THREADS, Lay>(Vs, V, k0, S, tid);
+    load_rows<T, KB, D, THREADS, Lay>(Ks, K, k0, S, tid);
+    load_rows<T, KB, D, THREADS, Lay>(Vs, V, k0, S, tid);
     if (nq) load_q(tile_q0(0), 0);
     tc::cp_async_commit();
     float dk[DT][4], dv[DT][4];
@@ -751,7 +757,7 @@ __device__ __forceinline__ void flash_mma_bwd_onepass(const T* __restrict__ Q, c
             float dq[NDQ][4];
             zero(dq);
 #pragma unroll
-            for (int kk = 0; kk < BWD_ROWS / 16; ++kk) {
+            for (int kk = 0; kk < KB / 16; ++kk) {
                 if (causal && k0 + 16 * kk > q0 + mq + 15) continue;   // keys after all the warp's rows: dS = 0
                 unsigned a[4];
                 load_a_km<LayS>(a, dss, lane, mq, kk * 16);
@@ -818,7 +824,7 @@ __device__ __forceinline__ void flash_mma_bwd_dq_round(const float* __restrict__
         long long L, long long S, float scale, bool causal) {                                            \
         flash_mma_bwd_dq<T, D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal);                        \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(BWD_THREADS) flash_mma_bwd_onepass_##SUF##_d##D(       \
+    extern "C" __global__ void __launch_bounds__(ONEPASS_KEYS * 2) flash_mma_bwd_onepass_##SUF##_d##D(   \
         const T* Q, const T* K, const T* V, const T* dO, const float* lse, const float* delta, T* dK,   \
         T* dV, float* dQacc, long long L, long long S, float scale, bool causal) {                       \
         flash_mma_bwd_onepass<T, D>(Q, K, V, dO, lse, delta, dK, dV, dQacc, L, S, scale, causal);        \

@@ -245,6 +245,9 @@ LADDER = (
 # Tile sizes the kernel accepts (its static_asserts): BQ = 128 with BKV = 32 is refused.
 TILE_CHOICES = ((64, 32), (64, 64), (64, 128), (128, 64), (128, 128))
 BWD_THREADS, BWD_ROWS = 128, 64          # backward: 4 warps, 64 keys (dK/dV) or queries (dQ) per block
+# the one-pass backward's keys per block (2 threads a key), the file's default ONEPASS_KEYS; 64 or 128
+ONEPASS = {"ONEPASS_KEYS": 64}
+ONEPASS_CHOICES = (64, 128)
 
 
 def mma_options(config):
@@ -258,12 +261,12 @@ def _mma_fwd_smem(d, config):
     return 2 * d * (config["BQ"] + 2 * stages * config["BKV"])
 
 
-def _mma_bwd_smem(kind, d):
+def _mma_bwd_smem(kind, d, keys=BWD_ROWS):
     """Bytes of the backward kernels: 64 rows of two operands, a tile of the walked dimension of two
-    (one pass: two stages of it, and dS^T [64][n]); 2-byte elements."""
+    (one pass: ``keys`` rows of K, V, two stages of the walked tile, and dS^T [keys][n]); 2-byte elements."""
     n = 32 if d == 128 else 64
-    if kind == "onepass":      # K, V [64][d]; Q, dO [2][n][d]; dS^T [64][n]; lse, delta [2][n] (float32)
-        return 2 * d * (2 * BWD_ROWS + 4 * n) + 2 * BWD_ROWS * n + 2 * 2 * n * 4
+    if kind == "onepass":      # K, V [keys][d]; Q, dO [2][n][d]; dS^T [keys][n]; lse, delta [2][n] (float32)
+        return 2 * d * (2 * keys + 4 * n) + 2 * keys * n + 2 * 2 * n * 4
     extra = 2 * n * 4 if kind == "dkdv" else 0      # lse and delta of the query tile (float32)
     return 2 * d * (2 * BWD_ROWS + 2 * n) + extra
 
@@ -316,7 +319,7 @@ def flash_attention_mma(q, k, v, scale, causal, config=None):
     return out, lse
 
 
-def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal, deterministic=False):
+def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal, deterministic=False, config=None):
     """Gradients (dq, dk, dv) of :func:`flash_attention_mma`, of q's dtype, from its inputs, output,
     log-sum-exp and the upstream gradient ``grad`` [BH, L, D] (q's dtype, contiguous, aligned).
     FlashAttention-2's backward, after delta = rowsum(grad * out), one of two ways:
@@ -328,6 +331,9 @@ def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal, determi
     * ``deterministic=True`` (``minitorch.use_deterministic_algorithms(True)``): dK, dV per key tile,
       then dq per query tile, which computes S and dP a second time (7 products) but writes every
       element once: the same bits every run.
+
+    config: the one-pass kernel's compile-time options, a dict like ONEPASS (None: ONEPASS, the
+    file's defaults, compiled in the forward's module).
     """
     suffix = _check_mma(q, k, v)
     _check_mma(grad, out, out)
@@ -346,10 +352,13 @@ def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal, determi
            (grad, out, delta, rows), index=idx)
     common = (L, S, np.float32(scale), np.bool_(causal))
     if not deterministic:
+        keys = (config or ONEPASS)["ONEPASS_KEYS"]
+        if config is not None:
+            opts = mma_options(dict(TUNED, **config))
         dq_acc = fill_(empty(q.shape, _F32, idx), 0)       # float32 sums of dS K, unscaled
-        smem = _mma_bwd_smem("onepass", d)
-        launch(_mma_kernel("flash_mma_bwd_onepass", suffix, d, idx, smem, opts), (bh, cdiv(S, BWD_ROWS)),
-               (BWD_THREADS,), (q, k, v, grad, lse, delta, dk, dv, dq_acc) + common, shared_mem=smem, index=idx)
+        smem = _mma_bwd_smem("onepass", d, keys)
+        launch(_mma_kernel("flash_mma_bwd_onepass", suffix, d, idx, smem, opts), (bh, cdiv(S, keys)), (2 * keys,),
+               (q, k, v, grad, lse, delta, dk, dv, dq_acc) + common, shared_mem=smem, index=idx)
         round_dq = kernel(MMA_FILE, f"flash_mma_bwd_dq_round_{suffix}", idx, opts)
         launch_stride(round_dq, dq.size // 2, 4, idx, (dq_acc, dq, dq.size // 2, np.float32(scale)))
         return dq, dk, dv
