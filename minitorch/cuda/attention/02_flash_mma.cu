@@ -624,6 +624,29 @@ __device__ __forceinline__ void flash_mma_bwd_dq(const T* __restrict__ Q, const 
 //      Blocks start their walk at different query tiles (blockIdx.y mod the count) so that the key
 //      tiles of one head are not all adding into the same rows at the same moment.
 // Q, dO, lse, delta tiles are double-buffered: the copies of tile i + 1 fly while tile i is computed.
+// P^T = exp2(s scale log2e - lse log2e) and dS^T = P^T o (dP^T - delta) in place of the warp's
+// S^T (sc) and dP^T (dpt), 16 keys (key[0], key[1]: this lane's rows) x NQ * 8 queries from q0;
+// lse_t, delta_t the query tile's. MASKED: entries with a query past L, a key past S or (causal) a key
+// after its query are 0; a tile without such entries skips the 64-bit compares (MASKED = false).
+template <bool MASKED, int NQ>
+__device__ __forceinline__ void p_and_ds(float (&sc)[NQ][4], float (&dpt)[NQ][4], const float* lse_t,
+                                         const float* delta_t, long long q0, const long long (&key)[2], long long L,
+                                         long long S, bool causal, float sl2, int t) {
+#pragma unroll
+    for (int n = 0; n < NQ; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int qi = n * 8 + 2 * t + (e & 1);
+            float p = exp2f(fmaf(sc[n][e], sl2, -lse_t[qi] * FM_LOG2E));
+            if constexpr (MASKED) {
+                const long long q = q0 + qi, kx = key[e >> 1];
+                if (q >= L || kx >= S || (causal && kx > q)) p = 0.f;
+            }
+            sc[n][e] = p;
+            dpt[n][e] = p * (dpt[n][e] - delta_t[qi]);
+        }
+}
+
 template <typename T, int D>
 __device__ __forceinline__ void flash_mma_bwd_onepass(const T* __restrict__ Q, const T* __restrict__ K,
                                                       const T* __restrict__ V, const T* __restrict__ dO,
@@ -712,17 +735,11 @@ __device__ __forceinline__ void flash_mma_bwd_onepass(const T* __restrict__ Q, c
                     mma_pair<T>(dpt, jj, va, b);
                 }
             }
-#pragma unroll
-            for (int n = 0; n < NQ; ++n)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const int qi = n * 8 + 2 * t + (e & 1);
-                    const long long q = q0 + qi, kx = key[e >> 1];
-                    const bool keep = q < L && kx < S && !(causal && kx > q);
-                    const float p = keep ? exp2f(fmaf(sc[n][e], sl2, -lse_t[qi] * FM_LOG2E)) : 0.f;
-                    sc[n][e] = p;
-                    dpt[n][e] = p * (dpt[n][e] - delta_t[qi]);
-                }
+            // only tiles with queries past L, keys past S or (causal) a key after a query pay for the mask
+            if (q0 + BQB > L || k0 + wk + 16 > S || (causal && k0 + wk + 15 > q0))
+                p_and_ds<true>(sc, dpt, lse_t, delta_t, q0, key, L, S, causal, sl2, t);
+            else
+                p_and_ds<false>(sc, dpt, lse_t, delta_t, q0, key, L, S, causal, sl2, t);
 #pragma unroll
             for (int kk = 0; kk < BQB / 16; ++kk) {
                 unsigned pa[4], sa[4];
