@@ -54,29 +54,32 @@
 // Backward (FA2, Algorithm 2): swizzled smem, mma for every product. delta = rowsum(dO o O) first
 // (one warp per row). P = exp2(s * scale log2e - lse log2e) from the saved log-sum-exp; dS = P o
 // (dP - delta); dQ, dK carry the scale. Two ways on from there:
-//   one pass (the default; PyTorch's flash backward does the same): one kernel per key tile of 64,
-//     warps owning 16 keys each and working in the transposed form S^T = K Q^T, dP^T = V dO^T, so
-//     that dV += P^T dO and dK += dS^T Q take P^T and dS^T from registers, as the forward's P. For
-//     each query tile the block also writes dS^T to shared memory and computes dQ_tile += dS K
-//     (ldmatrix.trans gives dS with rows = queries), added into a float32 dQ buffer in global memory
-//     with atomics (RED: no return value to wait for); a last kernel scales and rounds it to T.
-//     5 tile products per (key tile, query tile): S, dP, dV, dK, dQ. The Q, dO tiles are double-buffered.
-//   deterministic (minitorch.use_deterministic_algorithms(True)): the same dK, dV kernel without the
-//     dQ part, then a dQ kernel per query tile (warps own 16 queries, dQ += dS K in registers), which
-//     must recompute S and dP: 7 tile products, and the second kernel reads K and V once more.
-// Why one pass is faster: 5 products instead of 7 (the backward is ~2.5x the forward's work instead of
-// ~3.5x) and one read of Q, K, V, dO instead of two. What it costs: dQ's float32 sums are added in the
-// order the blocks of one head arrive, which changes between runs, so dQ's bits may differ in the last
-// place from run to run (dK, dV are still written once); a dQ buffer of BH L D floats (zeroed first);
-// and the atomics' traffic (BH L D S / 64 additions), spread by starting each block's walk over the
-// query tiles at a different tile and by giving each warp of a block distinct rows and columns of dQ.
+//   one pass (the default; PyTorch's flash backward does the same): one kernel per key tile of
+//     ONEPASS_KEYS (64 or 128), warps owning 16 keys each and working in the transposed form
+//     S^T = K Q^T, dP^T = V dO^T, so that dV += P^T dO and dK += dS^T Q take P^T and dS^T from
+//     registers, as the forward's P. For each query tile the block also writes dS^T to shared
+//     memory and computes dQ_tile += dS K (ldmatrix.trans gives dS with rows = queries), added into
+//     a float32 dQ buffer in global memory with atomics (RED: no return value to wait for); a last
+//     kernel scales and rounds it to T. 5 tile products per (key tile, query tile): S, dP, dV, dK,
+//     dQ. The Q, dO tiles are double-buffered; only tiles on an edge or the diagonal are masked.
+//   deterministic (minitorch.use_deterministic_algorithms(True)), correctness first: dK, dV per key
+//     tile as above without the dQ part (no double buffering), then a dQ kernel per query tile
+//     (warps own 16 queries, dQ += dS K in registers), which must recompute S and dP: 7 tile
+//     products, and the second kernel reads K and V once more; every output is written once.
+// Why one pass is faster: 5 products instead of 7 (the backward is ~2.5x the forward's work instead
+// of ~3.5x) and one read of Q, K, V, dO instead of two. What it costs: dQ's float32 sums are added
+// in the order the blocks of one head arrive, which changes between runs, so dQ's bits may differ in
+// the last place from run to run (dK, dV are still written once); a dQ buffer of BH L D floats
+// (zeroed first); and the atomics' traffic (BH L D S / ONEPASS_KEYS additions), spread by starting
+// each block's walk over the query tiles at a different tile and by giving each warp of a block
+// distinct rows and columns of dQ.
 //
 // Entry points (T = bf16 or f16, D = 32, 64, 128): flash_mma_fwd_T_dD (grid (BH, ceil(L / BQ)),
 // BQ / 16 warps), flash_mma_bwd_dot_T_dD (one warp per row), flash_mma_bwd_onepass_T_dD (grid (BH,
-// ceil(S / 64)), 4 warps) then flash_mma_bwd_dq_round_T (grid-stride, two elements a thread);
-// deterministic: flash_mma_bwd_dkdv_T_dD (grid (BH, ceil(S / 64)), 4 warps) and flash_mma_bwd_dq_T_dD
-// (grid (BH, ceil(L / 64)), 4 warps). Every row of Q, K, V, O, dO must start 16-byte aligned
-// (contiguous [*, D] with an aligned base: the Python side checks). Needs sm_80.
+// ceil(S / ONEPASS_KEYS)), ONEPASS_KEYS / 16 warps) then flash_mma_bwd_dq_round_T (grid-stride, two
+// elements a thread); deterministic: flash_mma_bwd_dkdv_T_dD (grid (BH, ceil(S / 64)), 4 warps) and
+// flash_mma_bwd_dq_T_dD (grid (BH, ceil(L / 64)), 4 warps). Every row of Q, K, V, O, dO must start
+// 16-byte aligned (contiguous [*, D] with an aligned base: the Python side checks). Needs sm_80.
 #include "../gemm/mma.cuh"
 
 #ifndef SWIZZLE
@@ -610,21 +613,6 @@ __device__ __forceinline__ void flash_mma_bwd_dq(const T* __restrict__ Q, const 
 }
 
 // ---- backward in one pass (FA2's Algorithm 2 as written): dQ by float32 atomics -------------------
-// The block of flash_mma_bwd_dkdv (KB = ONEPASS_KEYS keys, 64 or 128: KW = KB / 16 warps, warp w owns
-// keys 16w..16w+15 and walks the query tiles) also adds, for every query tile, dQ[tile] += dS K into
-// dQacc, a float32 [BH, L, D] buffer zeroed before the launch; flash_mma_bwd_dq_round scales and
-// rounds it afterwards. Per query tile:
-//   1. each warp: S^T, dP^T, P^T, dS^T of its 16 keys (registers), dV += P^T dO, dK += dS^T Q as in
-//      flash_mma_bwd_dkdv, then dS^T (rounded to T, as the dK product used it) into shared memory;
-//   2. __syncthreads(): the block's dS^T [KB keys][BQB queries] is complete;
-//   3. dQ = dS K: dS is the A operand with rows = queries, i.e. dS^T read transposed by ldmatrix
-//      (load_a_km); K is already in shared memory. Warp w owns distinct rows and columns of the
-//      tile's dQ (16 rows by D / (KW / MW) columns, MW = BQB / 16 warps down the rows), so no two
-//      warps of a block add into the same address; blocks (key tiles) of one head do, and their
-//      atomics are ordered by the hardware as they arrive: the float sums change between runs.
-//      Blocks start their walk at different query tiles (blockIdx.y mod the count) so that the key
-//      tiles of one head are not all adding into the same rows at the same moment.
-// Q, dO, lse, delta tiles are double-buffered: the copies of tile i + 1 fly while tile i is computed.
 // P^T = exp2(s scale log2e - lse log2e) and dS^T = P^T o (dP^T - delta) in place of the warp's
 // S^T (sc) and dP^T (dpt), 16 keys (key[0], key[1]: this lane's rows) x NQ * 8 queries from q0;
 // lse_t, delta_t the query tile's. MASKED: entries with a query past L, a key past S or (causal) a key
@@ -648,6 +636,21 @@ __device__ __forceinline__ void p_and_ds(float (&sc)[NQ][4], float (&dpt)[NQ][4]
         }
 }
 
+// The block of flash_mma_bwd_dkdv (KB = ONEPASS_KEYS keys, 64 or 128: KW = KB / 16 warps, warp w owns
+// keys 16w..16w+15 and walks the query tiles) also adds, for every query tile, dQ[tile] += dS K into
+// dQacc, a float32 [BH, L, D] buffer zeroed before the launch; flash_mma_bwd_dq_round scales and
+// rounds it afterwards. Per query tile:
+//   1. each warp: S^T, dP^T, P^T, dS^T of its 16 keys (registers), dV += P^T dO, dK += dS^T Q as in
+//      flash_mma_bwd_dkdv, then dS^T (rounded to T, as the dK product used it) into shared memory;
+//   2. __syncthreads(): the block's dS^T [KB keys][BQB queries] is complete;
+//   3. dQ = dS K: dS is the A operand with rows = queries, i.e. dS^T read transposed by ldmatrix
+//      (load_a_km); K is already in shared memory. Warp w owns distinct rows and columns of the
+//      tile's dQ (16 rows by D / (KW / MW) columns, MW = BQB / 16 warps down the rows), so no two
+//      warps of a block add into the same address; blocks (key tiles) of one head do, and their
+//      atomics are ordered by the hardware as they arrive: the float sums change between runs.
+//      Blocks start their walk at different query tiles (blockIdx.y mod the count) so that the key
+//      tiles of one head are not all adding into the same rows at the same moment.
+// Q, dO, lse, delta tiles are double-buffered: the copies of tile i + 1 fly while tile i is computed.
 template <typename T, int D>
 __device__ __forceinline__ void flash_mma_bwd_onepass(const T* __restrict__ Q, const T* __restrict__ K,
                                                       const T* __restrict__ V, const T* __restrict__ dO,
