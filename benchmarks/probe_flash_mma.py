@@ -20,7 +20,7 @@ compiling one module per configuration).
 
 ``--backward`` checks and times the two backward paths only (issue 15's shape: B = 4, H = 8, L = S
 in 1024 and 4096, d 64 and 128, causal and not): the one-pass kernel (dQ by float32 atomics, the
-default; and compiled with 128 keys per block, config ONEPASS_KEYS) and the deterministic two-kernel
+default, and compiled with 64 and with 128 keys per block, config ONEPASS_KEYS) and the deterministic two-kernel
 one, each as forward + backward, against torch's flash backend; the ratio is torch's milliseconds
 over ours (>= 1: we are faster). About 30 s.
 
@@ -173,7 +173,8 @@ def backward_paths(N, rng):
               "B": BWD_B, "H": BWD_H, "timing": "CUDA events, L2 flushed, median of 10 after 3", "check": {},
               "rows": []}
     with poisoned():
-        paths = {"one-pass": (False, None), "one-pass k128": (False, {"ONEPASS_KEYS": 128}),
+        paths = {"one-pass": (False, None), "one-pass k64": (False, {"ONEPASS_KEYS": 64}),
+                 "one-pass k128": (False, {"ONEPASS_KEYS": 128}),
                  "deterministic": (True, None)}
         for dtype in HALF:
             for path, (det, config) in paths.items():
@@ -184,10 +185,10 @@ def backward_paths(N, rng):
                     record["check"][name] = {"ok": False, "failures": [repr(e)]}
                     log(f"{name}: ERROR", repr(e)); traceback.print_exc()
     print(f"\nbf16, B {BWD_B} H {BWD_H}, ms (ratio = torch flash ms / ours: >= 1 means we are faster)")
-    print("fb_1pass: one-pass backward (default config), fb_k128: the same with 128 keys per block (8 warps), "
-          "fb_det: deterministic; t_: torch flash; bwd = fb - fwd")
-    print(f"{'d':>3} {'causal':>6} {'L':>5} | {'fwd':>6} {'t_fwd':>6} | {'fb_1pass':>8} {'fb_k128':>7} {'fb_det':>7} "
-          f"{'t_fb':>6} | {'bwd_1pass':>9} {'bwd_det':>7} {'t_bwd':>6} | {'r_fb_1pass':>10} {'r_fb_k128':>9} "
+    print("fb_1pass: one-pass backward (default: keys per block NA.ONEPASS_KEYS[d]), fb_k64 / fb_k128: 64 or 128 "
+          "keys per block (4 or 8 warps), fb_det: deterministic; t_: torch flash; bwd = fb - fwd")
+    print(f"{'d':>3} {'causal':>6} {'L':>5} | {'fwd':>6} {'t_fwd':>6} | {'fb_1pass':>8} {'fb_k64':>7} {'fb_k128':>7} "
+          f"{'fb_det':>7} {'t_fb':>6} | {'bwd_1pass':>9} {'bwd_det':>7} {'t_bwd':>6} | {'r_fb_1pass':>10} "
           f"{'r_fb_det':>8} {'r_bwd_1pass':>11}")
     bh = BWD_B * BWD_H
     for d in (64, 128):
@@ -216,19 +217,18 @@ def backward_paths(N, rng):
                         t.grad = None
                 ms = {"fwd": time_ms(lambda: N.flash_attention_mma(q, k, v, scale, causal)),
                       "t_fwd": time_ms(torch_fwd), "fb_1pass": time_ms(lambda: ours_fb(False)),
+                      "fb_k64": time_ms(lambda: ours_fb(False, {"ONEPASS_KEYS": 64})),
                       "fb_k128": time_ms(lambda: ours_fb(False, {"ONEPASS_KEYS": 128})),
                       "fb_det": time_ms(lambda: ours_fb(True)), "t_fb": time_ms(torch_fb)}
                 ms.update(bwd_1pass=ms["fb_1pass"] - ms["fwd"], bwd_det=ms["fb_det"] - ms["fwd"],
                           t_bwd=ms["t_fb"] - ms["t_fwd"])
-                ratios = {"r_fb_1pass": ms["t_fb"] / ms["fb_1pass"], "r_fb_k128": ms["t_fb"] / ms["fb_k128"],
-                          "r_fb_det": ms["t_fb"] / ms["fb_det"],
+                ratios = {"r_fb_1pass": ms["t_fb"] / ms["fb_1pass"], "r_fb_det": ms["t_fb"] / ms["fb_det"],
                           "r_bwd_1pass": ms["t_bwd"] / ms["bwd_1pass"]}
                 record["rows"].append({"d": d, "causal": causal, "L": L, "ms": ms, "ratios": ratios})
                 print(f"{d:>3} {str(causal):>6} {L:>5} | {ms['fwd']:6.2f} {ms['t_fwd']:6.2f} | {ms['fb_1pass']:8.2f} "
-                      f"{ms['fb_k128']:7.2f} {ms['fb_det']:7.2f} {ms['t_fb']:6.2f} | {ms['bwd_1pass']:9.2f} "
-                      f"{ms['bwd_det']:7.2f} {ms['t_bwd']:6.2f} | {ratios['r_fb_1pass']:10.2f} "
-                      f"{ratios['r_fb_k128']:9.2f} {ratios['r_fb_det']:8.2f} {ratios['r_bwd_1pass']:11.2f}",
-                      flush=True)
+                      f"{ms['fb_k64']:7.2f} {ms['fb_k128']:7.2f} {ms['fb_det']:7.2f} {ms['t_fb']:6.2f} | "
+                      f"{ms['bwd_1pass']:9.2f} {ms['bwd_det']:7.2f} {ms['t_bwd']:6.2f} | {ratios['r_fb_1pass']:10.2f} "
+                      f"{ratios['r_fb_det']:8.2f} {ratios['r_bwd_1pass']:11.2f}", flush=True)
     print("\ncorrectness:", ", ".join(f"{k} {'ok' if v.get('ok') else 'WRONG'}" for k, v in record["check"].items()))
     return record
 

@@ -7,7 +7,8 @@ awkward shapes, for compute-sanitizer:
 Each should end with "0 errors" (racecheck: "0 hazards"). Shapes: lengths off every tile (64 keys per
 block, query tiles of 32 or 64), several query tiles per block (the double-buffered stages and the
 rotated walk), causal with S > L (key tiles no query sees) and with L > S, head dims 32, 64, 128,
-64 and 128 keys per block (config ONEPASS_KEYS). ``--deterministic`` also runs the two-kernel path; ``--quick`` one shape, d 64 and 128.
+64 and 128 keys per block (config ONEPASS_KEYS). ``--deterministic`` also runs the two-kernel path;
+``--quick`` one shape, d 64 and 128.
 """
 import argparse
 import sys

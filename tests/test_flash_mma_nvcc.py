@@ -20,9 +20,10 @@ LADDER = {"baseline": "-DSWIZZLE=0 -DDOUBLE_BUFFER=0 -DEXP2_FMA=0 -DBQ=128 -DBKV
           "double_buffer": "-DSWIZZLE=1 -DDOUBLE_BUFFER=1 -DEXP2_FMA=0 -DBQ=128 -DBKV=64",
           "tuned (defaults)": ""}
 TILES = [(64, 32), (64, 64), (64, 128), (128, 64), (128, 128)]
-ONEPASS_KEYS = (64, 128)      # the one-pass backward's keys per block (attention.ONEPASS_CHOICES); 64 the default
+ONEPASS_KEYS = (64, 128)      # the one-pass backward's keys per block (attention.ONEPASS_CHOICES); the default
+#                               picks one per head dimension
 CASES = dict(LADDER, **{f"tiles_{bq}x{bkv}": f"-DBQ={bq} -DBKV={bkv}" for bq, bkv in TILES},
-             onepass_keys_128="-DONEPASS_KEYS=128")
+             **{f"onepass_keys_{n}": f"-DONEPASS_KEYS={n}" for n in ONEPASS_KEYS})
 
 
 def test_cases_follow_the_python_ladder():

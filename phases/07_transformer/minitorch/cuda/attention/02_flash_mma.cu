@@ -55,7 +55,7 @@
 // (one warp per row). P = exp2(s * scale log2e - lse log2e) from the saved log-sum-exp; dS = P o
 // (dP - delta); dQ, dK carry the scale. Two ways on from there:
 //   one pass (the default; PyTorch's flash backward does the same): one kernel per key tile of
-//     ONEPASS_KEYS (64 or 128), warps owning 16 keys each and working in the transposed form
+//     64 or 128 keys (OnepassKeys), warps owning 16 keys each and working in the transposed form
 //     S^T = K Q^T, dP^T = V dO^T, so that dV += P^T dO and dK += dS^T Q take P^T and dS^T from
 //     registers, as the forward's P. For each query tile the block also writes dS^T to shared
 //     memory and computes dQ_tile += dS K (ldmatrix.trans gives dS with rows = queries), added into
@@ -70,13 +70,13 @@
 // of ~3.5x) and one read of Q, K, V, dO instead of two. What it costs: dQ's float32 sums are added
 // in the order the blocks of one head arrive, which changes between runs, so dQ's bits may differ in
 // the last place from run to run (dK, dV are still written once); a dQ buffer of BH L D floats
-// (zeroed first); and the atomics' traffic (BH L D S / ONEPASS_KEYS additions), spread by starting
+// (zeroed first); and the atomics' traffic (BH L D S / keys-per-block additions), spread by starting
 // each block's walk over the query tiles at a different tile and by giving each warp of a block
 // distinct rows and columns of dQ.
 //
 // Entry points (T = bf16 or f16, D = 32, 64, 128): flash_mma_fwd_T_dD (grid (BH, ceil(L / BQ)),
 // BQ / 16 warps), flash_mma_bwd_dot_T_dD (one warp per row), flash_mma_bwd_onepass_T_dD (grid (BH,
-// ceil(S / ONEPASS_KEYS)), ONEPASS_KEYS / 16 warps) then flash_mma_bwd_dq_round_T (grid-stride, two
+// ceil(S / KB)), KB / 16 warps, KB = OnepassKeys<D>::N) then flash_mma_bwd_dq_round_T (grid-stride, two
 // elements a thread); deterministic: flash_mma_bwd_dkdv_T_dD (grid (BH, ceil(S / 64)), 4 warps) and
 // flash_mma_bwd_dq_T_dD (grid (BH, ceil(L / 64)), 4 warps). Every row of Q, K, V, O, dO must start
 // 16-byte aligned (contiguous [*, D] with an aligned base: the Python side checks). Needs sm_80.
@@ -97,8 +97,10 @@
 #ifndef BKV
 #define BKV 128
 #endif
+// keys per block of the one-pass backward: 64 or 128 (4 or 8 warps); 0: the tuned choice per head
+// dimension (OnepassKeys below)
 #ifndef ONEPASS_KEYS
-#define ONEPASS_KEYS 64     // keys per block of the one-pass backward (64 or 128: 4 or 8 warps)
+#define ONEPASS_KEYS 0
 #endif
 
 #define FM_NEG_INF __int_as_float(0xff800000)
@@ -113,7 +115,7 @@ static_assert(BQ == 64 || BQ == 128, "BQ: 64 or 128 query rows (4 or 8 warps of 
 static_assert(BKV == 32 || BKV == 64 || BKV == 128, "BKV: 32, 64 or 128 keys per tile");
 // every thread copies whole rows' worth of 16-byte chunks (tc::load_tile): BQ = 128 needs BKV >= 64
 static_assert(BKV * 32 / 8 % (BQ * 2) == 0, "BQ = 128 threads' K/V copies need BKV >= 64 (D = 32)");
-static_assert(ONEPASS_KEYS == 64 || ONEPASS_KEYS == 128, "ONEPASS_KEYS: 64 or 128 keys per block");
+static_assert(ONEPASS_KEYS == 0 || ONEPASS_KEYS == 64 || ONEPASS_KEYS == 128, "ONEPASS_KEYS: 0, 64 or 128");
 
 // Element offset of chunk q (8 elements, 16 bytes) of row r in a tile of rows of D elements.
 template <int D, bool SW>
@@ -613,6 +615,22 @@ __device__ __forceinline__ void flash_mma_bwd_dq(const T* __restrict__ Q, const 
 }
 
 // ---- backward in one pass (FA2's Algorithm 2 as written): dQ by float32 atomics -------------------
+// Keys per block of the one-pass backward: 128 (8 warps, half the dQ atomics) for D = 128, 64 (4
+// warps, two blocks per SM) below; H100, bf16, L = 4096: 4.28 vs 4.35 ms forward + backward at D = 128,
+// 2.38 vs 2.33 at D = 64 (benchmarks/probe_flash_mma.py --backward, 2026-11-25).
+template <int D>
+struct OnepassKeys {
+    static constexpr int N = ONEPASS_KEYS ? ONEPASS_KEYS : (D == 128 ? 128 : 64);
+};
+
+// 2^x by the SFU alone (ex2.approx.ftz: results below 2^-126 flush to 0, which P can afford); exp2f
+// without fast math adds the instructions that keep denormal results.
+__device__ __forceinline__ float fast_exp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
 // P^T = exp2(s scale log2e - lse log2e) and dS^T = P^T o (dP^T - delta) in place of the warp's
 // S^T (sc) and dP^T (dpt), 16 keys (key[0], key[1]: this lane's rows) x NQ * 8 queries from q0;
 // lse_t, delta_t the query tile's. MASKED: entries with a query past L, a key past S or (causal) a key
@@ -626,7 +644,7 @@ __device__ __forceinline__ void p_and_ds(float (&sc)[NQ][4], float (&dpt)[NQ][4]
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const int qi = n * 8 + 2 * t + (e & 1);
-            float p = exp2f(fmaf(sc[n][e], sl2, -lse_t[qi] * FM_LOG2E));
+            float p = fast_exp2(fmaf(sc[n][e], sl2, -lse_t[qi] * FM_LOG2E));
             if constexpr (MASKED) {
                 const long long q = q0 + qi, kx = key[e >> 1];
                 if (q >= L || kx >= S || (causal && kx > q)) p = 0.f;
@@ -636,7 +654,7 @@ __device__ __forceinline__ void p_and_ds(float (&sc)[NQ][4], float (&dpt)[NQ][4]
         }
 }
 
-// The block of flash_mma_bwd_dkdv (KB = ONEPASS_KEYS keys, 64 or 128: KW = KB / 16 warps, warp w owns
+// The block of flash_mma_bwd_dkdv (KB = OnepassKeys<D>::N keys, 64 or 128: KW = KB / 16 warps, warp w owns
 // keys 16w..16w+15 and walks the query tiles) also adds, for every query tile, dQ[tile] += dS K into
 // dQacc, a float32 [BH, L, D] buffer zeroed before the launch; flash_mma_bwd_dq_round scales and
 // rounds it afterwards. Per query tile:
@@ -660,7 +678,7 @@ __device__ __forceinline__ void flash_mma_bwd_onepass(const T* __restrict__ Q, c
     using namespace fmma;
     using H = Half<T>;
     using Lay = Rows<D, true>;
-    constexpr int KB = ONEPASS_KEYS, KW = KB / 16, THREADS = KB * 2;   // keys, warps, threads per block
+    constexpr int KB = OnepassKeys<D>::N, KW = KB / 16, THREADS = KB * 2;   // keys, warps, threads per block
     constexpr int BQB = BwdTile<D>::N, NQ = BQB / 8, DT = D / 8, KS = D / 16;
     using LayS = Rows<BQB, true>;                    // the dS^T tile: KB rows (keys) of BQB queries
     constexpr int MW = BQB / 16;                     // dQ = dS K: warps along the tile's queries (4 or 2)
@@ -845,7 +863,7 @@ __device__ __forceinline__ void flash_mma_bwd_dq_round(const float* __restrict__
         long long L, long long S, float scale, bool causal) {                                            \
         flash_mma_bwd_dq<T, D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal);                        \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(ONEPASS_KEYS * 2) flash_mma_bwd_onepass_##SUF##_d##D(   \
+    extern "C" __global__ void __launch_bounds__(OnepassKeys<D>::N * 2) flash_mma_bwd_onepass_##SUF##_d##D(\
         const T* Q, const T* K, const T* V, const T* dO, const float* lse, const float* delta, T* dK,   \
         T* dV, float* dQacc, long long L, long long S, float scale, bool causal) {                       \
         flash_mma_bwd_onepass<T, D>(Q, K, V, dO, lse, delta, dK, dV, dQacc, L, S, scale, causal);        \

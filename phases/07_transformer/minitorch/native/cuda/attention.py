@@ -260,8 +260,10 @@ LADDER = (
 # Tile sizes the kernel accepts (its static_asserts): BQ = 128 with BKV = 32 is refused.
 TILE_CHOICES = ((64, 32), (64, 64), (64, 128), (128, 64), (128, 128))
 BWD_THREADS, BWD_ROWS = 128, 64          # backward: 4 warps, 64 keys (dK/dV) or queries (dQ) per block
-# the one-pass backward's keys per block (2 threads a key), the file's default ONEPASS_KEYS; 64 or 128
-ONEPASS = {"ONEPASS_KEYS": 64}
+# the one-pass backward's keys per block (2 threads a key) by head dimension, as OnepassKeys in the .cu
+# (H100, bf16, L 4096, forward + backward: 4.28 vs 4.35 ms with 128 at d = 128, 2.33 vs 2.38 with 64
+# at d = 64; benchmarks/probe_flash_mma.py --backward, 2026-11-25); config={"ONEPASS_KEYS": n} overrides
+ONEPASS_KEYS = {32: 64, 64: 64, 128: 128}
 ONEPASS_CHOICES = (64, 128)
 
 
@@ -347,8 +349,8 @@ def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal, determi
       then dq per query tile, which computes S and dP a second time (7 products) but writes every
       element once: the same bits every run.
 
-    config: the one-pass kernel's compile-time options, a dict like ONEPASS (None: ONEPASS, the
-    file's defaults, compiled in the forward's module).
+    config: the one-pass kernel's compile-time options, {"ONEPASS_KEYS": 64 or 128} (keys per block;
+    None: ONEPASS_KEYS[d], the file's defaults, compiled in the forward's module).
     """
     suffix = _check_mma(q, k, v)
     _check_mma(grad, out, out)
@@ -367,7 +369,7 @@ def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal, determi
            (grad, out, delta, rows), index=idx)
     common = (L, S, np.float32(scale), np.bool_(causal))
     if not deterministic:
-        keys = (config or ONEPASS)["ONEPASS_KEYS"]
+        keys = config["ONEPASS_KEYS"] if config else ONEPASS_KEYS[d]
         if config is not None:
             opts = mma_options(dict(TUNED, **config))
         dq_acc = fill_(empty(q.shape, _F32, idx), 0)       # float32 sums of dS K, unscaled
