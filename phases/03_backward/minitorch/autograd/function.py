@@ -69,8 +69,10 @@ def _forward_and_record(fn, ctx, args, kwargs):
         grad_mode._enabled = True
     if isinstance(out, tuple):                 # a custom Function with several outputs
         return _record_outputs(fn, ctx, args, out)
-    if any(out is a for a in args):            # forward returned an input: record a new tensor, not the input
-        out = out.detach()
+    for a in args:                             # (a loop, not any() over a generator: every recorded op runs it)
+        if out is a:                           # forward returned an input: record a new tensor, not the input
+            out = out.detach()
+            break
     _record(fn, ctx, args, out)
     return out
 
@@ -87,13 +89,15 @@ def _record(fn, ctx, args, out):
 
 def _node(fn, ctx, args):
     """The graph node of one call: which inputs need a gradient, the saved tensors' versions."""
-    needs = tuple(getattr(a, "requires_grad", False) is True for a in args)
+    # tuple([...]) rather than tuple(generator): every recorded op runs these lines, and a list
+    # comprehension costs less host time than a generator resumed once per argument
+    needs = tuple([getattr(a, "requires_grad", False) is True for a in args])
     ctx.needs_input_grad = needs
     if ctx.saved_tensors:       # versions now; an in-place write before backward changes them
-        ctx.saved_versions = tuple(getattr(t, "_version", None) for t in ctx.saved_tensors)
+        ctx.saved_versions = tuple([getattr(t, "_version", None) for t in ctx.saved_tensors])
     if anomaly_mode._enabled:   # kept to name the forward call if its backward produces a NaN
         ctx.forward_trace = "".join(traceback.format_stack()[:-3])
-    inputs = tuple((a if a.grad_fn is None else _as_used(a)) if n else None for a, n in zip(args, needs))
+    inputs = tuple([(a if a.grad_fn is None else _as_used(a)) if n else None for a, n in zip(args, needs)])
     return Node(fn, ctx, inputs)
 
 
