@@ -106,7 +106,7 @@ def _pair(name, value):
     if isinstance(value, (tuple, list)) and len(value) == 1:
         return (int(value[0]),) * 2
     if isinstance(value, (tuple, list)) and len(value) == 2:
-        return tuple(int(v) for v in value)
+        return (int(value[0]), int(value[1]))
     shown = list(value) if isinstance(value, (tuple, list)) else value
     raise RuntimeError(f"expected {name} to be a single integer value or a list of 2 values to match "
                        f"the convolution dimensions, but got {name}={shown}")

@@ -110,7 +110,7 @@ def _resolved(a, shape):
     shape = list(_unpack_ints(shape))
     if shape.count(-1) > 1:
         raise RuntimeError("reshape: only one dimension can be inferred (-1)")
-    known = math.prod(s for s in shape if s != -1)
+    known = math.prod([s for s in shape if s != -1])     # (a list: cheaper than a generator, every reshape)
     if -1 in shape:
         if known == 0 or a.numel() % known:
             raise RuntimeError(f"reshape: shape {tuple(shape)} is invalid for input of size {a.numel()}")
