@@ -41,12 +41,14 @@ _FLOATS = ("f32", "f64", "f16", "bf16")
 
 class _Table:
     """A table in device memory (``table``), the host array it was copied from (``host``: its
-    first words are the addresses) and the addresses it holds now, one list per role."""
+    first words are the addresses; ``host_ptr``, where it lies: NumPy's ``.ctypes`` costs a few
+    us a call) and the addresses it holds now, one list per role."""
 
-    __slots__ = ("table", "host", "addresses", "nchunks")
+    __slots__ = ("table", "host", "host_ptr", "addresses", "nchunks")
 
     def __init__(self, table, host, addresses, nchunks):
-        self.table, self.host, self.addresses, self.nchunks = table, host, addresses, nchunks
+        self.table, self.host, self.host_ptr = table, host, host.ctypes.data
+        self.addresses, self.nchunks = addresses, nchunks
 
 
 def _table(lists, device_id):
@@ -67,7 +69,7 @@ def _table(lists, device_id):
         if found.addresses != addresses:        # gradients elsewhere than last step: new address words
             words = np.array(addresses, dtype=np.uint64).view(np.int64).ravel()
             found.host[:words.size] = words
-            _runtime.memcpyAsync(found.table.ptr, found.host.ctypes.data, words.nbytes, _runtime.memcpyHostToDevice,
+            _runtime.memcpyAsync(found.table.ptr, found.host_ptr, words.nbytes, _runtime.memcpyHostToDevice,
                                  stream)        # from pageable memory: staged before the call returns
             found.addresses = addresses
     return found.table, found.nchunks
