@@ -69,19 +69,26 @@ def _forward_and_record(fn, ctx, args, kwargs):
         grad_mode._enabled = True
     if isinstance(out, tuple):                 # a custom Function with several outputs
         return _record_outputs(fn, ctx, args, out)
-    for a in args:                             # (a loop, not any() over a generator: every recorded op runs it)
-        if out is a:                           # forward returned an input: record a new tensor, not the input
-            out = out.detach()
-            break
+    if _is_one_of(out, args):                  # forward returned an input: record a new tensor, not the input
+        out = out.detach()
     _record(fn, ctx, args, out)
     return out
+
+
+def _is_one_of(x, items):
+    """Whether ``x`` is one of ``items`` itself (``in`` would compare tensors with ==). A loop
+    rather than any() over a generator: every recorded op asks, and a generator costs more."""
+    for item in items:
+        if x is item:
+            return True
+    return False
 
 
 def _record(fn, ctx, args, out):
     """Attach ``out`` to the graph (grad mode is on and some input requires grad)."""
     if not out.dtype.is_floating_point:        # bools and ints carry no gradient
         return
-    if ctx.non_differentiable and any(out is m for m in ctx.non_differentiable):
+    if ctx.non_differentiable and _is_one_of(out, ctx.non_differentiable):
         return
     out.requires_grad = True
     out.grad_fn = _node(fn, ctx, args)
@@ -116,12 +123,12 @@ def _as_used(a):
 def _record_outputs(fn, ctx, args, outs):
     """Attach every differentiable output of a multi-output Function to ONE node; output k
     remembers its position (``_output_nr``), so backward receives one gradient per output."""
-    outs = tuple(o.detach() if hasattr(o, "detach") and any(o is a for a in args) else o for o in outs)
+    outs = tuple([o.detach() if hasattr(o, "detach") and _is_one_of(o, args) else o for o in outs])
     differentiable = [getattr(o, "dtype", None) is not None and o.dtype.is_floating_point
-                      and not any(o is m for m in ctx.non_differentiable) for o in outs]
+                      and not _is_one_of(o, ctx.non_differentiable) for o in outs]
     if any(differentiable):
         node = _node(fn, ctx, args)
-        ctx.output_meta = tuple((o.shape, o.dtype, o.device) if hasattr(o, "dtype") else None for o in outs)
+        ctx.output_meta = tuple([(o.shape, o.dtype, o.device) if hasattr(o, "dtype") else None for o in outs])
         for k, (o, d) in enumerate(zip(outs, differentiable)):
             if d:
                 o.requires_grad, o.grad_fn, o._output_nr = True, node, k
