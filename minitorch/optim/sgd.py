@@ -65,9 +65,10 @@ class SGD(Optimizer):
                     state["momentum_buffer"] = empty_like(p)      # the kernel writes buf = g on the first step
                 p._version += 1
                 key = (p._device, p.dtype, first)
-                if key not in lists:      # (setdefault would build three empty lists for every parameter)
-                    lists[key] = ([], [], [])
-                params, grads, bufs = lists[key]
+                found = lists.get(key)    # (setdefault would build three empty lists for every parameter)
+                if found is None:
+                    found = lists[key] = ([], [], [])
+                params, grads, bufs = found
                 params.append(p._data)
                 grads.append(grad._data)
                 bufs.append(state["momentum_buffer"]._data if momentum else None)
