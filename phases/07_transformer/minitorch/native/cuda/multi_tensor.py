@@ -21,6 +21,7 @@ The functions mirror native/cpu.py's (same names and arguments). Every list hold
 one dtype (float32, float64, float16, bfloat16) on one GPU; params and state must be contiguous
 (they are written in place); a non-contiguous gradient is copied first (copy kernel).
 """
+import struct
 from collections import OrderedDict
 
 import numpy as np
@@ -43,13 +44,15 @@ _FLOATS = ("f32", "f64", "f16", "bf16")
 class _Table:
     """A table in device memory (``table``), the host array it was copied from (``host``: its
     first words are the addresses; ``host_ptr``, where it lies: NumPy's ``.ctypes`` costs a few
-    us a call) and the addresses it holds now, one list per role."""
+    us a call), the addresses it holds now, one list per role, and ``pack_addresses``, which
+    writes new ones into ``host`` (a struct of that many uint64: cheaper than a NumPy array)."""
 
-    __slots__ = ("table", "host", "host_ptr", "addresses", "nchunks")
+    __slots__ = ("table", "host", "host_ptr", "addresses", "nchunks", "pack_addresses")
 
     def __init__(self, table, host, addresses, nchunks):
         self.table, self.host, self.host_ptr = table, host, host.ctypes.data
         self.addresses, self.nchunks = addresses, nchunks
+        self.pack_addresses = struct.Struct(f"={sum(map(len, addresses))}Q")
 
 
 def _table(lists, device_id):
@@ -68,9 +71,9 @@ def _table(lists, device_id):
     else:
         _tables.move_to_end(key)
         if found.addresses != addresses:        # gradients elsewhere than last step: new address words
-            words = np.array(addresses, dtype=np.uint64).view(np.int64).ravel()
-            found.host[:words.size] = words
-            _runtime.memcpyAsync(found.table.ptr, found.host_ptr, words.nbytes, _runtime.memcpyHostToDevice,
+            pack = found.pack_addresses
+            pack.pack_into(found.host, 0, *[ptr for lst in addresses for ptr in lst])
+            _runtime.memcpyAsync(found.table.ptr, found.host_ptr, pack.size, _runtime.memcpyHostToDevice,
                                  stream)        # from pageable memory: staged before the call returns
             found.addresses = addresses
     return found.table, found.nchunks
