@@ -26,7 +26,7 @@ from ...cuda.array import empty, non_overlapping_and_dense
 from ..cpu import attention_dropout_threshold
 from .elementwise import contiguous
 from .creation import fill_
-from .launch import cdiv, cp, kernel, launch, launch_stride
+from .launch import cdiv, cp, dtype_name, kernel, launch, launch_stride
 
 FILE = "attention/01_flash_fp32.cu"
 HEAD_DIMS = (32, 64, 128)
@@ -297,7 +297,7 @@ def _mma_kernel(name, suffix, d, idx, smem, options=()):
 
 
 def _check_mma(q, k, v):
-    suffix = MMA_DTYPES.get(q.dtype.name)
+    suffix = MMA_DTYPES.get(dtype_name(q.dtype))
     for name, a in (("q", q), ("k", k), ("v", v)):
         if a.dtype != q.dtype or suffix is None or a.ndim != 3 or not a.c_contiguous or a.ptr % 16:
             raise ValueError(f"flash_attention_mma: {name} must be a C-contiguous, 16-byte aligned bfloat16 or "
