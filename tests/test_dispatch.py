@@ -624,11 +624,11 @@ def test_is_narrow(gm):
 
 
 SMALL_64 = ["-DBM=64", "-DBN=64", "-DBK=16", "-DWM=32", "-DWN=32", "-DWNITER=2", "-DTM=4", "-DTN=4",
-            "-DSTAGES=3", "-DKUNROLL=8", "-DMIN_BLOCKS=4", "-DELEM_COPY=0", "-DLEAN=1"]
+            "-DSTAGES=3", "-DKUNROLL=8", "-DMIN_BLOCKS=4", "-DELEM_COPY=0", "-DKROWS=0", "-DLEAN=1"]
 LARGE_128 = ["-DBM=128", "-DBN=128", "-DBK=16", "-DWM=32", "-DWN=64", "-DWNITER=2", "-DTM=4", "-DTN=4",
-             "-DSTAGES=3", "-DKUNROLL=8", "-DMIN_BLOCKS=2", "-DELEM_COPY=0", "-DLEAN=1"]
+             "-DSTAGES=3", "-DKUNROLL=8", "-DMIN_BLOCKS=2", "-DELEM_COPY=0", "-DKROWS=0", "-DLEAN=1"]
 MEDIUM_64x128 = ["-DBM=64", "-DBN=128", "-DBK=16", "-DWM=32", "-DWN=32", "-DWNITER=1", "-DTM=4", "-DTN=4",
-                 "-DSTAGES=3", "-DKUNROLL=16", "-DMIN_BLOCKS=0", "-DELEM_COPY=0", "-DLEAN=0"]
+                 "-DSTAGES=3", "-DKUNROLL=16", "-DMIN_BLOCKS=0", "-DELEM_COPY=0", "-DKROWS=0", "-DLEAN=0"]
 SHAPE_TABLE = {"sm_90": {"fp32": {
     "small": {"rung": "09_pipelined", "options": SMALL_64, "gflops": 872.0},
     "medium": {"rung": "09_pipelined", "options": MEDIUM_64x128, "gflops": 28361.2},

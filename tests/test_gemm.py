@@ -56,12 +56,17 @@ def operand(rng, rows, cols, letter, dtype, batch=(), misaligned=False):
     as written, 't' the transposed view of a contiguous [*batch, cols, rows] array. ``misaligned``:
     the stored rows are a slice [1 : 1 + width] of rows of an odd length (width + 2 or + 3), so the
     view starts one element past a 256-byte aligned address and its leading dimension is odd: no
-    row can be read with 16-byte vector loads."""
+    row can be read with 16-byte vector loads. ``misaligned="pad"``: the stored rows are the first
+    ``width`` elements of rows padded to a multiple of 4 (one to four more): aligned, the leading
+    dimension a multiple of 4, so 16-byte copies are allowed, yet a row's last 16-byte group may
+    hold fewer than 4 of its elements (the partial copies at a tile's edge)."""
     r, c = (cols, rows) if letter == "t" else (rows, cols)
-    pad = (2 if c % 2 else 3) if misaligned else 0
+    pad = 4 - c % 4 if misaligned == "pad" else (2 if c % 2 else 3) if misaligned else 0
     base = rng.standard_normal(tuple(batch) + (r, c + pad)).astype(dtype)
     dev = A.from_numpy(base, 0)
-    if misaligned:
+    if misaligned == "pad":
+        dev, base = dev[..., :c], base[..., :c]
+    elif misaligned:
         dev, base = dev[..., 1:1 + c], base[..., 1:1 + c]
     if letter == "t":
         axes = tuple(range(len(batch))) + (len(batch) + 1, len(batch))
@@ -228,6 +233,16 @@ SWITCH_CONFIGS = [
     {"BM": 64, "BN": 64, "BK": 16, "WM": 32, "WN": 32, "TM": 4, "KUNROLL": 8, "MIN_BLOCKS": 4, "LEAN": 1},
     {"STAGES": 4, "KUNROLL": 2, "MIN_BLOCKS": 2, "LEAN": 1},
     {"BM": 128, "BN": 256, "BK": 8, "WM": 64, "WN": 64, "TM": 8, "KUNROLL": 4, "MIN_BLOCKS": 1, "LEAN": 1},
+    # KROWS=1 (an operand contiguous along k kept row-major in shared memory, 16-byte copies in
+    # every layout; rows permuted inside groups of 32): the 128 x 256 x 16 and 256 x 128 x 16 one-
+    # block configurations of the tuning space (chunks of 8 and 4 k steps, 3 and 4 stages), and
+    # 128 x 128 x 8 without launch bounds (BK 8: rows of 2 + 1 units; 4-step chunks = half a tile).
+    {"BM": 128, "BN": 256, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
+     "KUNROLL": 8, "MIN_BLOCKS": 1, "KROWS": 1, "LEAN": 1},
+    {"BM": 256, "BN": 128, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 4,
+     "KUNROLL": 4, "MIN_BLOCKS": 1, "KROWS": 1, "LEAN": 1},
+    {"BM": 128, "BN": 128, "BK": 8, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
+     "KUNROLL": 4, "MIN_BLOCKS": 0, "KROWS": 1, "LEAN": 1},
 ]
 SWITCH_CASES = [
     # sizes multiples of 4 (16-byte copies allowed) but not of the tiles: the aligned body, edges
@@ -240,6 +255,16 @@ SWITCH_CASES = [
     # several row tiles, K not of BK: interior tiles (LEAN's unguarded copies) and edge tiles
     *[(300, 260, 100, lay, lay == "nt", (), (), (False, False)) for lay in C.LAYOUTS],
     (256, 256, 64, "nn", False, (), (), (False, False)),           # whole tiles only
+    # aligned rows padded to a multiple of 4 with K, M, N not of 4: partial 16-byte copies at the
+    # edges of K (row-major tiles of KROWS) and of M, N (the k-major tiles)
+    *[(37, 45, 30, lay, lay == "tn", (), (), ("pad", "pad")) for lay in C.LAYOUTS],
+    (130, 258, 18, "nt", True, (2,), (2,), ("pad", "pad")),         # batched, several k-tiles
+    # tiny products: K < BK, K = 1, single rows and columns
+    (1, 1, 1, "nn", True, (), (), (False, False)),
+    (7, 5, 3, "nt", False, (), (), (False, False)),
+    (33, 1, 9, "tt", True, (), (), (False, False)),
+    (1, 300, 2, "tn", False, (), (), (False, False)),
+    (5, 7, 4, "nt", False, (), (), (False, False)),
 ]
 
 
