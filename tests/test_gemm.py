@@ -234,12 +234,13 @@ SWITCH_CONFIGS = [
     {"STAGES": 4, "KUNROLL": 2, "MIN_BLOCKS": 2, "LEAN": 1},
     {"BM": 128, "BN": 256, "BK": 8, "WM": 64, "WN": 64, "TM": 8, "KUNROLL": 4, "MIN_BLOCKS": 1, "LEAN": 1},
     # KROWS=1 (an operand contiguous along k kept row-major in shared memory, 16-byte copies in
-    # every layout; rows permuted inside groups of 32): the 128 x 256 x 16 and 256 x 128 x 16 one-
-    # block configurations of the tuning space (chunks of 8 and 4 k steps, 3 and 4 stages), and
-    # 128 x 128 x 8 without launch bounds (BK 8: rows of 2 + 1 units; 4-step chunks = half a tile).
+    # every layout; rows permuted inside groups of 32): the 128 x 256 x 16 (tuned.json's large
+    # entry) and 256 x 128 x 16 one-block configurations of the tuning space (chunks of 4 k steps,
+    # 3 stages), and 128 x 128 x 8 in 128 threads without launch bounds (BK 8: rows of 2 + 1
+    # 16-byte units; a chunk of 4 k steps is half a tile).
     {"BM": 128, "BN": 256, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
-     "KUNROLL": 8, "MIN_BLOCKS": 1, "KROWS": 1, "LEAN": 1},
-    {"BM": 256, "BN": 128, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 4,
+     "KUNROLL": 4, "MIN_BLOCKS": 1, "KROWS": 1, "LEAN": 1},
+    {"BM": 256, "BN": 128, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
      "KUNROLL": 4, "MIN_BLOCKS": 1, "KROWS": 1, "LEAN": 1},
     {"BM": 128, "BN": 128, "BK": 8, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
      "KUNROLL": 4, "MIN_BLOCKS": 0, "KROWS": 1, "LEAN": 1},

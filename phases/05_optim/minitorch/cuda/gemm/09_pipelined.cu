@@ -98,8 +98,9 @@
 // (c = 0..7) land on rows 8j + c, units 5 * (8j + c) + k/4 = 5c + const (mod 8), and 5c mod 8
 // runs over all 8 unit columns: conflict-free. A's rows (TM = 8: 8 lanes of a quarter warp read
 // the same row, a broadcast; the 4 quarter warps rows 8 apart -> prow 2 apart -> units 10 apart,
-// distinct columns) are conflict-free too. The copies' stores: 8 lanes write two rows 8 positions
-// apart (4 + 4 units, 40 units apart = the same columns): 2-way, once per tile per copy.
+// distinct columns) are conflict-free too. The copies' stores: the 8 lanes of a quarter warp write
+// 4 units of each of two neighbouring rows, stored 8 positions (40 units: the same columns) or 23
+// apart: at most 2-way, once per copy per k-tile.
 // Arguments, layouts and batches: gemm.cuh.
 #include "gemm.cuh"
 
