@@ -1338,8 +1338,9 @@ def few_tiles_plan(m, n, k, chosen, large, sms):
       (:func:`is_narrow`). The most blocks win; a tie goes to fewer slices, then to ``chosen``.
       Nothing fits: ``chosen``, unsplit.
 
-    E.g. on an H100 (132 SMs) with tiles of 64 x 64 small, 128 x 128 large (tests/test_dispatch.py's table): 512^3 -> small, 2 slices (128
-    blocks); 768^3 -> large, 3 slices (108); 2048^3 -> large, unsplit (256 tiles); 128^3 -> as chosen.
+    E.g. on an H100 (132 SMs) with tiles of 64 x 64 small and 128 x 128 large (the table of
+    tests/test_dispatch.py): 512^3 -> small, 2 slices (128 blocks); 768^3 -> large, 3 slices (108);
+    2048^3 -> large, unsplit (256 tiles); 128^3 -> as chosen.
     """
     def tiles(config):
         bm, bn = tile_of(*config)
