@@ -734,8 +734,10 @@ __device__ __forceinline__ void lean_body(GEMM_PARAMS(float)) {
         long long off[2];
         layout_offsets<2>(L, z, off);
 #if KROWS     // an operand contiguous along k goes row-major (RowsCopier), the other k-major
-        typename Pick<!TA, RowsCopier<BM, VEC>, LeanCopier<BM, SA, false, VEC>>::type copy_a(A + off[0], lda, m0, M, tid);
-        typename Pick<TB, RowsCopier<BN, VEC>, LeanCopier<BN, SB, false, VEC>>::type copy_b(B + off[1], ldb, n0, N, tid);
+        using CopyA = typename Pick<!TA, RowsCopier<BM, VEC>, LeanCopier<BM, SA, false, VEC>>::type;
+        using CopyB = typename Pick<TB, RowsCopier<BN, VEC>, LeanCopier<BN, SB, false, VEC>>::type;
+        CopyA copy_a(A + off[0], lda, m0, M, tid);
+        CopyB copy_b(B + off[1], ldb, n0, N, tid);
 #else
         LeanCopier<BM, SA, !TA, VEC> copy_a(A + off[0], lda, m0, M, tid);
         LeanCopier<BN, SB, TB, VEC> copy_b(B + off[1], ldb, n0, N, tid);
