@@ -275,3 +275,21 @@ SWITCH_CASES = [
 def test_rung09_switches(config, m, n, k, layout, bias, ba, bb, mis, rng):
     options = G.rung_with("09_pipelined", config).options
     run_case(rng, "09_pipelined", "f32", "fp32", m, n, k, layout, bias, ba, bb, mis, options=options)
+
+
+# ---- the dispatcher's large fp32 configuration ------------------------------------------------------
+@pytest.mark.parametrize("layout", C.LAYOUTS)
+def test_large_class_through_the_dispatcher(layout, rng):
+    """gemm.matmul on a "large" float32 product (C over 2**22 elements) that is no multiple of any
+    tile, K not of BK, with a bias: whatever configuration tuned.json names for the large class
+    (rung 09 KROWS=1, 128 x 256 tiles, on an H100), in every layout, against float64."""
+    m, n, k = 2049, 2051, 67
+    assert G.shape_class(m, n, k) == "large"
+    da, a = operand(rng, m, k, layout[0], np.float32)
+    db, b = operand(rng, k, n, layout[1], np.float32)
+    bvec = rng.standard_normal(n).astype(np.float32)
+    got = A.to_numpy(G.matmul(da, db, A.from_numpy(bvec, 0))).astype(np.float64)
+    ref = a @ b + bvec
+    err = C.elementwise_error(got - ref, np.abs(a) @ np.abs(b) + np.abs(bvec), "fp32")
+    rung, options = G.choose(m, n, k, 1, "f32", G.arch_of(0))
+    assert np.isfinite(got).all() and err.max() <= C.elementwise_tol("fp32", k), (rung, options, err.max())
