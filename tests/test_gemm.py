@@ -234,14 +234,15 @@ SWITCH_CONFIGS = [
     {"STAGES": 4, "KUNROLL": 2, "MIN_BLOCKS": 2, "LEAN": 1},
     {"BM": 128, "BN": 256, "BK": 8, "WM": 64, "WN": 64, "TM": 8, "KUNROLL": 4, "MIN_BLOCKS": 1, "LEAN": 1},
     # KROWS=1 (an operand contiguous along k kept row-major in shared memory, 16-byte copies in
-    # every layout; rows permuted inside groups of 32): the 128 x 256 x 16 (tuned.json's large
-    # entry) and 256 x 128 x 16 one-block configurations of the tuning space (chunks of 4 k steps,
-    # 3 stages), and 128 x 128 x 8 in 128 threads without launch bounds (BK 8: rows of 2 + 1
-    # 16-byte units; a chunk of 4 k steps is half a tile).
+    # every layout; rows permuted inside groups of 32): the 128 x 256 x 16 one-block configuration
+    # of the tuning space (chunks of 4 k steps, 3 stages), and 128 x 128 x 8 in 128 threads without
+    # launch bounds (BK 8: rows of 2 + 1 16-byte units; a chunk of 4 k steps is half a tile). And
+    # the same 128 x 256 x 16 one-block tile with KROWS=0 (LEAN's copies: 24 element copies a
+    # thread per k-tile in 'nt'), chunks of 8.
     {"BM": 128, "BN": 256, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
      "KUNROLL": 4, "MIN_BLOCKS": 1, "KROWS": 1, "LEAN": 1},
-    {"BM": 256, "BN": 128, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
-     "KUNROLL": 4, "MIN_BLOCKS": 1, "KROWS": 1, "LEAN": 1},
+    {"BM": 128, "BN": 256, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
+     "KUNROLL": 8, "MIN_BLOCKS": 1, "KROWS": 0, "LEAN": 1},
     {"BM": 128, "BN": 128, "BK": 8, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
      "KUNROLL": 4, "MIN_BLOCKS": 0, "KROWS": 1, "LEAN": 1},
 ]
@@ -281,8 +282,8 @@ def test_rung09_switches(config, m, n, k, layout, bias, ba, bb, mis, rng):
 @pytest.mark.parametrize("layout", C.LAYOUTS)
 def test_large_class_through_the_dispatcher(layout, rng):
     """gemm.matmul on a "large" float32 product (C over 2**22 elements) that is no multiple of any
-    tile, K not of BK, with a bias: whatever configuration tuned.json names for the large class
-    (rung 09 KROWS=1, 128 x 256 tiles, on an H100), in every layout, against float64."""
+    tile, K not of BK, with a bias: whatever configuration tuned.json names for the large class,
+    in every layout, against float64."""
     m, n, k = 2049, 2051, 67
     assert G.shape_class(m, n, k) == "large"
     da, a = operand(rng, m, k, layout[0], np.float32)

@@ -49,8 +49,8 @@ def test_compiles_without_spills(path, arch, tmp_path):
 
 # Rung 09's register-lean body (LEAN=1) is compiled only with options (its default is the first
 # body): its base configuration, two 128 x 128 blocks per SM at 128 registers, must not spill either;
-# nor KROWS=1 (row-major tiles for operands contiguous along k) as tuned.json's large fp32 entry has
-# it: one block of 128 x 256 tiles per SM, 128 accumulators a thread in at most 255 registers.
+# nor KROWS=1 (row-major tiles for operands contiguous along k) in its tuning-space shape: one block
+# of 128 x 256 tiles per SM, 128 accumulators a thread in at most 255 registers.
 LEAN_09 = ("-DLEAN=1", "-DKUNROLL=8", "-DMIN_BLOCKS=2")
 KROWS_09 = ("-DBM=128", "-DBN=256", "-DWM=64", "-DWN=64", "-DTM=8", "-DKUNROLL=4", "-DMIN_BLOCKS=1", "-DKROWS=1",
             "-DLEAN=1")
