@@ -294,3 +294,20 @@ def test_large_class_through_the_dispatcher(layout, rng):
     err = C.elementwise_error(got - ref, np.abs(a) @ np.abs(b) + np.abs(bvec), "fp32")
     rung, options = G.choose(m, n, k, 1, "f32", G.arch_of(0))
     assert np.isfinite(got).all() and err.max() <= C.elementwise_tol("fp32", k), (rung, options, err.max())
+
+
+@pytest.mark.parametrize("layout", C.LAYOUTS)
+def test_packed_products_through_the_dispatcher(layout, rng, monkeypatch):
+    """gemm.matmul on a float32 product at least PACK_MIN (lowered to 256) in every dimension, no
+    multiple of any tile: its operands contiguous along k are transposed and it runs as 'tn' with
+    the table's "large_tn" configuration; in every layout, with a bias, against float64."""
+    monkeypatch.setattr(G, "PACK_MIN", 256)
+    m, n, k = 300, 260, 270
+    assert G.packs(m, n, k, 2, 2, "f32", G.choose(m, n, k, 1, "f32", G.arch_of(0))[0])
+    da, a = operand(rng, m, k, layout[0], np.float32)
+    db, b = operand(rng, k, n, layout[1], np.float32)
+    bvec = rng.standard_normal(n).astype(np.float32)
+    got = A.to_numpy(G.matmul(da, db, A.from_numpy(bvec, 0))).astype(np.float64)
+    ref = a @ b + bvec
+    err = C.elementwise_error(got - ref, np.abs(a) @ np.abs(b) + np.abs(bvec), "fp32")
+    assert np.isfinite(got).all() and err.max() <= C.elementwise_tol("fp32", k), err.max()

@@ -1179,7 +1179,54 @@ def _mm(a, b, bias):
         (rung, options), slices = few_tiles_plan(m, n, k, (rung, options), large, sm_count(a.device_id))
         if slices > 1:
             return _split_planned(key, a, b, bias, slices, rung, options)
+    if packs(m, n, k, a.ndim, b.ndim, suffix, rung):
+        a, b = _mn_major(a, b)
+        # no plan filed: replaying one would skip the transposes
+        return gemm(a, b, bias, *packed_choice(arch, rung, options))
     return gemm(a, b, bias, rung, options, plan_key=key)
+
+
+# ---- packing: big float32 products run as 'tn' -------------------------------------------------------
+# Rung 09 keeps both tiles k-major in shared memory, so an operand contiguous along k (an 'n' A, a
+# 't' B) is copied into them 4 bytes at a time, and 'tn' is its fastest layout (H100, 4096^2, % of
+# cuBLAS nn: tn 90.5, nn 85.3, nt 84.2, tt 83.7; nn as one transpose of A then tn: 90.6). One
+# transpose moves 2 x the operand's bytes at copy bandwidth, about 2% of the product's time at
+# 4096^2 and less beyond, so a product at least PACK_MIN in every dimension has such operands
+# transposed first (as CPU BLAS libraries pack theirs) and runs as 'tn', with the tuned table's
+# "large_tn" configuration: rung 09's one-block 128 x 256 tile (128 accumulators a thread), faster
+# than the large class's two-block 128 x 128 one in 'tn' only (91.3 against 88.8% of cuBLAS tn).
+# (Rung 09's KROWS = 1 tried the other way, row-major tiles for such operands: it lost, see its
+# header.) Tensor-core rungs read every layout as fast and are never packed.
+PACK_MIN = 2048
+
+
+def packs(m, n, k, a_ndim, b_ndim, suffix, rung):
+    """Whether _mm transposes the operands of a single [m, k] @ [k, n] float32 product that
+    ``rung`` would run into 't' A and 'n' B first: rung 09 chosen and m, n, k all at least PACK_MIN."""
+    return (SHAPE_RULES and suffix == "f32" and rung == "09_pipelined" and a_ndim == b_ndim == 2
+            and min(m, n, k) >= PACK_MIN)
+
+
+def packed_choice(arch, rung, options):
+    """(rung, options) for a packed product: the tuned table's fp32 "large_tn" entry for ``sm_<arch>``
+    when it names rung 09, else ``rung``, ``options`` (the large class's choice)."""
+    entry = tuned_table().get(f"sm_{arch}", {}).get("fp32", {}).get("large_tn") or {}
+    if entry.get("rung") == "09_pipelined" and entry.get("options"):
+        return "09_pipelined", tuple(entry["options"])
+    return rung, options
+
+
+def _mn_major(a, b):
+    """``a`` [M, K] as a 't' operand and ``b`` [K, N] as an 'n' one (M and N innermost in memory),
+    each copied by the tiled transpose (transpose.cu) if it is not already."""
+    from .matrix import transpose2d
+    isz = a.itemsize
+    if (layout_of(a.shape, a.strides, isz) or "n")[0] != "t":
+        at = transpose2d(a)                                   # [K, M] contiguous
+        a = at.as_strided(a.shape, (isz, at.strides[0]))      # A, M innermost
+    if (layout_of(b.shape, b.strides, isz) or "t")[0] != "n":
+        b = transpose2d(b.as_strided(b.shape[::-1], b.strides[::-1]))    # B^T transposed: B row-major
+    return a, b
 
 
 def _split_planned(key, a, b, bias, slices, rung, options):
