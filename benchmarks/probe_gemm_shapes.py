@@ -25,7 +25,8 @@ s8-smallsplit_probe.log, s8-layout_probe.log.
 - layouts: the large class's configuration in each layout; shared memory holds both tiles k-major,
   so an 'n' A or a 't' B is copied 4 bytes at a time, and 'nn' computed as one transpose of A
   (transpose.cu) then 'tn' shows what those copies cost. With --config, each configuration in each
-  layout too, and a summary line per size: % of cuBLAS (same layout) for every contender and layout.
+  layout too, and a summary line per size: % of cuBLAS (same layout) for every contender and layout,
+  "dispatch" included (gemm._mm: what matmul runs, packing to 'tn' included).
 - gpt: the six GEMMs of nanoGPT's MLP (fc 384 -> 1536 and proj 1536 -> 384 over 16384 tokens:
   forward 'nt', dX 'nn', dW 'tn'), cuBLAS against the dispatcher (gemm._mm: split-K where few
   tiles), the tuned large entry and each --config.
@@ -103,6 +104,8 @@ def layouts(torch, G, gen, extra=()):
             for name, (r, o) in others.items():
                 fns[f"{name} {lay}"] = (lambda da=operands[lay][0], db=operands[lay][1], r=r, o=o:
                                         G.gemm(da, db, None, rung=r, options=o))
+            # what matmul runs: gemm._mm (packing to 'tn' included: gemm.packs)
+            fns[f"dispatch {lay}"] = lambda da=operands[lay][0], db=operands[lay][1]: G._mm(da, db, None)
             fns[f"cuBLAS {lay}"] = lambda a=a, b=b: torch.mm(a, b)
         da, db = operands["nn"]
 
@@ -115,7 +118,7 @@ def layouts(torch, G, gen, extra=()):
         for f, v in ms.items():
             print(f"{n}^2 {f:28s} {v:8.3f} ms {2 * n ** 3 / 1e9 / v:8.0f} GFLOP/s  "
                   f"{ms['cuBLAS nn'] / v:6.1%} of cuBLAS nn", flush=True)
-        for name in ["ours", *others]:
+        for name in ["dispatch", "ours", *others]:
             print(f"{n}^2 % of cuBLAS in the same layout, {'tuned' if name == 'ours' else name}: "
                   + "  ".join(f"{lay} {ms[f'cuBLAS {lay}'] / ms[f'{name} {lay}']:6.1%}" for lay in C.LAYOUTS),
                   flush=True)
