@@ -12,8 +12,9 @@ Dispatch: :func:`matmul` and :func:`linear` (the backend functions the Tensor la
 :func:`choose` for the rung of a product's (shape class, kind of arithmetic, GPU architecture):
 first the tuned table ``minitorch/cuda/gemm/tuned.json`` that the autotuner writes, then a built-in
 order (the highest rung that exists, runs on this GPU and has the dtype; rung 13 only through the
-table); then two shape rules: 64-wide tiles for products at most half a tile wide (:func:`is_narrow`), and
-split-K for a few output tiles over a long K (:func:`split_k_slices`). Rungs 12 and 13 (wgmma) are built
+table); then shape rules: 64-wide tiles for products at most half a tile wide (:func:`is_narrow`),
+split-K for a few output tiles over a long K (:func:`split_k_slices`), and big float32 products
+packed to 'tn' (:func:`packs`: operands contiguous along k transposed first). Rungs 12 and 13 (wgmma) are built
 for the arch-specific target sm_90a, which CuPy's RawModule cannot ask NVRTC for: see
 :func:`target_kernel`; it runs on sm_90 GPUs only (:func:`runs_on`).
 """
