@@ -13,7 +13,7 @@ Dispatch: :func:`matmul` and :func:`linear` (the backend functions the Tensor la
 :func:`choose` for the rung of a product's (shape class, kind of arithmetic, GPU architecture):
 first the tuned table ``minitorch/cuda/gemm/tuned.json`` that the autotuner writes, then a built-in
 order (the highest rung that exists, runs on this GPU and has the dtype; rung 13 only through the
-table); then shape rules: 64-wide tiles for products at most half a tile wide (:func:`is_narrow`),
+table); then shape rules: 64-wide tiles for products 64 or fewer wide (:func:`is_narrow`),
 split-K for a few output tiles over a long K (:func:`split_k_slices`), and big float32 products
 packed to 'tn' (:func:`packs`: operands contiguous along k transposed first). Rungs 12 and 13 (wgmma) are built
 for the arch-specific target sm_90a, which CuPy's RawModule cannot ask NVRTC for: see
@@ -1105,9 +1105,9 @@ def choose(m, n, k, batch, dtype_suffix, arch, allow_tf32=None, size_class=None)
     dtypes. Otherwise the built-in order: the highest rung without tensor cores for float32
     (with them first when TF32 is allowed), 05_blocktile_2d (else 01) for float64, the half
     rung for bf16/f16. Never a rung missing from RUNGS, above ``arch``, or using tensor cores on
-    float32 unless TF32 is allowed. Then the narrow rule (:func:`is_narrow`): a product at most
-    half as wide (``m`` or ``n``) as that choice's tile takes the small class's choice instead,
-    when that one's tile is not too wide there. ``size_class``: look this class up
+    float32 unless TF32 is allowed. Then the narrow rule (:func:`is_narrow`): a product whose
+    ``m`` or ``n`` is at most 64 while that choice tiles it 128 wide takes the small class's
+    choice instead, when that one's tile is 64 wide there. ``size_class``: look this class up
     instead of :func:`shape_class`'s (split-K runs its slices with the large class's choice).
 
     Raises:
@@ -1117,7 +1117,7 @@ def choose(m, n, k, batch, dtype_suffix, arch, allow_tf32=None, size_class=None)
         allow_tf32 = _tf32_switch.allow_tf32
     arch, tf32 = int(arch), bool(allow_tf32)
     name, options = _choose(size_class or shape_class(m, n, k, batch), dtype_suffix, arch, tf32)
-    if SHAPE_RULES and is_narrow(m, n, tile_of(name, options)):
+    if SHAPE_RULES and min(m, n) <= NARROW and is_narrow(m, n, tile_of(name, options)):
         # the narrow rule: the small class's configuration, when its tile fits the narrow side
         small = _choose("small", dtype_suffix, arch, tf32)
         if not is_narrow(m, n, tile_of(*small)):
@@ -1242,22 +1242,20 @@ def _split_planned(key, a, b, bias, slices, rung, options):
 # with these rules on and off). SHAPE_RULES = False turns both off, read at every call (for that
 # benchmark; not an API).
 SHAPE_RULES = True
-NARROW = 64                   # tiles this wide or narrower are never too wide (the small class's)
+NARROW = 64                   # a product this narrow (per batch) wastes half of a 128-wide tile
 
 
 def is_narrow(m, n, tile):
-    """Whether a ``tile`` (BM, BN) wider than NARROW is at least twice too wide for an ``m`` x
-    ``n`` product (per batch): ``2 * m <= BM`` or ``2 * n <= BN`` (a 128-wide tile: 64 or fewer; a
-    256-wide one: 128 or fewer).
+    """Whether a ``tile`` (BM, BN) is at least twice too wide for an ``m`` x ``n`` product (per
+    batch): ``m <= 64 < BM`` or ``n <= 64 < BN``.
 
     Attention without FlashAttention multiplies 384 batches (64 sequences x 6 heads) of 256 x 64
     outputs (P @ V and three of its gradients: head dim 64). Counted over all batches that is a
-    "large" product (6.3 M elements of C), whose configuration tiles C by 128 x 256: every block
-    computes 192 columns that do not exist. A 64-wide tile wastes nothing and gives four times the
-    blocks. (GPT's lm_head, 65 wide, is narrow for the 256-wide tile too.)
+    "large" product (6.3 M elements of C), whose configuration tiles C by 128 x 128: every block
+    computes 64 columns that do not exist. A 64-wide tile wastes nothing and gives twice the blocks.
     """
     bm, bn = tile
-    return NARROW < bm and 2 * m <= bm or NARROW < bn and 2 * n <= bn
+    return m <= NARROW < bm or n <= NARROW < bn
 
 
 @functools.lru_cache(maxsize=None)
