@@ -122,6 +122,16 @@ def layouts(torch, G, gen, extra=()):
             print(f"{n}^2 % of cuBLAS in the same layout, {'tuned' if name == 'ours' else name}: "
                   + "  ".join(f"{lay} {ms[f'cuBLAS {lay}'] / ms[f'{name} {lay}']:6.1%}" for lay in C.LAYOUTS),
                   flush=True)
+        if n == 4096:       # a timing says nothing of a wrong product: each contender against cuBLAS
+            errs = {}
+            for lay in C.LAYOUTS:
+                ref = fns[f"cuBLAS {lay}"]().double()
+                for name in ["dispatch", "ours", *others]:
+                    got = C.to_torch(fns[f"{name} {lay}"]()).double()
+                    errs[f"{name} {lay}"] = float((got - ref).norm() / ref.norm())
+            worst = max(errs, key=errs.get)
+            print(f"{n}^2 relative error against cuBLAS (fp32 both; expect ~1e-6): worst {worst} {errs[worst]:.1e}; "
+                  + " ".join(f"{f} {e:.0e}" for f, e in errs.items()), flush=True)
 
 
 def gpt(torch, G, gen, extra=()):
