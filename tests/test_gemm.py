@@ -280,10 +280,11 @@ def test_rung09_switches(config, m, n, k, layout, bias, ba, bb, mis, rng):
 
 # ---- the dispatcher's large fp32 configuration ------------------------------------------------------
 @pytest.mark.parametrize("layout", C.LAYOUTS)
-def test_large_class_through_the_dispatcher(layout, rng):
+def test_large_class_through_the_dispatcher(layout, rng, monkeypatch):
     """gemm.matmul on a "large" float32 product (C over 2**22 elements) that is no multiple of any
     tile, K not of BK, with a bias: whatever configuration tuned.json names for the large class,
     in every layout, against float64."""
+    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", False)     # (the module's fixture allows it)
     m, n, k = 2049, 2051, 67
     assert G.shape_class(m, n, k) == "large"
     da, a = operand(rng, m, k, layout[0], np.float32)
@@ -301,6 +302,7 @@ def test_packed_products_through_the_dispatcher(layout, rng, monkeypatch):
     """gemm.matmul on a float32 product at least PACK_MIN (lowered to 256) in every dimension, no
     multiple of any tile: its operands contiguous along k are transposed and it runs as 'tn' with
     the table's "large_tn" configuration; in every layout, with a bias, against float64."""
+    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", False)     # (the module's fixture allows it)
     monkeypatch.setattr(G, "PACK_MIN", 256)
     m, n, k = 300, 260, 270
     assert G.packs(m, n, k, 2, 2, "f32", G.choose(m, n, k, 1, "f32", G.arch_of(0))[0])
