@@ -4,6 +4,12 @@ probes behind the dispatcher's few-tiles rule and the float32 4096² analysis (i
     python benchmarks/probe_gemm_shapes.py squares   # each tuned class's configuration and the dispatcher
     python benchmarks/probe_gemm_shapes.py split     # small squares, K cut into S = 1..8 slices, per class
     python benchmarks/probe_gemm_shapes.py layouts   # 4096² and 8192² in nn/nt/tn/tt; nn as transpose + tn
+    python benchmarks/probe_gemm_shapes.py gpt       # nanoGPT's fp32 MLP GEMMs (16384 tokens, 384 <-> 1536)
+
+--config NAME:KEY=V,KEY=V,... (repeatable) adds a rung 09 configuration (the keys of gemm.TUNED_DEFAULTS
+["09_pipelined"], the rest at their defaults) to the layouts and gpt probes, timed beside the
+large class's entry of tuned.json ("tuned"), e.g.
+    --config krows:BM=128,BN=256,BK=16,WM=64,WN=64,TM=8,STAGES=3,KUNROLL=8,MIN_BLOCKS=1,KROWS=1,LEAN=1
 
 All print % of cuBLAS (torch.mm) timed in the same process, the contenders taking turns
 (gemm_common.time_interleaved_ms: CUDA events, L2 flushed, median). Each takes under two minutes
@@ -18,7 +24,12 @@ s8-smallsplit_probe.log, s8-layout_probe.log.
   slice count that leaves a rest of K costs a second GEMM launch (gemm.few_tiles_plan's rule).
 - layouts: the large class's configuration in each layout; shared memory holds both tiles k-major,
   so an 'n' A or a 't' B is copied 4 bytes at a time, and 'nn' computed as one transpose of A
-  (transpose.cu) then 'tn' shows what those copies cost.
+  (transpose.cu) then 'tn' shows what those copies cost. With --config, each configuration in each
+  layout too, and a summary line per size: % of cuBLAS (same layout) for every contender and layout,
+  "dispatch" included (gemm._mm: what matmul runs, packing to 'tn' included).
+- gpt: the six GEMMs of nanoGPT's MLP (fc 384 -> 1536 and proj 1536 -> 384 over 16384 tokens:
+  forward 'nt', dX 'nn', dW 'tn'), cuBLAS against the dispatcher (gemm._mm: split-K where few
+  tiles), the tuned large entry and each --config.
 """
 import argparse
 import sys
@@ -65,9 +76,24 @@ def split(torch, G, gen):
         print(f"{s}^3 cuBLAS {ms['torch'] * 1e3:6.1f} us | " + " ".join(f"{f} {r:5.1%}" for r, f in ranked), flush=True)
 
 
-def layouts(torch, G, gen):
+def contenders(G, extra):
+    """{name: (rung, options)}: "tuned" (tuned.json's large fp32 entry), then each --config."""
+    out = {"tuned": configs(G)["large"]}
+    for name, config in extra:
+        out[name] = ("09_pipelined", G.rung_with("09_pipelined", config).options)
+    return out
+
+
+def parse_config(text):
+    """"NAME:KEY=V,KEY=V" -> (NAME, {KEY: int(V)})."""
+    name, _, items = text.partition(":")
+    return name, {k: int(v) for k, v in (kv.split("=") for kv in items.split(",") if kv)}
+
+
+def layouts(torch, G, gen, extra=()):
     from minitorch.native.cuda.matrix import transpose2d
     rung, options = configs(G)["large"]
+    others = {name: ro for name, ro in contenders(G, extra).items() if name != "tuned"}
     for n in (4096, 8192):
         fns, operands = {}, {}
         for lay in C.LAYOUTS:
@@ -75,6 +101,11 @@ def layouts(torch, G, gen):
             operands[lay] = (C.wrap(a), C.wrap(b))
             fns[f"ours {lay}"] = lambda da=operands[lay][0], db=operands[lay][1]: G.gemm(da, db, None, rung=rung,
                                                                                          options=options)
+            for name, (r, o) in others.items():
+                fns[f"{name} {lay}"] = (lambda da=operands[lay][0], db=operands[lay][1], r=r, o=o:
+                                        G.gemm(da, db, None, rung=r, options=o))
+            # what matmul runs: gemm._mm (packing to 'tn' included: gemm.packs)
+            fns[f"dispatch {lay}"] = lambda da=operands[lay][0], db=operands[lay][1]: G._mm(da, db, None)
             fns[f"cuBLAS {lay}"] = lambda a=a, b=b: torch.mm(a, b)
         da, db = operands["nn"]
 
@@ -87,18 +118,53 @@ def layouts(torch, G, gen):
         for f, v in ms.items():
             print(f"{n}^2 {f:28s} {v:8.3f} ms {2 * n ** 3 / 1e9 / v:8.0f} GFLOP/s  "
                   f"{ms['cuBLAS nn'] / v:6.1%} of cuBLAS nn", flush=True)
+        for name in ["dispatch", "ours", *others]:
+            print(f"{n}^2 % of cuBLAS in the same layout, {'tuned' if name == 'ours' else name}: "
+                  + "  ".join(f"{lay} {ms[f'cuBLAS {lay}'] / ms[f'{name} {lay}']:6.1%}" for lay in C.LAYOUTS),
+                  flush=True)
+        if n == 4096:       # a timing says nothing of a wrong product: each contender against cuBLAS
+            errs = {}
+            for lay in C.LAYOUTS:
+                ref = fns[f"cuBLAS {lay}"]().double()
+                for name in ["dispatch", "ours", *others]:
+                    got = C.to_torch(fns[f"{name} {lay}"]()).double()
+                    errs[f"{name} {lay}"] = float((got - ref).norm() / ref.norm())
+            worst = max(errs, key=errs.get)
+            print(f"{n}^2 relative error against cuBLAS (fp32 both; expect ~1e-6): worst {worst} {errs[worst]:.1e}; "
+                  + " ".join(f"{f} {e:.0e}" for f, e in errs.items()), flush=True)
+
+
+def gpt(torch, G, gen, extra=()):
+    tokens, d, h = 16384, 384, 1536
+    shapes = [("fc fwd", tokens, h, d, "nt"), ("fc dX", tokens, d, h, "nn"), ("fc dW", h, d, tokens, "tn"),
+              ("proj fwd", tokens, d, h, "nt"), ("proj dX", tokens, h, d, "nn"), ("proj dW", d, h, tokens, "tn")]
+    named = contenders(G, extra)
+    for what, m, n, k, lay in shapes:
+        a, b, _ = C.operands(m, n, k, lay, "f32", gen=gen)
+        da, db = C.wrap(a), C.wrap(b)
+        fns = {"cuBLAS": lambda: torch.mm(a, b), "dispatch": lambda: G._mm(da, db, None)}
+        for name, (r, o) in named.items():
+            fns[name] = lambda r=r, o=o: G.gemm(da, db, None, rung=r, options=o)
+        ms = C.time_interleaved_ms(fns, 10)
+        print(f"gpt {what:8s} {m}x{n}x{k} {lay} cuBLAS {2 * m * n * k / 1e9 / ms['cuBLAS']:6.0f} GFLOP/s | "
+              + " ".join(f"{f} {ms['cuBLAS'] / v:6.1%}" for f, v in ms.items() if f != "cuBLAS"), flush=True)
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("probe", choices=("squares", "split", "layouts"))
+    p.add_argument("probe", choices=("squares", "split", "layouts", "gpt"))
+    p.add_argument("--config", action="append", default=[], type=parse_config,
+                   help="NAME:KEY=V,... a rung 09 configuration to time too (layouts, gpt); repeatable")
     args = p.parse_args(argv)
     torch, _cp, G, _suffix = C.cuda_modules()
     C.set_torch_tf32(torch, False)
     import minitorch
     minitorch.backends.cuda.matmul.allow_tf32 = False    # float32 on both sides: the dispatcher too
     gen = torch.Generator(device="cuda").manual_seed(0)
-    {"squares": squares, "split": split, "layouts": layouts}[args.probe](torch, G, gen)
+    if args.probe in ("layouts", "gpt"):
+        {"layouts": layouts, "gpt": gpt}[args.probe](torch, G, gen, args.config)
+    else:
+        {"squares": squares, "split": split}[args.probe](torch, G, gen)
 
 
 if __name__ == "__main__":

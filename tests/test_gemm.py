@@ -56,12 +56,17 @@ def operand(rng, rows, cols, letter, dtype, batch=(), misaligned=False):
     as written, 't' the transposed view of a contiguous [*batch, cols, rows] array. ``misaligned``:
     the stored rows are a slice [1 : 1 + width] of rows of an odd length (width + 2 or + 3), so the
     view starts one element past a 256-byte aligned address and its leading dimension is odd: no
-    row can be read with 16-byte vector loads."""
+    row can be read with 16-byte vector loads. ``misaligned="pad"``: the stored rows are the first
+    ``width`` elements of rows padded to a multiple of 4 (one to four more): aligned, the leading
+    dimension a multiple of 4, so 16-byte copies are allowed, yet a row's last 16-byte group may
+    hold fewer than 4 of its elements (the partial copies at a tile's edge)."""
     r, c = (cols, rows) if letter == "t" else (rows, cols)
-    pad = (2 if c % 2 else 3) if misaligned else 0
+    pad = 4 - c % 4 if misaligned == "pad" else (2 if c % 2 else 3) if misaligned else 0
     base = rng.standard_normal(tuple(batch) + (r, c + pad)).astype(dtype)
     dev = A.from_numpy(base, 0)
-    if misaligned:
+    if misaligned == "pad":
+        dev, base = dev[..., :c], base[..., :c]
+    elif misaligned:
         dev, base = dev[..., 1:1 + c], base[..., 1:1 + c]
     if letter == "t":
         axes = tuple(range(len(batch))) + (len(batch) + 1, len(batch))
@@ -228,6 +233,18 @@ SWITCH_CONFIGS = [
     {"BM": 64, "BN": 64, "BK": 16, "WM": 32, "WN": 32, "TM": 4, "KUNROLL": 8, "MIN_BLOCKS": 4, "LEAN": 1},
     {"STAGES": 4, "KUNROLL": 2, "MIN_BLOCKS": 2, "LEAN": 1},
     {"BM": 128, "BN": 256, "BK": 8, "WM": 64, "WN": 64, "TM": 8, "KUNROLL": 4, "MIN_BLOCKS": 1, "LEAN": 1},
+    # KROWS=1 (an operand contiguous along k kept row-major in shared memory, 16-byte copies in
+    # every layout; rows permuted inside groups of 32): the 128 x 256 x 16 one-block configuration
+    # of the tuning space (chunks of 4 k steps, 3 stages), and 128 x 128 x 8 in 128 threads without
+    # launch bounds (BK 8: rows of 2 + 1 16-byte units; a chunk of 4 k steps is half a tile). And
+    # the same 128 x 256 x 16 one-block tile with KROWS=0 (LEAN's copies: 24 element copies a
+    # thread per k-tile in 'nt'), chunks of 8.
+    {"BM": 128, "BN": 256, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
+     "KUNROLL": 4, "MIN_BLOCKS": 1, "KROWS": 1, "LEAN": 1},
+    {"BM": 128, "BN": 256, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
+     "KUNROLL": 8, "MIN_BLOCKS": 1, "KROWS": 0, "LEAN": 1},
+    {"BM": 128, "BN": 128, "BK": 8, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
+     "KUNROLL": 4, "MIN_BLOCKS": 0, "KROWS": 1, "LEAN": 1},
 ]
 SWITCH_CASES = [
     # sizes multiples of 4 (16-byte copies allowed) but not of the tiles: the aligned body, edges
@@ -240,6 +257,16 @@ SWITCH_CASES = [
     # several row tiles, K not of BK: interior tiles (LEAN's unguarded copies) and edge tiles
     *[(300, 260, 100, lay, lay == "nt", (), (), (False, False)) for lay in C.LAYOUTS],
     (256, 256, 64, "nn", False, (), (), (False, False)),           # whole tiles only
+    # aligned rows padded to a multiple of 4 with K, M, N not of 4: partial 16-byte copies at the
+    # edges of K (row-major tiles of KROWS) and of M, N (the k-major tiles)
+    *[(37, 45, 30, lay, lay == "tn", (), (), ("pad", "pad")) for lay in C.LAYOUTS],
+    (130, 258, 18, "nt", True, (2,), (2,), ("pad", "pad")),         # batched, several k-tiles
+    # tiny products: K < BK, K = 1, single rows and columns
+    (1, 1, 1, "nn", True, (), (), (False, False)),
+    (7, 5, 3, "nt", False, (), (), (False, False)),
+    (33, 1, 9, "tt", True, (), (), (False, False)),
+    (1, 300, 2, "tn", False, (), (), (False, False)),
+    (5, 7, 4, "nt", False, (), (), (False, False)),
 ]
 
 
@@ -249,3 +276,40 @@ SWITCH_CASES = [
 def test_rung09_switches(config, m, n, k, layout, bias, ba, bb, mis, rng):
     options = G.rung_with("09_pipelined", config).options
     run_case(rng, "09_pipelined", "f32", "fp32", m, n, k, layout, bias, ba, bb, mis, options=options)
+
+
+# ---- the dispatcher's large fp32 configuration ------------------------------------------------------
+@pytest.mark.parametrize("layout", C.LAYOUTS)
+def test_large_class_through_the_dispatcher(layout, rng, monkeypatch):
+    """gemm.matmul on a "large" float32 product (C over 2**22 elements) that is no multiple of any
+    tile, K not of BK, with a bias: whatever configuration tuned.json names for the large class,
+    in every layout, against float64."""
+    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", False)     # (the module's fixture allows it)
+    m, n, k = 2049, 2051, 67
+    assert G.shape_class(m, n, k) == "large"
+    da, a = operand(rng, m, k, layout[0], np.float32)
+    db, b = operand(rng, k, n, layout[1], np.float32)
+    bvec = rng.standard_normal(n).astype(np.float32)
+    got = A.to_numpy(G.matmul(da, db, A.from_numpy(bvec, 0))).astype(np.float64)
+    ref = a @ b + bvec
+    err = C.elementwise_error(got - ref, np.abs(a) @ np.abs(b) + np.abs(bvec), "fp32")
+    rung, options = G.choose(m, n, k, 1, "f32", G.arch_of(0))
+    assert np.isfinite(got).all() and err.max() <= C.elementwise_tol("fp32", k), (rung, options, err.max())
+
+
+@pytest.mark.parametrize("layout", C.LAYOUTS)
+def test_packed_products_through_the_dispatcher(layout, rng, monkeypatch):
+    """gemm.matmul on a float32 product at least PACK_MIN (lowered to 256) in every dimension, no
+    multiple of any tile: its operands contiguous along k are transposed and it runs as 'tn' with
+    the table's "large_tn" configuration; in every layout, with a bias, against float64."""
+    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", False)     # (the module's fixture allows it)
+    monkeypatch.setattr(G, "PACK_MIN", 256)
+    m, n, k = 300, 260, 270
+    assert G.packs(m, n, k, 2, 2, "f32", G.choose(m, n, k, 1, "f32", G.arch_of(0))[0])
+    da, a = operand(rng, m, k, layout[0], np.float32)
+    db, b = operand(rng, k, n, layout[1], np.float32)
+    bvec = rng.standard_normal(n).astype(np.float32)
+    got = A.to_numpy(G.matmul(da, db, A.from_numpy(bvec, 0))).astype(np.float64)
+    ref = a @ b + bvec
+    err = C.elementwise_error(got - ref, np.abs(a) @ np.abs(b) + np.abs(bvec), "fp32")
+    assert np.isfinite(got).all() and err.max() <= C.elementwise_tol("fp32", k), err.max()

@@ -48,18 +48,23 @@ def test_compiles_without_spills(path, arch, tmp_path):
 
 
 # Rung 09's register-lean body (LEAN=1) is compiled only with options (its default is the first
-# body): its base configuration, two 128 x 128 blocks per SM at 128 registers, must not spill either.
+# body): its base configuration, two 128 x 128 blocks per SM at 128 registers, must not spill either;
+# nor KROWS=1 (row-major tiles for operands contiguous along k) in its tuning-space shape: one block
+# of 128 x 256 tiles per SM, 128 accumulators a thread in at most 255 registers.
 LEAN_09 = ("-DLEAN=1", "-DKUNROLL=8", "-DMIN_BLOCKS=2")
+KROWS_09 = ("-DBM=128", "-DBN=256", "-DWM=64", "-DWN=64", "-DTM=8", "-DKUNROLL=4", "-DMIN_BLOCKS=1", "-DKROWS=1",
+            "-DLEAN=1")
 
 
+@pytest.mark.parametrize("options", [LEAN_09, KROWS_09], ids=["lean", "krows"])
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-def test_rung09_lean_compiles_without_spills(arch, tmp_path):
+def test_rung09_lean_compiles_without_spills(arch, options, tmp_path):
     path = KERNEL_DIR / "gemm" / "09_pipelined.cu"
     cmd = [NVCC, f"-arch={arch}", "-std=c++17", "-cubin", "-o", str(tmp_path / "out.cubin"), "--resource-usage",
-           "-I", str(KERNEL_DIR), "-I", str(path.parent), *LEAN_09, str(path)]
+           "-I", str(KERNEL_DIR), "-I", str(path.parent), *options, str(path)]
     run = subprocess.run(cmd, capture_output=True, text=True)
     log = run.stdout + run.stderr
-    assert run.returncode == 0, f"nvcc failed on {path.name} {LEAN_09} for {arch}:\n{log}"
+    assert run.returncode == 0, f"nvcc failed on {path.name} {options} for {arch}:\n{log}"
     functions = SPILLS.findall(log)
     assert len(functions) == 4, f"expected the four gemm_*_f32 entries:\n{log}"
-    assert all(int(s) == 0 and int(l) == 0 for _, _, s, l in functions), f"{LEAN_09} spills ({arch}):\n{log}"
+    assert all(int(s) == 0 and int(l) == 0 for _, _, s, l in functions), f"{options} spills ({arch}):\n{log}"

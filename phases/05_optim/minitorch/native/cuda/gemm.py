@@ -13,8 +13,9 @@ Dispatch: :func:`matmul` and :func:`linear` (the backend functions the Tensor la
 :func:`choose` for the rung of a product's (shape class, kind of arithmetic, GPU architecture):
 first the tuned table ``minitorch/cuda/gemm/tuned.json`` that the autotuner writes, then a built-in
 order (the highest rung that exists, runs on this GPU and has the dtype; rung 13 only through the
-table); then two shape rules: 64-wide tiles for products 64 or fewer wide (:func:`is_narrow`), and
-split-K for a few output tiles over a long K (:func:`split_k_slices`). Rungs 12 and 13 (wgmma) are built
+table); then shape rules: 64-wide tiles for products 64 or fewer wide (:func:`is_narrow`),
+split-K for a few output tiles over a long K (:func:`split_k_slices`), and big float32 products
+packed to 'tn' (:func:`packs`: operands contiguous along k transposed first). Rungs 12 and 13 (wgmma) are built
 for the arch-specific target sm_90a, which CuPy's RawModule cannot ask NVRTC for: see
 :func:`target_kernel`; it runs on sm_90 GPUs only (:func:`runs_on`).
 """
@@ -103,9 +104,11 @@ TUNED_DEFAULTS = {
                      "STAGES": 3,
                      # register-budget switches (09_pipelined.cu's header): KUNROLL 16 unrolls the
                      # whole k loop (BK <= 16), MIN_BLOCKS 0 = no __launch_bounds__, ELEM_COPY 0 =
-                     # the 4-copies-per-group fallback for unaligned operands, LEAN 0 = the first
-                     # body (1: the register-lean body, KUNROLL even: k steps per unrolled chunk)
-                     "KUNROLL": 16, "MIN_BLOCKS": 0, "ELEM_COPY": 0, "LEAN": 0},
+                     # the 4-copies-per-group fallback for unaligned operands, KROWS 0 = both tiles
+                     # k-major in shared memory (1, with LEAN 1: an operand contiguous along k kept
+                     # row-major, copied 16 bytes at a time), LEAN 0 = the first body (1: the
+                     # register-lean body, KUNROLL even: k steps per unrolled chunk)
+                     "KUNROLL": 16, "MIN_BLOCKS": 0, "ELEM_COPY": 0, "KROWS": 0, "LEAN": 0},
     # tensor-core rungs (the macros at the top of each file): block tile, warptile, pipeline depth,
     # and switches that are 0 (off) by default: FRAG_DB register double buffering of fragments,
     # KPERM permuted k for 8-byte fragment loads (TF32), CVT_SMEM round to TF32 once in smem, GROUP_M block rasterization (0 = off, else
@@ -130,7 +133,8 @@ TUNING_SPACE = {
     "09_pipelined": {"BM": [64, 128, 256], "BN": [64, 128, 256], "BK": [8, 16],
                      "WM": [32, 64, 128], "WN": [32, 64], "WNITER": [1, 2, 4], "TM": [4, 8], "TN": [4],
                      "STAGES": [2, 3, 4],
-                     "KUNROLL": [16, 1, 8, 4, 2], "MIN_BLOCKS": [0, 1, 2, 4], "ELEM_COPY": [0, 1], "LEAN": [0, 1]},
+                     "KUNROLL": [16, 1, 8, 4, 2], "MIN_BLOCKS": [0, 1, 2, 4], "ELEM_COPY": [0, 1], "KROWS": [0, 1],
+                     "LEAN": [0, 1]},
     # (the 128 x 256 tile is the fixed rung 10_tf32_mma_wide; its variants, and 64 x 64 warptiles in
     # general, are at the edge of 255 registers: not compiled clean yet, so not in the space)
     "10_tf32_mma": {"BM": [128], "BN": [128], "BK": [32], "WM": [64], "WN": [32],
@@ -158,7 +162,7 @@ _MAX_COPIES = 16
 # WNITER + (BM + BN) * BK / NUM_THREADS; past 160 they spill (seen at 168: BM=256, BN=64, BK=16,
 # WM = WN = 64, 128 threads, on sm_80).
 _MAX_LIVE = 160
-_SWITCHES = {"MIN_BLOCKS", "ELEM_COPY", "LEAN"}     # parameters for which 0 is a value (off)
+_SWITCHES = {"MIN_BLOCKS", "ELEM_COPY", "KROWS", "LEAN"}     # parameters for which 0 is a value (off)
 # Configurations of the tensor-core rungs that spill registers with nvcc 13 for sm_80 or sm_90
 # (tools/compile_gemm_configs.py compiles every one and prints this set): tuning_configs skips them.
 _SPILLING = frozenset({
@@ -276,6 +280,34 @@ def _tma_geometry(c, need):
     return 384, (128, bn), smem
 
 
+def _krows_rules(c, threads, need):
+    """Rung 09's KROWS = 1 rules (09_pipelined.cu: the static_asserts of its KROWS section)."""
+    bk, unroll = c["BK"], c.get("KUNROLL", 16)
+    need(c.get("LEAN", 0) == 1, "KROWS 1 only with LEAN 1")
+    need(min(unroll, bk) % 4 == 0, "KROWS: KUNROLL a multiple of 4 (or at least BK)")
+    need(bk % 8 == 0, "KROWS: BK a multiple of 8")
+    wmiter = (c["WM"] * c["WN"]) // (32 * c["TM"] * c["TN"] * c["WNITER"])
+    need(wmiter >= 1 and (c["WM"] // wmiter) % 32 == 0 and (c["WN"] // c["WNITER"]) % 32 == 0
+         and 32 % c["TM"] == 0 and 32 % c["TN"] == 0,
+         "KROWS: sub-tiles WM/WMITER and WN/WNITER multiples of 32, TM and TN dividing 32")
+    if threads >= 32:
+        for r in (c["BM"], c["BN"]):
+            for per_row, vec in ((bk // 4, True), (bk, False)):     # 16-byte and element copies
+                rstep = threads // per_row if threads % per_row == 0 else 0
+                need(rstep > 0 and r % rstep == 0 and r // rstep <= 32 and (not vec or rstep % 32 == 0),
+                     "KROWS: NUM_THREADS a multiple of BK, BM and BN of NUM_THREADS / (BK/4) (itself a "
+                     "multiple of 32) and of NUM_THREADS / BK, at most 32 copies a thread")
+
+
+def _smem_09(c):
+    """Dynamic shared memory bytes of a rung 09 configuration (09_pipelined.cu's SMEM_BYTES): per
+    stage a k-major tile of each operand, or with KROWS the larger of k-major and row-major."""
+    bm, bn, bk = c["BM"], c["BN"], c["BK"]
+    if c.get("KROWS", 0):
+        return c["STAGES"] * (max(bk * (bm + 4), bm * (bk + 4)) + max(bk * (bn + 4), bn * (bk + 4))) * 4
+    return c["STAGES"] * bk * (bm + 4 + bn + 4) * 4
+
+
 def _lean_rules(c, threads, need):
     """Rung 09's LEAN = 1 rules (09_pipelined.cu: LEAN_CHUNK and LeanCopier's static_asserts)."""
     bk, unroll = c["BK"], c.get("KUNROLL", 16)
@@ -340,16 +372,19 @@ def _geometry(rung, c):
             need(2 <= stages <= 4, "STAGES from 2 to 4")
             need(c.get("KUNROLL", 16) >= 1 and c.get("MIN_BLOCKS", 0) >= 0 and c.get("ELEM_COPY", 0) in (0, 1)
                  and c.get("LEAN", 0) in (0, 1), "KUNROLL >= 1, MIN_BLOCKS >= 0, ELEM_COPY 0 or 1, LEAN 0 or 1")
+            need(c.get("KROWS", 0) in (0, 1), "KROWS 0 or 1")
             if c.get("LEAN", 0):
                 _lean_rules(c, threads, need)
+            if c.get("KROWS", 0):
+                _krows_rules(c, threads, need)
             if c.get("ELEM_COPY", 0) and threads >= 32:
                 # the element copies of an unaligned operand cover each tile exactly
                 need(all(threads % r == 0 and bk % (threads // r) == 0 if threads >= r else r % threads == 0
                          for r in (bm, bn)),
                      "ELEM_COPY: BM, BN dividing NUM_THREADS (and BK a multiple of NUM_THREADS / BM, / BN) "
                      "or multiples of it")
-            smem = stages * bk * (bm + 4 + bn + 4) * 4
-            need(smem <= MAX_SMEM, "STAGES * BK * (BM+4 + BN+4) * 4 <= 227 KB")
+            smem = _smem_09(c)
+            need(smem <= MAX_SMEM, "STAGES * BK * (BM+4 + BN+4) * 4 (KROWS: see _smem_09) <= 227 KB")
             # copy_tile: the block's copies cover each tile exactly, both ways (both layouts of
             # an operand are compiled into one module)
             need(threads >= 32, "at least one warp")
@@ -449,8 +484,11 @@ def _switches_worth(rung, config, threads, smem):
 def _switches_may_be_worth(config):
     """A quick necessary condition of _switches_worth for rung 09 that needs no geometry: the
     switch combinations it can accept (LEAN = 0: (KUNROLL, MIN_BLOCKS, ELEM_COPY) = (16, 0, 0) or
-    (1, 2, 1); LEAN = 1: ELEM_COPY 0, KUNROLL 4 or 8, MIN_BLOCKS 1, 2 or 4)."""
+    (1, 2, 1); LEAN = 1: ELEM_COPY 0, KUNROLL 4 or 8, MIN_BLOCKS 1, 2 or 4; KROWS = 1: LEAN = 1,
+    MIN_BLOCKS 1, BK 16)."""
     switches = (config.get("KUNROLL", 16), config.get("MIN_BLOCKS", 0), config.get("ELEM_COPY", 0))
+    if config.get("KROWS", 0):
+        return config.get("LEAN", 0) == 1 and switches[2] == 0 and switches[1] == 1 and config.get("BK") == 16
     if config.get("LEAN", 0):
         return switches[2] == 0 and switches[0] in (4, 8) and switches[1] in (1, 2, 4)
     return switches in ((16, 0, 0), (1, 2, 1))
@@ -461,8 +499,18 @@ def _lean_worth(config, threads, smem):
     registers a thread (MIN_BLOCKS * NUM_THREADS = 512: two 256-thread or four 128-thread blocks
     per SM) with that many blocks' shared memory fitting an SM, a chunk of KUNROLL <= BK k steps
     (a larger KUNROLL is the same kernel as KUNROLL = BK), and ELEM_COPY at 0 (the lean body
-    ignores it)."""
+    ignores it). With KROWS = 1 (every operand copied 16 bytes at a time, row-major tiles for the
+    operands contiguous along k): one 256-thread block per SM of 128 x 256 or 256 x 128 x 16
+    blocktiles in 64 x 64 warptiles, thread tiles 8 x 4 twice across (WNITER 2: 16 rows x 8
+    columns, conflict-free fragment reads both ways), chunks of 4 k steps, 3 or 4 stages
+    (tools/gemm_spills.py, nvcc 13: 222-248 registers, no spills; chunks of 8 spill in some layout
+    on sm_80 or sm_90 except 128 x 256 with 3 stages on sm_90, which the probes time by hand)."""
     blocks = config.get("MIN_BLOCKS", 0)
+    if config.get("KROWS", 0):
+        return (blocks == 1 and threads == 256 and config.get("ELEM_COPY", 0) == 0 and config["BK"] == 16
+                and config.get("KUNROLL", 16) == 4 and config["STAGES"] in (3, 4)
+                and (config["WM"], config["WN"], config["WNITER"], config["TM"], config["TN"]) == (64, 64, 2, 8, 4)
+                and sorted((config["BM"], config["BN"])) == [128, 256])
     if config.get("ELEM_COPY", 0) == 0 and blocks == 1 and threads == 256:
         # one 256-thread block per SM with 128 x 256 or 256 x 128 blocktiles (128 accumulators a
         # thread, 6 float4 reads per 128 FMAs; 225-237 registers, no spills): BK 8, 3 stages
@@ -537,8 +585,8 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
         if not low <= bm * bn // threads <= high or threads < _MIN_THREADS or spec.smem > max_smem:
             continue
         staged = (bm + bn) * config.get("BK", 0) // threads     # floats a tile, per thread
-        if rung == "09_pipelined" and staged > _MAX_COPIES:
-            continue
+        if rung == "09_pipelined" and staged > _MAX_COPIES and not config.get("KROWS"):
+            continue        # (KROWS copies 16 bytes at a time in every layout: staged / 4 copies)
         if rung == "08_warptile" and bm * bn // threads + staged > _MAX_LIVE:
             continue
         if not _switches_worth(rung, config, threads, spec.smem) or spec.options in _SPILLING_09:
@@ -1132,7 +1180,57 @@ def _mm(a, b, bias):
         (rung, options), slices = few_tiles_plan(m, n, k, (rung, options), large, sm_count(a.device_id))
         if slices > 1:
             return _split_planned(key, a, b, bias, slices, rung, options)
+    if packs(m, n, k, a.ndim, b.ndim, suffix, rung):
+        a, b = _mn_major(a, b)
+        # no plan filed: replaying one would skip the transposes
+        return gemm(a, b, bias, *packed_choice(arch, rung, options))
     return gemm(a, b, bias, rung, options, plan_key=key)
+
+
+# ---- packing: big float32 products run as 'tn' -------------------------------------------------------
+# Rung 09 keeps both tiles k-major in shared memory, so an operand contiguous along k (an 'n' A, a
+# 't' B) is copied into them 4 bytes at a time, and 'tn' is its fastest layout (H100, 4096^2, % of
+# cuBLAS nn: tn 90.5, nn 85.3, nt 84.2, tt 83.7; nn as one transpose of A then tn: 90.6). One
+# transpose moves 2 x the operand's bytes at copy bandwidth, about 2% of the product's time at
+# 4096^2 and less beyond, so a product at least PACK_MIN in every dimension has such operands
+# transposed first (as CPU BLAS libraries pack theirs) and runs as 'tn', with the tuned table's
+# "large_tn" configuration: rung 09's one-block 128 x 256 tile (128 accumulators a thread), faster
+# than the large class's two-block 128 x 128 one in 'tn' (H100: 91.7 against 88.4% of cuBLAS tn at
+# 4096^2). Measured through matmul (4096^2 / 8192^2, % of cuBLAS in the same layout, packing with
+# the KUNROLL=8 KROWS=1 tile): nn 88.8 / 90.4, nt 88.5 / 90.3, tn 90.5 / 87.8, tt 93.0 / 92.6,
+# against 83-86 unpacked; the KUNROLL=16 KROWS=0 tile now in the table ran 'tn' 1.2 points faster.
+# (Rung 09's KROWS = 1 tried the other way, row-major tiles for such operands: it lost, see its
+# header.) Tensor-core rungs read every layout as fast and are never packed.
+PACK_MIN = 2048
+
+
+def packs(m, n, k, a_ndim, b_ndim, suffix, rung):
+    """Whether _mm transposes the operands of a single [m, k] @ [k, n] float32 product that
+    ``rung`` would run into 't' A and 'n' B first: rung 09 chosen and m, n, k all at least PACK_MIN."""
+    return (SHAPE_RULES and suffix == "f32" and rung == "09_pipelined" and a_ndim == b_ndim == 2
+            and min(m, n, k) >= PACK_MIN)
+
+
+def packed_choice(arch, rung, options):
+    """(rung, options) for a packed product: the tuned table's fp32 "large_tn" entry for ``sm_<arch>``
+    when it names rung 09, else ``rung``, ``options`` (the large class's choice)."""
+    entry = tuned_table().get(f"sm_{arch}", {}).get("fp32", {}).get("large_tn") or {}
+    if entry.get("rung") == "09_pipelined" and entry.get("options"):
+        return "09_pipelined", tuple(entry["options"])
+    return rung, options
+
+
+def _mn_major(a, b):
+    """``a`` [M, K] as a 't' operand and ``b`` [K, N] as an 'n' one (M and N innermost in memory),
+    each copied by the tiled transpose (transpose.cu) if it is not already."""
+    from .matrix import transpose2d
+    isz = a.itemsize
+    if (layout_of(a.shape, a.strides, isz) or "n")[0] != "t":
+        at = transpose2d(a)                                   # [K, M] contiguous
+        a = at.as_strided(a.shape, (isz, at.strides[0]))      # A, M innermost
+    if (layout_of(b.shape, b.strides, isz) or "t")[0] != "n":
+        b = transpose2d(b.as_strided(b.shape[::-1], b.strides[::-1]))    # B^T transposed: B row-major
+    return a, b
 
 
 def _split_planned(key, a, b, bias, slices, rung, options):
@@ -1289,8 +1387,9 @@ def few_tiles_plan(m, n, k, chosen, large, sms):
       (:func:`is_narrow`). The most blocks win; a tie goes to fewer slices, then to ``chosen``.
       Nothing fits: ``chosen``, unsplit.
 
-    E.g. on an H100 (132 SMs; tiles 64 x 64 small, 128 x 128 large): 512^3 -> small, 2 slices (128
-    blocks); 768^3 -> large, 3 slices (108); 2048^3 -> large, unsplit (256 tiles); 128^3 -> as chosen.
+    E.g. on an H100 (132 SMs) with tiles of 64 x 64 small and 128 x 128 large (the table of
+    tests/test_dispatch.py): 512^3 -> small, 2 slices (128 blocks); 768^3 -> large, 3 slices (108);
+    2048^3 -> large, unsplit (256 tiles); 128^3 -> as chosen.
     """
     def tiles(config):
         bm, bn = tile_of(*config)
