@@ -20,11 +20,15 @@ forward: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks; 256 threads each. Sha
 dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB):
 past 48 KB a kernel must opt in once (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)).
 """
+import functools
+import os
+
 import numpy as np
 
 from ...cuda.array import empty
 from ..cpu import attention_dropout_threshold
 from .elementwise import contiguous
+from .gemm import arch_of, target_kernel
 from .launch import cdiv, cp, kernel, launch
 
 FILE = "attention/01_flash_fp32.cu"
@@ -287,16 +291,27 @@ def _check_mma(q, k, v):
     return suffix
 
 
-def flash_attention_mma(q, k, v, scale, causal, config=None):
-    """``softmax(q k^T * scale) v`` on tensor cores (02_flash_mma.cu), float32 accumulation.
+def flash_attention_mma(q, k, v, scale, causal, config=None, rung=None):
+    """``softmax(q k^T * scale) v`` on tensor cores, float32 accumulation: rung 3 (03_flash_wgmma.cu,
+    wgmma) where :func:`wgmma_applies`, else rung 2 (02_flash_mma.cu, mma.sync). Both write the same
+    out and lse, which :func:`flash_attention_mma_backward` (rung 2's backward) takes.
 
     Args: q [BH, L, D], k, v [BH, S, D] bfloat16 or float16 (one dtype), C-contiguous, 16-byte
-    aligned, D in {32, 64, 128}, S >= 1; scale > 0; causal a bool; config: the kernel's
-    compile-time options (a dict like TUNED; None = TUNED).
+    aligned, D in {32, 64, 128}, S >= 1; scale > 0; causal a bool; config: the chosen rung's
+    compile-time options (a dict like TUNED or WGMMA_TUNED; None = that rung's tuned ones); rung:
+    2 or 3 to choose the kernel, None to let :func:`wgmma_applies` choose; a config without a rung
+    means rung 2 (the attention ladder's steps are its options).
     Returns: (out [BH, L, D] of q's dtype, lse [BH, L] float32, the natural log-sum-exp of each row).
-    Raises: ValueError for dtypes, shapes, layout or head dimension outside the above.
+    Raises: ValueError for dtypes, shapes, layout or head dimension outside the above, rung 3 where
+    it does not apply, a rung other than 2, 3 or None.
     """
     suffix = _check_mma(q, k, v)
+    if rung is None:
+        rung = 3 if config is None and wgmma_applies(q) else 2
+    if rung == 3:
+        return _flash_wgmma(q, k, v, scale, causal, suffix, config)
+    if rung != 2:
+        raise ValueError(f"flash_attention_mma: rung must be 2, 3 or None, got {rung!r}")
     config = TUNED if config is None else config
     bh, L, d = q.shape
     S = k.shape[1]
@@ -339,3 +354,56 @@ def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal):
     launch(_mma_kernel("flash_mma_bwd_dq", suffix, d, idx, smem, opts), (bh, cdiv(L, BWD_ROWS)), (BWD_THREADS,),
            (q, k, v, grad, lse, delta, dq) + common, shared_mem=smem, index=idx)
     return dq, dk, dv
+
+
+# ---- Hopper: minitorch/cuda/attention/03_flash_wgmma.cu (forward only, sm_90a) ------------------------
+# Rung 3 is rung 2's forward on wgmma (see the .cu); it writes the same out and lse, so rung 2's
+# backward follows it unchanged. Built for the arch-specific target sm_90a by gemm.target_kernel
+# (CuPy's RawModule cannot ask NVRTC for it), so it runs on sm_90 GPUs only.
+WGMMA_FILE = "attention/03_flash_wgmma.cu"
+WGMMA_TARGET = "sm_90a"
+WGMMA_HEAD_DIMS = (64, 128)
+WGMMA_BQ, WGMMA_THREADS = 128, 256       # two warpgroups of 64 query rows
+WGMMA_TUNED = {"BKV": 128}               # keys per K/V tile (64 or 128)
+# MINITORCH_FLASH_RUNG=2 in the environment (read once, at import) keeps the bf16/fp16 forward on
+# rung 2 everywhere (to time the ladder, or to rule rung 3 out); rung=3 still runs rung 3.
+FORCE_RUNG_2 = os.environ.get("MINITORCH_FLASH_RUNG", "") in ("2", "02")
+
+
+@functools.lru_cache(maxsize=None)
+def _arch(idx):
+    return arch_of(idx)
+
+
+def wgmma_applies(q):
+    """Whether :func:`flash_attention_mma` runs rung 3 for ``q`` by default: not forced off
+    (FORCE_RUNG_2), a head dimension in WGMMA_HEAD_DIMS, and q on an sm_90 GPU (H100/H200)."""
+    return not FORCE_RUNG_2 and q.shape[-1] in WGMMA_HEAD_DIMS and _arch(q.device_id) == 90
+
+
+def _wgmma_smem(d, config):
+    """Bytes of dynamic shared memory of rung 3: Q [128][d], K and V [2 buffers][BKV][d] (2-byte
+    elements), and 1 KB to align the tiles to 1024 bytes (the 128-byte swizzle's atoms)."""
+    return 2 * d * (WGMMA_BQ + 4 * config["BKV"]) + 1024
+
+
+def _flash_wgmma(q, k, v, scale, causal, suffix, config):
+    """Rung 3's forward (arguments as :func:`flash_attention_mma`'s, already checked)."""
+    bh, L, d = q.shape
+    idx = q.device_id
+    if d not in WGMMA_HEAD_DIMS or _arch(idx) != 90:
+        raise ValueError(f"flash_attention_mma: rung 3 (wgmma) needs an sm_90 GPU and a head dimension in "
+                         f"{WGMMA_HEAD_DIMS}, got sm_{_arch(idx)} and {d}")
+    config = WGMMA_TUNED if config is None else config
+    out = empty((bh, L, d), q.dtype, idx)
+    lse = empty((bh, L), _F32, idx)
+    if bh and L:
+        smem = _wgmma_smem(d, config)
+        fn = target_kernel(WGMMA_FILE, f"flash_wgmma_fwd_{suffix}_d{d}", idx, mma_options(config), WGMMA_TARGET)
+        if id(fn) not in _raised:
+            with cp.cuda.Device(idx):
+                fn.max_dynamic_shared_size_bytes = smem      # opt in once per kernel (see module doc)
+            _raised[id(fn)] = fn
+        launch(fn, (bh, cdiv(L, WGMMA_BQ)), (WGMMA_THREADS,),
+               (q, k, v, out, lse, L, k.shape[1], np.float32(scale), np.bool_(causal)), shared_mem=smem, index=idx)
+    return out, lse

@@ -143,4 +143,5 @@ template <> struct Op<float> {
     }
 };
 
+
 }  // namespace wgmma

@@ -1,0 +1,292 @@
+// GENERATED from minitorch/cuda/attention/03_flash_wgmma.cu by tools/sync_phases.py (phase 07 snapshot): edit the source and re-run, not this file.
+// phase: 07
+// 03_flash_wgmma.cu - rung 3 of the attention ladder: the FlashAttention forward in bfloat16 /
+// float16 on Hopper's warpgroup tensor-core instruction, wgmma (FlashAttention-3, Shah et al. 2024,
+// arXiv:2407.08608, without its warp specialization). Needs sm_90a: NVRTC/nvcc target sm_90a.
+//
+//   O = softmax(Q K^T * scale + causal mask) V      Q [BH, L, D], K, V [BH, S, D], O [BH, L, D]
+//
+// The algorithm is rung 2's forward (02_flash_mma.cu: online softmax over K/V tiles in float32,
+// exp2 with the scale folded into one FFMA, O rescaled once per tile, the log-sum-exp saved), with
+// the same arguments and outputs, so rung 2's backward runs on what this forward writes. What
+// changes is the instruction. Rung 2's mma.sync is a warp instruction on register fragments: each
+// warp owns only 16 query rows, yet copies the WHOLE K and V tile out of shared memory (ldmatrix)
+// for them, so the 8 warps of a block read every tile 8 times: shared-memory bandwidth bound, and
+// mma.sync tops out near 65% of an H100's tensor peak anyway. wgmma (see gemm/12_wgmma.cu) is a
+// WARPGROUP instruction (4 warps, 128 threads) that reads its B operand straight from shared memory
+// through a 64-bit descriptor, once per warpgroup, for 64 rows of A.
+//
+// Threads and data. A block owns BQ = 128 query rows and runs 2 warpgroups (256 threads); warpgroup
+// wg owns rows 64 wg .. 64 wg + 63 of the tile, exactly one wgmma's M = 64, and, as rung 2's warps,
+// works on its rows alone (no exchange with the other warpgroup). The block walks K/V in tiles of
+// BKV keys; for each tile each warpgroup:
+//   1. S = Q K^T: D / 16 wgmma m64nBKVk16, A = its 64 rows of the Q tile, B = the K tile, both from
+//      shared memory and both "K-major" (rows of D contiguous). S lands in registers: lane 4g + t of
+//      warp w (of the warpgroup) holds s[4j + 2h + e] = S[16w + g + 8h][8j + 2t + e] (wgmma.cuh).
+//   2. the online softmax on S (float32): a row's 2 x BKV / 8 values sit in the 4 lanes of a quad,
+//      so its max and sum take 2 shuffles (rung 2's code, on wgmma's accumulator layout).
+//   3. O += P V: BKV / 16 wgmma m64nDk16 with A = P from REGISTERS (wgmma.cuh's mma_rs) and B = the V
+//      tile from shared memory. For k16 slice kk of P (keys 16 kk .. 16 kk + 15), the A fragment wants
+//      (PTX ISA, "Register Fragments" of wgmma, matrix A, .bf16/.f16) a0 = P[16w + g][16kk + 2t, +1],
+//      a1 = P[16w + g + 8][same], a2 = P[16w + g][16kk + 8 + 2t, +1], a3 = P[16w + g + 8][same]; the
+//      accumulator has exactly these in s[8kk + 0, 1], s[8kk + 2, 3], s[8kk + 4, 5], s[8kk + 6, 7]
+//      (j = 2kk and 2kk + 1 above). So register r of the fragment is s[8kk + 2r], s[8kk + 2r + 1]
+//      rounded to T in a pair: P never goes through shared memory, as in rung 2. V is read where it
+//      lies ([key][d], d contiguous = N contiguous): "MN-major", the transpose bit for B (16-bit types
+//      have it). O stays in registers (D / 2 floats a thread) until the end.
+// Shared memory, in the 128-byte-swizzled layout the descriptors describe (gemm/wgmma.cuh): a tile
+// of ROWS x D is D / 64 column blocks of ROWS rows x 128 bytes (64 elements), block c of row r holding
+// 16-byte chunk q of the row at chunk position q ^ (r % 8); every block starts 1024-aligned. That one
+// layout is what all three operands need: Q and K as K-major tiles (rows m or n, a k16 step 32 bytes
+// along the row, the next 64 of D one block further), V as an MN-major tile (rows k, the 64-wide
+// blocks of n LBO = ROWS x 128 bytes apart, SBO = 1024 bytes per 8 keys, a k16 step 16 rows further).
+// It is rung 12's MNMajor with the tile's rows for BK; the same loader (gemm/mma.cuh's load_tile:
+// cp.async 16-byte copies, zero-fill past L or S) writes it.
+// Pipeline: two K/V buffers. At the top of iteration j every thread waits for its copies of tile j,
+// makes them visible to wgmma's async proxy (fence.proxy.async) and the block synchronizes; past that
+// barrier every warpgroup has also finished tile j - 1 (its wgmmas are waited on inside the
+// iteration), so tile j + 1's copies go to that buffer at once and land while tile j is computed.
+// The two warpgroups run independently between barriers: while one does its softmax (CUDA cores,
+// MUFU) the other's wgmmas keep the tensor cores busy.
+//
+// Masks, as rung 2: causal (key j visible to query i iff j <= i, top-left aligned as PyTorch): the
+// block stops at its last row's diagonal, a warpgroup skips the wgmmas of a tile wholly above its
+// rows, and only tiles that cross the diagonal (or S's end) pay for the per-element mask. Ragged L,
+// S: rows past the end are zero-filled by cp.async and their scores set to -inf; nothing past L is
+// stored. The scale must be > 0 (the running max is kept in unscaled units).
+//
+// Compile-time parameters (NVRTC -DNAME=value; native/cuda/attention.py WGMMA_TUNED):
+//   BKV   64 or 128: keys per K/V tile (the N of S's wgmma)
+// Entry points (T = bf16 or f16, D = 64 or 128): flash_wgmma_fwd_T_dD, grid (BH, ceil(L / 128)),
+// 256 threads, rung 2's forward arguments. Every row of Q, K, V, O must start 16-byte aligned
+// (contiguous [*, D] with an aligned base: the Python side checks).
+#include "../gemm/mma.cuh"
+#include "../gemm/wgmma.cuh"
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "03_flash_wgmma.cu needs the arch-specific target sm_90a (nvcc -gencode=arch=compute_90a,code=sm_90a; NVRTC -arch=sm_90a)"
+#endif
+// On other targets (sm_80 in tests/test_nvcc.py) the entry points compile with empty bodies
+// (wgmma.cuh's WGMMA_OK is 0 there); native/cuda/attention.py launches this rung only on sm_90.
+
+#ifndef BKV
+#define BKV 128
+#endif
+
+#define FW_NEG_INF __int_as_float(0xff800000)
+#define FW_LOG2E 1.4426950408889634f
+
+namespace fwg {
+
+constexpr int BQ = 128;                      // two warpgroups of 64 rows
+constexpr int THREADS = 256;
+static_assert(BKV == 64 || BKV == 128, "BKV: 64 or 128 keys per tile (the N of S's wgmma)");
+
+// Element offset of 16-byte chunk q (8 elements) of row r in a ROWS x D tile of 2-byte elements:
+// column block q / 8 (64 elements), row r, chunk q % 8 swizzled by the row (see the file comment).
+template <int ROWS>
+struct Swizzled {
+    static __device__ __forceinline__ int at(int r, int q) {
+        return (q >> 3) * (ROWS * 64) + r * 64 + (((q & 7) ^ (r & 7)) << 3);
+    }
+};
+
+// Shared bytes: Q [BQ][D], then K and V [2 buffers][BKV][D] (+ 1 KB to align the base to 1024).
+template <int D>
+struct Smem {
+    static constexpr int Q_BYTES = BQ * D * 2, KV_BYTES = BKV * D * 2;
+    static constexpr int BYTES = Q_BYTES + 4 * KV_BYTES + 1024;
+};
+static_assert(Smem<128>::BYTES <= 232448, "<= 227 KB of shared memory");
+
+// Descriptors (gemm/wgmma.cuh's descriptor(); LBO, SBO in bytes), k16 step s.
+// K-major operand of `rows` rows at byte address `tile` (ROWS rows per column block): the rows
+// start `first` rows in, step s is column block s / 4, 32 bytes per step inside it.
+template <int ROWS>
+__device__ __forceinline__ unsigned long long k_major(unsigned tile, int first, int s) {
+    return wgmma::descriptor(tile + (s >> 2) * (ROWS * 128) + first * 128 + (s & 3) * 32, 16, 1024);
+}
+// MN-major operand (V: rows k = keys, n = d): step s starts 16 rows further; the 64-wide n blocks
+// are ROWS x 128 bytes apart (LBO).
+template <int ROWS>
+__device__ __forceinline__ unsigned long long mn_major(unsigned tile, int s) {
+    return wgmma::descriptor(tile + s * 16 * 128, ROWS * 128, 1024);
+}
+
+__device__ __forceinline__ void fence_proxy_async() {
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// Two floats rounded to T and packed into one 32-bit register (lo in the low half: the lower column).
+template <typename T>
+__device__ __forceinline__ unsigned pack2(float lo, float hi) {
+    typename wgmma::Op<T>::T2 v = wgmma::Op<T>::pack(lo, hi);
+    return *reinterpret_cast<unsigned*>(&v);
+}
+
+// The 4 lanes of a row (same g = lane / 4) combine their values.
+__device__ __forceinline__ float quad_max(float v) {
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 1));
+    return fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 2));
+}
+__device__ __forceinline__ float quad_sum(float v) {
+    v += __shfl_xor_sync(0xffffffffu, v, 1);
+    return v + __shfl_xor_sync(0xffffffffu, v, 2);
+}
+
+// Keep the registers live and unmoved across the wgmma.wait_group before (see pin_registers).
+template <int COUNT>
+__device__ __forceinline__ void pin_u32(unsigned (&a)[COUNT][4]) {
+#pragma unroll
+    for (int i = 0; i < COUNT; ++i)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(a[i][r])::"memory");
+}
+
+}  // namespace fwg
+
+template <typename T, int D>
+__device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T* __restrict__ K,
+                                                const T* __restrict__ V, T* __restrict__ O, float* __restrict__ lse,
+                                                long long L, long long S, float scale, bool causal) {
+#if WGMMA_OK
+    using namespace fwg;
+    using Op = wgmma::Op<T>;
+    constexpr int NS = BKV / 2, NO = D / 2;        // accumulator floats a thread: S (64 x BKV), O (64 x D)
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    // the swizzle is a function of the absolute shared address: blocks must start 1024-aligned
+    const unsigned raw = tc::smem_u32(smem_raw);
+    const unsigned base = (raw + 1023u) & ~1023u;
+    T* Qs = reinterpret_cast<T*>(smem_raw + (base - raw));          // [D / 64][BQ][64]
+    T* Ks = Qs + BQ * D;                                            // [2][D / 64][BKV][64]
+    T* Vs = Ks + 2 * BKV * D;                                       // [2][D / 64][BKV][64]
+    const unsigned qs = base, ks = base + Smem<D>::Q_BYTES, vs = ks + 2 * Smem<D>::KV_BYTES;
+
+    const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, t = lane & 3;
+    const int wg = tid >> 7, warp = (tid >> 5) & 3;
+    const long long bh = blockIdx.x;
+    // the last query tiles (longest under the causal mask) are launched first
+    const long long q0 = (long long)(gridDim.y - 1 - blockIdx.y) * BQ;
+    Q += bh * L * D; K += bh * S * D; V += bh * S * D; O += bh * L * D; lse += bh * L;
+    const long long first_row = q0 + 64 * wg;                      // the warpgroup's first row
+    const long long row[2] = {first_row + 16 * warp + g, first_row + 16 * warp + g + 8};
+    const float sl2 = scale * FW_LOG2E;
+
+    const long long kv_end = causal ? min(S, q0 + BQ) : S;
+    const int ntiles = (int)((kv_end + BKV - 1) / BKV);
+    auto load_kv = [&](int j, int b) {
+        const long long k0 = (long long)j * BKV;
+        tc::load_tile<T, BKV, D, THREADS, Swizzled<BKV>>(Ks + b * BKV * D, K, D, k0, S, 0, D, true, tid);
+        tc::load_tile<T, BKV, D, THREADS, Swizzled<BKV>>(Vs + b * BKV * D, V, D, k0, S, 0, D, true, tid);
+    };
+    tc::load_tile<T, BQ, D, THREADS, Swizzled<BQ>>(Qs, Q, D, q0, L, 0, D, true, tid);
+    load_kv(0, 0);
+    tc::cp_async_commit();
+
+    float o[NO];
+#pragma unroll
+    for (int i = 0; i < NO; ++i) o[i] = 0.f;
+    float m[2] = {FW_NEG_INF, FW_NEG_INF};          // running max of the row's unscaled scores
+    float l[2] = {0.f, 0.f};                        // this lane's part of the running sum
+
+    for (int j = 0; j < ntiles; ++j) {
+        const int b = j & 1;
+        // Tile j has landed (this thread's copies: the wait; made visible to the async proxy: the
+        // fence; everyone's: the barrier). Past the barrier both warpgroups have also finished
+        // tile j - 1 (their wgmma waits), so its buffer 1 - b is refilled now with tile j + 1.
+        tc::cp_async_wait<0>();
+        fence_proxy_async();
+        __syncthreads();
+        if (j + 1 < ntiles) load_kv(j + 1, 1 - b);
+        tc::cp_async_commit();
+
+        const long long k0 = (long long)j * BKV;
+        if (causal && k0 > first_row + 63) continue;   // every key of the tile is above the warpgroup's rows
+
+        // 1. S = Q K^T (the first k16 step overwrites: scale-d = 0)
+        float s[NS];
+        const unsigned kt = ks + b * Smem<D>::KV_BYTES, vt = vs + b * Smem<D>::KV_BYTES;
+        wgmma::fence();
+#pragma unroll
+        for (int st = 0; st < D / 16; ++st)
+            wgmma::mma_ss<T, BKV, 0, 0>(s, k_major<BQ>(qs, 64 * wg, st), k_major<BKV>(kt, 0, st), st > 0);
+        wgmma::commit();
+        wgmma::wait<0>();
+        wgmma::pin_registers(s);
+
+        // masks: keys past S, and (causal) keys after the row; only tiles that need it pay
+        if (k0 + BKV > S || (causal && k0 + BKV - 1 > first_row)) {
+#pragma unroll
+            for (int i = 0; i < NS; ++i) {
+                const long long key = k0 + 8 * (i >> 2) + 2 * t + (i & 1);
+                if (key >= S || (causal && key > row[(i >> 1) & 1])) s[i] = FW_NEG_INF;
+            }
+        }
+        // 2. online softmax: new max, alpha = exp(scale (m_old - m_new)), p = exp2(s sl2 - m sl2)
+        float mx[2] = {m[0], m[1]};
+#pragma unroll
+        for (int i = 0; i < NS; ++i) mx[(i >> 1) & 1] = fmaxf(mx[(i >> 1) & 1], s[i]);
+        float alpha[2], msub[2], rsum[2] = {0.f, 0.f};
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            mx[h] = quad_max(mx[h]);
+            // a row with no key yet has max -inf: subtract 0 so that no inf - inf = NaN appears
+            msub[h] = (mx[h] == FW_NEG_INF ? 0.f : mx[h]) * sl2;
+            alpha[h] = exp2f(fmaf(m[h], sl2, -msub[h]));
+            m[h] = mx[h];
+        }
+        unsigned p[BKV / 16][4];                    // P as wgmma A fragments, one per k16 slice of keys
+#pragma unroll
+        for (int kk = 0; kk < BKV / 16; ++kk)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const int i = 8 * kk + 2 * r;      // s[i], s[i + 1]: row (r & 1) of the pair, keys 16kk + 8(r >> 1) + 2t
+                const float p0 = exp2f(fmaf(s[i], sl2, -msub[r & 1]));
+                const float p1 = exp2f(fmaf(s[i + 1], sl2, -msub[r & 1]));
+                rsum[r & 1] += p0 + p1;
+                p[kk][r] = pack2<T>(p0, p1);
+            }
+#pragma unroll
+        for (int h = 0; h < 2; ++h) l[h] = fmaf(l[h], alpha[h], rsum[h]);
+#pragma unroll
+        for (int i = 0; i < NO; ++i) o[i] *= alpha[(i >> 1) & 1];
+
+        // 3. O += P V, P from registers, V MN-major (transpose bit 1)
+        wgmma::fence();                             // o and p were written by ordinary code
+#pragma unroll
+        for (int kk = 0; kk < BKV / 16; ++kk) wgmma::mma_rs<T, D, 1>(o, p[kk], mn_major<BKV>(vt, kk));
+        wgmma::commit();
+        wgmma::wait<0>();
+        wgmma::pin_registers(o);
+        pin_u32(p);                                 // the wgmmas read p until the wait: keep it
+    }
+    tc::cp_async_wait<0>();                         // (only empty groups can remain)
+
+    // O / l, rounded once; lse = scale m + log l (natural, as the backward and PyTorch use it)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const float lsum = quad_sum(l[h]);
+        if (row[h] >= L) continue;
+        const float inv = lsum > 0.f ? 1.f / lsum : 0.f;
+        T* out = O + row[h] * D + 2 * t;
+#pragma unroll
+        for (int jd = 0; jd < D / 8; ++jd)
+            *reinterpret_cast<typename Op::T2*>(out + 8 * jd) =
+                Op::pack(o[4 * jd + 2 * h] * inv, o[4 * jd + 2 * h + 1] * inv);
+        if (t == 0) lse[row[h]] = lsum > 0.f ? m[h] * scale + logf(lsum) : FW_NEG_INF;
+    }
+#endif
+}
+
+// 256 threads, one block per SM: up to 255 registers a thread (S and O accumulators: BKV/2 + D/2 floats)
+#define FLASH_WGMMA_ENTRY(T, SUF, D)                                                                     \
+    extern "C" __global__ void __launch_bounds__(fwg::THREADS, 1) flash_wgmma_fwd_##SUF##_d##D(         \
+        const T* Q, const T* K, const T* V, T* O, float* lse, long long L, long long S, float scale,    \
+        bool causal) {                                                                                   \
+        flash_wgmma_fwd<T, D>(Q, K, V, O, lse, L, S, scale, causal);                                     \
+    }
+
+FLASH_WGMMA_ENTRY(__nv_bfloat16, bf16, 64)
+FLASH_WGMMA_ENTRY(__nv_bfloat16, bf16, 128)
+FLASH_WGMMA_ENTRY(__half, f16, 64)
+FLASH_WGMMA_ENTRY(__half, f16, 128)
