@@ -3,7 +3,8 @@
 """FlashAttention on ``DeviceArray``s: the launchers of ``minitorch/cuda/attention/01_flash_fp32.cu``
 (float32, rung 1), of ``01b_flash_fp32_tiled.cu`` (rung 1b: the same float32 kernels with GEMM-style
 register tiling, what runs by default) and, at the end, of ``02_flash_mma.cu``
-(bfloat16 / float16 on tensor cores).
+(bfloat16 / float16 on tensor cores) and of its forward on Hopper's wgmma, ``03_flash_wgmma.cu``
+(sm_90 only; what the bf16/fp16 forward runs there for head dimensions 64 and 128).
 
 Float32 inputs are ``q [B, H, L, D]``, ``k, v [B, H, S, D]`` (or ``[BH, L, D]``, ``[BH, S, D]``, read
 as B = BH, H = 1; one head dimension D in {32, 64, 128} for all three). Rung 1b reads them through
