@@ -266,14 +266,18 @@ def test_wgmma_forward(rng, dtype, E, L, causal):
 
 @needs_sm90
 @pytest.mark.parametrize("BKV", [64, 128])
-@pytest.mark.parametrize("L,S,causal", [(300, 257, False), (300, 300, True), (129, 1000, True), (1000, 129, True)])
-def test_wgmma_tiles_scale_and_unequal_lengths(rng, BKV, L, S, causal):
-    """Both K/V tile sizes, a scale other than 1/sqrt(E), causal with L != S (top-left aligned)."""
-    q = _rounded(rng, (2, L, 128), ml_dtypes.bfloat16)
-    k, v = (_rounded(rng, (2, S, 128), ml_dtypes.bfloat16) for _ in range(2))
-    out, lse = _rung(q, k, v, 0.3, causal, "bfloat16", 3, {"BKV": BKV})
+@pytest.mark.parametrize("PIPELINE", [0, 1])
+@pytest.mark.parametrize("E", [64, 128])
+@pytest.mark.parametrize("L,S,causal", [(300, 257, False), (300, 300, True), (129, 1000, True), (1000, 129, True),
+                                        (1, 1, True), (7, 1, False)])
+def test_wgmma_configurations(rng, BKV, PIPELINE, E, L, S, causal):
+    """Every compile-time configuration (K/V tile, pipelining), a scale other than 1/sqrt(E),
+    causal with L != S (top-left aligned), a single key."""
+    q = _rounded(rng, (2, L, E), ml_dtypes.bfloat16)
+    k, v = (_rounded(rng, (2, S, E), ml_dtypes.bfloat16) for _ in range(2))
+    out, lse = _rung(q, k, v, 0.3, causal, "bfloat16", 3, {"BKV": BKV, "PIPELINE": PIPELINE})
     ref, ref_lse = _reference_forward(q, k, v, 0.3, causal)
-    what = f"rung 3 BKV={BKV} L={L} S={S} causal={causal} scale=0.3"
+    what = f"rung 3 BKV={BKV} PIPELINE={PIPELINE} E={E} L={L} S={S} causal={causal} scale=0.3"
     _close(out, ref, "bfloat16", "out", f"{what} output")
     np.testing.assert_allclose(lse, ref_lse, rtol=1e-3, atol=1e-3, err_msg=f"{what}: the saved log-sum-exp")
 

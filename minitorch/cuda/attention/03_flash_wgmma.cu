@@ -46,7 +46,13 @@
 // barrier every warpgroup has also finished tile j - 1 (its wgmmas are waited on inside the
 // iteration), so tile j + 1's copies go to that buffer at once and land while tile j is computed.
 // The two warpgroups run independently between barriers: while one does its softmax (CUDA cores,
-// MUFU) the other's wgmmas keep the tensor cores busy.
+// MUFU) the other's wgmmas keep the tensor cores busy. PIPELINE = 1 also overlaps inside a
+// warpgroup (FlashAttention-3's intra-warpgroup pipelining, see the loop): the softmax of tile j + 1
+// runs while O += P(j) V(j) is on the tensor cores.
+// ptxas serializes the wgmmas (waits after each: "Potential Performance Loss: wgmma.mma_async
+// instructions are serialized", tests/test_flash_mma_nvcc.py watches for it) when ordinary code
+// writes a register an unfinished wgmma reads. So the softmax never writes p or o while
+// O += P V may run: it leaves P in float32 in S's registers, rounded into p after the wait.
 //
 // Masks, as rung 2: causal (key j visible to query i iff j <= i, top-left aligned as PyTorch): the
 // block stops at its last row's diagonal, a warpgroup skips the wgmmas of a tile wholly above its
@@ -55,7 +61,8 @@
 // stored. The scale must be > 0 (the running max is kept in unscaled units).
 //
 // Compile-time parameters (NVRTC -DNAME=value; native/cuda/attention.py WGMMA_TUNED):
-//   BKV   64 or 128: keys per K/V tile (the N of S's wgmma)
+//   BKV       64 or 128: keys per K/V tile (the N of S's wgmma)
+//   PIPELINE  0: each tile's S, softmax, P V in turn; 1: the softmax overlaps the previous P V
 // Entry points (T = bf16 or f16, D = 64 or 128): flash_wgmma_fwd_T_dD, grid (BH, ceil(L / 128)),
 // 256 threads, rung 2's forward arguments. Every row of Q, K, V, O must start 16-byte aligned
 // (contiguous [*, D] with an aligned base: the Python side checks).
@@ -70,6 +77,9 @@
 
 #ifndef BKV
 #define BKV 128
+#endif
+#ifndef PIPELINE
+#define PIPELINE 0
 #endif
 
 #define FW_NEG_INF __int_as_float(0xff800000)
@@ -133,7 +143,8 @@ __device__ __forceinline__ float quad_sum(float v) {
     return v + __shfl_xor_sync(0xffffffffu, v, 2);
 }
 
-// Keep the registers live and unmoved across the wgmma.wait_group before (see pin_registers).
+// As wgmma.cuh's pin_registers, for P's fragments: ordinary code that writes them (the next tile's
+// P) cannot be moved above the wgmma.wait_group before, which mentions no register.
 template <int COUNT>
 __device__ __forceinline__ void pin_u32(unsigned (&a)[COUNT][4]) {
 #pragma unroll
@@ -144,6 +155,71 @@ __device__ __forceinline__ void pin_u32(unsigned (&a)[COUNT][4]) {
 
 }  // namespace fwg
 
+// One K/V tile's online softmax on this thread's scores s (S's accumulator, unscaled), in place:
+// the masks (keys past S, and under `causal` keys after the row; only tiles that need it pay), the
+// new row max m, alpha = exp(scale (m_old - m_new)) (the factor O must be rescaled by), the running
+// sum l (this lane's part) rescaled and increased, and s overwritten by P = exp2(s scale log2e -
+// m scale log2e) in float32 (to_fragments rounds it to T).
+template <int NS>
+__device__ __forceinline__ void online_softmax(float (&s)[NS], float (&m)[2], float (&l)[2], float (&alpha)[2],
+                                               long long k0, long long S, bool causal, const long long (&row)[2],
+                                               long long first_row, int t, float sl2) {
+    using namespace fwg;
+    if (k0 + BKV > S || (causal && k0 + BKV - 1 > first_row)) {
+#pragma unroll
+        for (int i = 0; i < NS; ++i) {
+            const long long key = k0 + 8 * (i >> 2) + 2 * t + (i & 1);
+            if (key >= S || (causal && key > row[(i >> 1) & 1])) s[i] = FW_NEG_INF;
+        }
+    }
+    float mx[2] = {m[0], m[1]};
+#pragma unroll
+    for (int i = 0; i < NS; ++i) mx[(i >> 1) & 1] = fmaxf(mx[(i >> 1) & 1], s[i]);
+    float msub[2], rsum[2] = {0.f, 0.f};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        mx[h] = quad_max(mx[h]);
+        // a row with no key yet has max -inf: subtract 0 so that no inf - inf = NaN appears
+        msub[h] = (mx[h] == FW_NEG_INF ? 0.f : mx[h]) * sl2;
+        alpha[h] = exp2f(fmaf(m[h], sl2, -msub[h]));
+        m[h] = mx[h];
+    }
+#pragma unroll
+    for (int i = 0; i < NS; ++i) {
+        s[i] = exp2f(fmaf(s[i], sl2, -msub[(i >> 1) & 1]));
+        rsum[(i >> 1) & 1] += s[i];
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) l[h] = fmaf(l[h], alpha[h], rsum[h]);
+}
+
+// P (float32, S's accumulator layout) rounded to T as the A fragments of O += P V, one per k16
+// slice of keys: register r of slice kk holds P[8kk + 2r], P[8kk + 2r + 1] (see the file comment).
+template <typename T, int NS>
+__device__ __forceinline__ void to_fragments(unsigned (&p)[NS / 8][4], const float (&s)[NS]) {
+#pragma unroll
+    for (int kk = 0; kk < NS / 8; ++kk)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) p[kk][r] = fwg::pack2<T>(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
+}
+
+// S = Q K^T for the warpgroup's 64 rows (issued, not waited for): the first k16 step overwrites
+// (scale-d = 0), so s needs no zeroing.
+template <typename T, int D>
+__device__ __forceinline__ void issue_s(float (&s)[BKV / 2], unsigned qs, unsigned kt, int wg) {
+    using namespace fwg;
+#pragma unroll
+    for (int st = 0; st < D / 16; ++st)
+        wgmma::mma_ss<T, BKV, 0, 0>(s, k_major<BQ>(qs, 64 * wg, st), k_major<BKV>(kt, 0, st), st > 0);
+}
+// O += P V (issued, not waited for): P from registers, V MN-major (transpose bit 1).
+template <typename T, int D>
+__device__ __forceinline__ void issue_pv(float (&o)[D / 2], const unsigned (&p)[BKV / 16][4], unsigned vt) {
+    using namespace fwg;
+#pragma unroll
+    for (int kk = 0; kk < BKV / 16; ++kk) wgmma::mma_rs<T, D, 1>(o, p[kk], mn_major<BKV>(vt, kk));
+}
+
 template <typename T, int D>
 __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T* __restrict__ K,
                                                 const T* __restrict__ V, T* __restrict__ O, float* __restrict__ lse,
@@ -152,6 +228,7 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
     using namespace fwg;
     using Op = wgmma::Op<T>;
     constexpr int NS = BKV / 2, NO = D / 2;        // accumulator floats a thread: S (64 x BKV), O (64 x D)
+    constexpr int KV = Smem<D>::KV_BYTES;
     extern __shared__ __align__(128) unsigned char smem_raw[];
     // the swizzle is a function of the absolute shared address: blocks must start 1024-aligned
     const unsigned raw = tc::smem_u32(smem_raw);
@@ -159,7 +236,7 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
     T* Qs = reinterpret_cast<T*>(smem_raw + (base - raw));          // [D / 64][BQ][64]
     T* Ks = Qs + BQ * D;                                            // [2][D / 64][BKV][64]
     T* Vs = Ks + 2 * BKV * D;                                       // [2][D / 64][BKV][64]
-    const unsigned qs = base, ks = base + Smem<D>::Q_BYTES, vs = ks + 2 * Smem<D>::KV_BYTES;
+    const unsigned qs = base, ks = base + Smem<D>::Q_BYTES, vs = ks + 2 * KV;
 
     const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, t = lane & 3;
     const int wg = tid >> 7, warp = (tid >> 5) & 3;
@@ -173,92 +250,116 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
 
     const long long kv_end = causal ? min(S, q0 + BQ) : S;
     const int ntiles = (int)((kv_end + BKV - 1) / BKV);
-    auto load_kv = [&](int j, int b) {
-        const long long k0 = (long long)j * BKV;
-        tc::load_tile<T, BKV, D, THREADS, Swizzled<BKV>>(Ks + b * BKV * D, K, D, k0, S, 0, D, true, tid);
-        tc::load_tile<T, BKV, D, THREADS, Swizzled<BKV>>(Vs + b * BKV * D, V, D, k0, S, 0, D, true, tid);
+    // the warpgroup's tiles: under the causal mask, those not wholly above its last row
+    const int mine = causal ? (int)min((long long)ntiles, (first_row + 63) / BKV + 1) : ntiles;
+    auto load = [&](T* tiles, const T* src, int j) {               // tile j into buffer j % 2
+        tc::load_tile<T, BKV, D, THREADS, Swizzled<BKV>>(tiles + (j & 1) * BKV * D, src, D, (long long)j * BKV, S,
+                                                         0, D, true, tid);
     };
     tc::load_tile<T, BQ, D, THREADS, Swizzled<BQ>>(Qs, Q, D, q0, L, 0, D, true, tid);
-    load_kv(0, 0);
-    tc::cp_async_commit();
 
     float o[NO];
 #pragma unroll
     for (int i = 0; i < NO; ++i) o[i] = 0.f;
     float m[2] = {FW_NEG_INF, FW_NEG_INF};          // running max of the row's unscaled scores
     float l[2] = {0.f, 0.f};                        // this lane's part of the running sum
+    float s[NS], alpha[2];
+    unsigned p[BKV / 16][4];                        // P as wgmma A fragments, one per k16 slice of keys
 
+#if !PIPELINE
+    load(Ks, K, 0);
+    load(Vs, V, 0);
+    tc::cp_async_commit();
     for (int j = 0; j < ntiles; ++j) {
-        const int b = j & 1;
         // Tile j has landed (this thread's copies: the wait; made visible to the async proxy: the
         // fence; everyone's: the barrier). Past the barrier both warpgroups have also finished
-        // tile j - 1 (their wgmma waits), so its buffer 1 - b is refilled now with tile j + 1.
+        // tile j - 1 (their wgmma waits), so its buffers are refilled now with tile j + 1.
         tc::cp_async_wait<0>();
         fence_proxy_async();
         __syncthreads();
-        if (j + 1 < ntiles) load_kv(j + 1, 1 - b);
+        if (j + 1 < ntiles) {
+            load(Ks, K, j + 1);
+            load(Vs, V, j + 1);
+        }
         tc::cp_async_commit();
+        if (j >= mine) continue;                    // every key of the tile is above the warpgroup's rows
 
-        const long long k0 = (long long)j * BKV;
-        if (causal && k0 > first_row + 63) continue;   // every key of the tile is above the warpgroup's rows
-
-        // 1. S = Q K^T (the first k16 step overwrites: scale-d = 0)
-        float s[NS];
-        const unsigned kt = ks + b * Smem<D>::KV_BYTES, vt = vs + b * Smem<D>::KV_BYTES;
+        // 1. S = Q K^T
         wgmma::fence();
-#pragma unroll
-        for (int st = 0; st < D / 16; ++st)
-            wgmma::mma_ss<T, BKV, 0, 0>(s, k_major<BQ>(qs, 64 * wg, st), k_major<BKV>(kt, 0, st), st > 0);
+        issue_s<T, D>(s, qs, ks + (j & 1) * KV, wg);
         wgmma::commit();
         wgmma::wait<0>();
         wgmma::pin_registers(s);
-
-        // masks: keys past S, and (causal) keys after the row; only tiles that need it pay
-        if (k0 + BKV > S || (causal && k0 + BKV - 1 > first_row)) {
-#pragma unroll
-            for (int i = 0; i < NS; ++i) {
-                const long long key = k0 + 8 * (i >> 2) + 2 * t + (i & 1);
-                if (key >= S || (causal && key > row[(i >> 1) & 1])) s[i] = FW_NEG_INF;
-            }
-        }
-        // 2. online softmax: new max, alpha = exp(scale (m_old - m_new)), p = exp2(s sl2 - m sl2)
-        float mx[2] = {m[0], m[1]};
-#pragma unroll
-        for (int i = 0; i < NS; ++i) mx[(i >> 1) & 1] = fmaxf(mx[(i >> 1) & 1], s[i]);
-        float alpha[2], msub[2], rsum[2] = {0.f, 0.f};
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            mx[h] = quad_max(mx[h]);
-            // a row with no key yet has max -inf: subtract 0 so that no inf - inf = NaN appears
-            msub[h] = (mx[h] == FW_NEG_INF ? 0.f : mx[h]) * sl2;
-            alpha[h] = exp2f(fmaf(m[h], sl2, -msub[h]));
-            m[h] = mx[h];
-        }
-        unsigned p[BKV / 16][4];                    // P as wgmma A fragments, one per k16 slice of keys
-#pragma unroll
-        for (int kk = 0; kk < BKV / 16; ++kk)
-#pragma unroll
-            for (int r = 0; r < 4; ++r) {
-                const int i = 8 * kk + 2 * r;      // s[i], s[i + 1]: row (r & 1) of the pair, keys 16kk + 8(r >> 1) + 2t
-                const float p0 = exp2f(fmaf(s[i], sl2, -msub[r & 1]));
-                const float p1 = exp2f(fmaf(s[i + 1], sl2, -msub[r & 1]));
-                rsum[r & 1] += p0 + p1;
-                p[kk][r] = pack2<T>(p0, p1);
-            }
-#pragma unroll
-        for (int h = 0; h < 2; ++h) l[h] = fmaf(l[h], alpha[h], rsum[h]);
+        // 2. the online softmax, O rescaled once
+        online_softmax(s, m, l, alpha, (long long)j * BKV, S, causal, row, first_row, t, sl2);
+        to_fragments<T>(p, s);
 #pragma unroll
         for (int i = 0; i < NO; ++i) o[i] *= alpha[(i >> 1) & 1];
-
-        // 3. O += P V, P from registers, V MN-major (transpose bit 1)
+        // 3. O += P V
         wgmma::fence();                             // o and p were written by ordinary code
-#pragma unroll
-        for (int kk = 0; kk < BKV / 16; ++kk) wgmma::mma_rs<T, D, 1>(o, p[kk], mn_major<BKV>(vt, kk));
+        issue_pv<T, D>(o, p, vs + (j & 1) * KV);
         wgmma::commit();
         wgmma::wait<0>();
         wgmma::pin_registers(o);
-        pin_u32(p);                                 // the wgmmas read p until the wait: keep it
+        pin_u32(p);                                 // no write of p moves above the wait
     }
+#else
+    // FlashAttention-3's intra-warpgroup pipelining: iteration j issues S(j + 1) = Q K(j+1)^T and
+    // O += P(j) V(j) together, then does tile j + 1's softmax while O += P(j) V(j) still runs on the
+    // tensor cores. So K runs one tile ahead of V: iteration j reads K(j + 1) and V(j), and its
+    // copies fetch K(j + 2) and V(j + 1) into the buffers of K(j) and V(j - 1), which every
+    // warpgroup finished with before the barrier (S(j) was waited for in iteration j - 1, or
+    // before the loop; O += P(j-1) V(j-1) at the end of iteration j - 1).
+    load(Ks, K, 0);
+    tc::cp_async_commit();                          // group: Q, K(0)
+    if (ntiles > 1) load(Ks, K, 1);
+    load(Vs, V, 0);
+    tc::cp_async_commit();                          // group: K(1), V(0)
+    tc::cp_async_wait<1>();
+    fence_proxy_async();
+    __syncthreads();                                // Q and K(0) in place
+    if (mine > 0) {
+        wgmma::fence();
+        issue_s<T, D>(s, qs, ks, wg);
+        wgmma::commit();
+        wgmma::wait<0>();
+        wgmma::pin_registers(s);
+        online_softmax(s, m, l, alpha, 0, S, causal, row, first_row, t, sl2);   // (O = 0: no rescale)
+        to_fragments<T>(p, s);
+    }
+    for (int j = 0; j < ntiles; ++j) {
+        tc::cp_async_wait<0>();                     // K(j + 1), V(j) landed
+        fence_proxy_async();
+        __syncthreads();
+        if (j + 2 < ntiles) load(Ks, K, j + 2);
+        if (j + 1 < ntiles) load(Vs, V, j + 1);
+        tc::cp_async_commit();
+        if (j + 1 < mine) {                         // S(j + 1) and O += P(j) V(j), then softmax(j + 1)
+            wgmma::fence();
+            issue_s<T, D>(s, qs, ks + ((j + 1) & 1) * KV, wg);
+            wgmma::commit();
+            issue_pv<T, D>(o, p, vs + (j & 1) * KV);
+            wgmma::commit();
+            wgmma::wait<1>();                       // S(j + 1) is done; O += P(j) V(j) may run on
+            wgmma::pin_registers(s);
+            online_softmax(s, m, l, alpha, (long long)(j + 1) * BKV, S, causal, row, first_row, t, sl2);
+            wgmma::wait<0>();
+            wgmma::pin_registers(o);
+            pin_u32(p);                             // no write of p moves above the wait
+            // only now, with O += P(j) V(j) done, may p and o be written (else ptxas serializes)
+#pragma unroll
+            for (int i = 0; i < NO; ++i) o[i] *= alpha[(i >> 1) & 1];
+            to_fragments<T>(p, s);
+        } else if (j + 1 == mine) {                 // the warpgroup's last tile: O += P(j) V(j) only
+            wgmma::fence();
+            issue_pv<T, D>(o, p, vs + (j & 1) * KV);
+            wgmma::commit();
+            wgmma::wait<0>();
+            wgmma::pin_registers(o);
+            pin_u32(p);
+        }                                           // (later tiles lie wholly above the warpgroup's rows)
+    }
+#endif
     tc::cp_async_wait<0>();                         // (only empty groups can remain)
 
     // O / l, rounded once; lse = scale m + log l (natural, as the backward and PyTorch use it)

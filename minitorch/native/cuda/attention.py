@@ -365,7 +365,8 @@ WGMMA_FILE = "attention/03_flash_wgmma.cu"
 WGMMA_TARGET = "sm_90a"
 WGMMA_HEAD_DIMS = (64, 128)
 WGMMA_BQ, WGMMA_THREADS = 128, 256       # two warpgroups of 64 query rows
-WGMMA_TUNED = {"BKV": 128}               # keys per K/V tile (64 or 128)
+# keys per K/V tile (64 or 128); PIPELINE 1: the softmax of tile j + 1 overlaps P(j) V(j) (0: in turn)
+WGMMA_TUNED = {"BKV": 128, "PIPELINE": 1}
 # MINITORCH_FLASH_RUNG=2 in the environment (read once, at import) keeps the bf16/fp16 forward on
 # rung 2 everywhere (to time the ladder, or to rule rung 3 out); rung=3 still runs rung 3.
 FORCE_RUNG_2 = os.environ.get("MINITORCH_FLASH_RUNG", "") in ("2", "02")
