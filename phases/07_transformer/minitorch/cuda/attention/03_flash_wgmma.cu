@@ -64,8 +64,8 @@
 // Compile-time parameters (NVRTC -DNAME=value; native/cuda/attention.py WGMMA_TUNED):
 //   BKV       64 or 128: keys per K/V tile (the N of S's wgmma)
 //   PIPELINE  0: each tile's S, softmax, P V in turn; 1: the softmax overlaps the previous P V
-// Entry points (T = bf16 or f16, D = 64 or 128): flash_wgmma_fwd_T_dD, grid (BH, ceil(L / 128)),
-// 256 threads, rung 2's forward arguments. Every row of Q, K, V, O must start 16-byte aligned
+// Entry points (T = bf16 or f16, D = 64 or 128): flash_wgmma_fwd_T_dD, grid BH * ceil(L / 128)
+// blocks (one dimension), 256 threads, rung 2's forward arguments. Every row of Q, K, V, O must start 16-byte aligned
 // (contiguous [*, D] with an aligned base: the Python side checks).
 #include "../gemm/mma.cuh"
 #include "../gemm/wgmma.cuh"
@@ -241,9 +241,12 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
 
     const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, t = lane & 3;
     const int wg = tid >> 7, warp = (tid >> 5) & 3;
-    const long long bh = blockIdx.x;
-    // the last query tiles (longest under the causal mask) are launched first
-    const long long q0 = (long long)(gridDim.y - 1 - blockIdx.y) * BQ;
+    // One block per (head, query tile), the query tiles of a head consecutive, so the blocks running
+    // at once share a few heads' K and V in L2 (rung 2's grid puts the heads side by side instead).
+    // Inside a head the last query tiles (longest under the causal mask) are launched first.
+    const unsigned nq = (unsigned)((L + BQ - 1) / BQ);
+    const long long bh = blockIdx.x / nq;
+    const long long q0 = (long long)(nq - 1 - blockIdx.x % nq) * BQ;
     Q += bh * L * D; K += bh * S * D; V += bh * S * D; O += bh * L * D; lse += bh * L;
     const long long first_row = q0 + 64 * wg;                      // the warpgroup's first row
     const long long row[2] = {first_row + 16 * warp + g, first_row + 16 * warp + g + 8};

@@ -407,6 +407,6 @@ def _flash_wgmma(q, k, v, scale, causal, suffix, config):
             with cp.cuda.Device(idx):
                 fn.max_dynamic_shared_size_bytes = smem      # opt in once per kernel (see module doc)
             _raised[id(fn)] = fn
-        launch(fn, (bh, cdiv(L, WGMMA_BQ)), (WGMMA_THREADS,),
+        launch(fn, (bh * cdiv(L, WGMMA_BQ),), (WGMMA_THREADS,),
                (q, k, v, out, lse, L, k.shape[1], np.float32(scale), np.bool_(causal)), shared_mem=smem, index=idx)
     return out, lse
