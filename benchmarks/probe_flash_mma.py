@@ -133,13 +133,18 @@ def check_backward(N, dtype, rng):
     return worst
 
 
+def _dims(rung, config):
+    """The head dimensions a rung's configuration has kernels for."""
+    return (32, 64, 128) if rung == 2 else (64,) if config.get("NWG") == 3 else (64, 128)
+
+
 def check_all(N, record, configs, tiles, rng, wgmma=None):
     """Every forward configuration (rung 02's, then rung 03's in ``wgmma``: name -> options) and both
     backward dtypes against the references (record["check"])."""
     runs = [(n, c, 2) for n, c in list(configs.items()) + list(tiles.items())] + [(n, c, 3) for n, c in (wgmma or {}).items()]
     for name, cfg, rung in runs:
         try:
-            record["check"][f"fwd {name}"] = check_forward(N, name, cfg, rng, rung, (64, 128) if rung == 3 else (32, 64, 128))
+            record["check"][f"fwd {name}"] = check_forward(N, name, cfg, rng, rung, _dims(rung, cfg))
         except Exception as e:                       # noqa: BLE001 - one failure must not stop the rest
             record["check"][f"fwd {name}"] = {"ok": False, "failures": [repr(e)]}
             log(f"forward {name}: ERROR", repr(e)); traceback.print_exc()
@@ -178,7 +183,7 @@ def main():
     # rung 03 (wgmma, sm_90 only): the tuned K/V tile and the other one
     hopper = torch.cuda.get_device_capability() == (9, 0)
     wgmma = {"wgmma": dict(NA.WGMMA_TUNED), "wgmma_bkv64": dict(NA.WGMMA_TUNED, BKV=64),
-             "wgmma_in_turn": dict(NA.WGMMA_TUNED, PIPELINE=0)} if hopper else {}
+             "wgmma_in_turn": dict(NA.WGMMA_TUNED, PIPELINE=0), "wgmma_192": dict(NA.WGMMA_TUNED, NWG=3, PIPELINE=0)} if hopper else {}
     record = {"probe": "flash_mma", "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
               "ladder": {k: v for k, v in NA.LADDER}, "tiles": tiles, "tuned": NA.TUNED,
               "tokens": TOKENS, "channels": CHANNELS, "timing": "CUDA events, L2 flushed, median of 9 after 2",
@@ -255,15 +260,15 @@ def print_table(record, configs, tiles):
     print("\ncorrectness:", ", ".join(f"{k} {'ok' if v.get('ok') else 'WRONG'}" for k, v in record["check"].items()))
     tf = lambda r, key: f"{r[key]['TFLOPs']:6.0f}" if "TFLOPs" in r.get(key, {}) else "     -"
     steps = list(configs)
-    print("\nbf16 TFLOP/s (forward: rung 02's ladder steps, its best tile, rung 03 (wgmma: tuned, BKV 64, PIPELINE 0), torch;"
+    print("\nbf16 TFLOP/s (forward: rung 02's ladder steps, its best tile, rung 03 (wgmma: tuned, BKV 64, PIPELINE 0, 3 warpgroups without pipelining), torch;"
           " fwd+bwd: ours default vs torch)")
     print(f"{'d':>3} {'causal':>6} {'L':>5} | " + " ".join(f"{s[:6]:>6}" for s in steps)
-          + " | best_tile      |  wgmma w_bk64 w_turn | t_flash t_cudnn || fb_ours fb_flash fb_cudnn")
+          + " | best_tile      |  wgmma w_bk64 w_turn  w_192 | t_flash t_cudnn || fb_ours fb_flash fb_cudnn")
     for r in record["rows"]:
         best = max(((r[f"fwd {t}"]["TFLOPs"], t) for t in tiles if "TFLOPs" in r.get(f"fwd {t}", {})), default=None)
         best_s = f"{best[0]:6.0f} {best[1][6:]:>7}" if best else "     -        "
         print(f"{r['d']:>3} {str(r['causal']):>6} {r['L']:>5} | " + " ".join(tf(r, f"fwd {s}") for s in steps)
-              + f" | {best_s} | {tf(r, 'fwd wgmma')} {tf(r, 'fwd wgmma_bkv64')} {tf(r, 'fwd wgmma_in_turn')} | {tf(r, 'fwd torch_flash')}  {tf(r, 'fwd torch_cudnn')} || "
+              + f" | {best_s} | {tf(r, 'fwd wgmma')} {tf(r, 'fwd wgmma_bkv64')} {tf(r, 'fwd wgmma_in_turn')} {tf(r, 'fwd wgmma_192')} | {tf(r, 'fwd torch_flash')}  {tf(r, 'fwd torch_cudnn')} || "
               + f"{tf(r, 'fwdbwd tuned')}  {tf(r, 'fwdbwd torch_flash')}   {tf(r, 'fwdbwd torch_cudnn')}")
 
 

@@ -63,8 +63,11 @@
 // Compile-time parameters (NVRTC -DNAME=value; native/cuda/attention.py WGMMA_TUNED):
 //   BKV       64 or 128: keys per K/V tile (the N of S's wgmma)
 //   PIPELINE  0: each tile's S, softmax, P V in turn; 1: the softmax overlaps the previous P V
-// Entry points (T = bf16 or f16, D = 64 or 128): flash_wgmma_fwd_T_dD, grid BH * ceil(L / 128)
-// blocks (one dimension), 256 threads, rung 2's forward arguments. Every row of Q, K, V, O must start 16-byte aligned
+//   NWG       2 or 3 warpgroups: BQ = 128 or 192 query rows a block (3: head dimension 64 only, and
+//             not with both BKV 128 and PIPELINE 1: 168 registers a thread do not hold them)
+// Defaults are the tuned kernel (BKV 128, PIPELINE 1, NWG 2).
+// Entry points (T = bf16 or f16, D = 64 or 128): flash_wgmma_fwd_T_dD, grid BH * ceil(L / BQ)
+// blocks (one dimension), NWG x 128 threads, rung 2's forward arguments. Every row of Q, K, V, O must start 16-byte aligned
 // (contiguous [*, D] with an aligned base: the Python side checks).
 #include "../gemm/mma.cuh"
 #include "../gemm/wgmma.cuh"
@@ -79,7 +82,10 @@
 #define BKV 128
 #endif
 #ifndef PIPELINE
-#define PIPELINE 0
+#define PIPELINE 1
+#endif
+#ifndef NWG
+#define NWG 2
 #endif
 
 #define FW_NEG_INF __int_as_float(0xff800000)
@@ -87,9 +93,11 @@
 
 namespace fwg {
 
-constexpr int BQ = 128;                      // two warpgroups of 64 rows
-constexpr int THREADS = 256;
+constexpr int BQ = 64 * NWG;                 // NWG warpgroups of 64 rows
+constexpr int THREADS = 128 * NWG;
 static_assert(BKV == 64 || BKV == 128, "BKV: 64 or 128 keys per tile (the N of S's wgmma)");
+static_assert(NWG == 2 || NWG == 3, "NWG: 2 or 3 warpgroups (3: head dimension 64 only, see the entry points)");
+static_assert(NWG == 2 || BKV == 64 || !PIPELINE, "3 warpgroups, BKV 128 and PIPELINE 1 spill (168 registers)");
 
 // Element offset of 16-byte chunk q (8 elements) of row r in a ROWS x D tile of 2-byte elements:
 // column block q / 8 (64 elements), row r, chunk q % 8 swizzled by the row (see the file comment).
@@ -106,7 +114,7 @@ struct Smem {
     static constexpr int Q_BYTES = BQ * D * 2, KV_BYTES = BKV * D * 2;
     static constexpr int BYTES = Q_BYTES + 4 * KV_BYTES + 1024;
 };
-static_assert(Smem<128>::BYTES <= 232448, "<= 227 KB of shared memory");
+static_assert(Smem<NWG == 2 ? 128 : 64>::BYTES <= 232448, "<= 227 KB of shared memory");
 
 // Descriptors (gemm/wgmma.cuh's descriptor(); LBO, SBO in bytes), k16 step s.
 // K-major operand of `rows` rows at byte address `tile` (ROWS rows per column block): the rows
@@ -141,6 +149,26 @@ __device__ __forceinline__ float quad_max(float v) {
 __device__ __forceinline__ float quad_sum(float v) {
     v += __shfl_xor_sync(0xffffffffu, v, 1);
     return v + __shfl_xor_sync(0xffffffffu, v, 2);
+}
+
+// Rows [r0, r0 + ROWS) of a [R, D] matrix (rows contiguous) into a Swizzled<ROWS> tile, zero-filled
+// past R, by cp.async 16-byte copies: gemm/mma.cuh's load_tile, or, where the block's threads do not
+// split the tile evenly (3 warpgroups), the same mapping (thread tid copies chunk tid % CPR of rows
+// tid / CPR, + RSTEP, ...) with a guard on the last rows.
+template <typename T, int ROWS, int D>
+__device__ __forceinline__ void load_rows(T* tile, const T* src, long long r0, long long R, int tid) {
+    constexpr int CPR = D / 8, RSTEP = THREADS / CPR;
+    static_assert(THREADS % CPR == 0, "every thread copies one column of chunks");
+    if constexpr (ROWS % RSTEP == 0) {
+        tc::load_tile<T, ROWS, D, THREADS, Swizzled<ROWS>>(tile, src, D, r0, R, 0, D, true, tid);
+    } else {
+        const int q = tid % CPR;
+        for (int r = tid / CPR; r < ROWS; r += RSTEP) {
+            const bool ok = r0 + r < R;
+            tc::cp_async16(tc::smem_u32(tile + Swizzled<ROWS>::at(r, q)), ok ? src + (r0 + r) * D + 8 * q : src,
+                           ok ? 16 : 0);
+        }
+    }
 }
 
 // As wgmma.cuh's pin_registers, for P's fragments: ordinary code that writes them (the next tile's
@@ -256,10 +284,9 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
     // the warpgroup's tiles: under the causal mask, those not wholly above its last row
     const int mine = causal ? (int)min((long long)ntiles, (first_row + 63) / BKV + 1) : ntiles;
     auto load = [&](T* tiles, const T* src, int j) {               // tile j into buffer j % 2
-        tc::load_tile<T, BKV, D, THREADS, Swizzled<BKV>>(tiles + (j & 1) * BKV * D, src, D, (long long)j * BKV, S,
-                                                         0, D, true, tid);
+        load_rows<T, BKV, D>(tiles + (j & 1) * BKV * D, src, (long long)j * BKV, S, tid);
     };
-    tc::load_tile<T, BQ, D, THREADS, Swizzled<BQ>>(Qs, Q, D, q0, L, 0, D, true, tid);
+    load_rows<T, BQ, D>(Qs, Q, q0, L, tid);
 
     float o[NO];
 #pragma unroll
@@ -381,7 +408,8 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
 #endif
 }
 
-// 256 threads, one block per SM: up to 255 registers a thread (S and O accumulators: BKV/2 + D/2 floats)
+// NWG x 128 threads, one block per SM: up to 255 registers a thread with 2 warpgroups, 168 with 3
+// (S and O accumulators: BKV / 2 + D / 2 floats)
 #define FLASH_WGMMA_ENTRY(T, SUF, D)                                                                     \
     extern "C" __global__ void __launch_bounds__(fwg::THREADS, 1) flash_wgmma_fwd_##SUF##_d##D(         \
         const T* Q, const T* K, const T* V, T* O, float* lse, long long L, long long S, float scale,    \
@@ -390,6 +418,8 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
     }
 
 FLASH_WGMMA_ENTRY(__nv_bfloat16, bf16, 64)
-FLASH_WGMMA_ENTRY(__nv_bfloat16, bf16, 128)
 FLASH_WGMMA_ENTRY(__half, f16, 64)
+#if NWG == 2        // 3 warpgroups: at most 168 registers a thread, too few for D = 128's accumulators
+FLASH_WGMMA_ENTRY(__nv_bfloat16, bf16, 128)
 FLASH_WGMMA_ENTRY(__half, f16, 128)
+#endif

@@ -364,9 +364,9 @@ def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal):
 WGMMA_FILE = "attention/03_flash_wgmma.cu"
 WGMMA_TARGET = "sm_90a"
 WGMMA_HEAD_DIMS = (64, 128)
-WGMMA_BQ, WGMMA_THREADS = 128, 256       # two warpgroups of 64 query rows
-# keys per K/V tile (64 or 128); PIPELINE 1: the softmax of tile j + 1 overlaps P(j) V(j) (0: in turn)
-WGMMA_TUNED = {"BKV": 128, "PIPELINE": 1}
+# BKV: keys per K/V tile (64 or 128); PIPELINE 1: the softmax of tile j + 1 overlaps P(j) V(j) (0: in
+# turn); NWG: warpgroups of 64 query rows a block, 128 threads each (3: head dimension 64 only)
+WGMMA_TUNED = {"BKV": 128, "PIPELINE": 1, "NWG": 2}
 # MINITORCH_FLASH_RUNG=2 in the environment (read once, at import) keeps the bf16/fp16 forward on
 # rung 2 everywhere (to time the ladder, or to rule rung 3 out); rung=3 still runs rung 3.
 FORCE_RUNG_2 = os.environ.get("MINITORCH_FLASH_RUNG", "") in ("2", "02")
@@ -384,19 +384,19 @@ def wgmma_applies(q):
 
 
 def _wgmma_smem(d, config):
-    """Bytes of dynamic shared memory of rung 3: Q [128][d], K and V [2 buffers][BKV][d] (2-byte
+    """Bytes of dynamic shared memory of rung 3: Q [64 NWG][d], K and V [2 buffers][BKV][d] (2-byte
     elements), and 1 KB to align the tiles to 1024 bytes (the 128-byte swizzle's atoms)."""
-    return 2 * d * (WGMMA_BQ + 4 * config["BKV"]) + 1024
+    return 2 * d * (64 * config["NWG"] + 4 * config["BKV"]) + 1024
 
 
 def _flash_wgmma(q, k, v, scale, causal, suffix, config):
     """Rung 3's forward (arguments as :func:`flash_attention_mma`'s, already checked)."""
     bh, L, d = q.shape
     idx = q.device_id
-    if d not in WGMMA_HEAD_DIMS or _arch(idx) != 90:
-        raise ValueError(f"flash_attention_mma: rung 3 (wgmma) needs an sm_90 GPU and a head dimension in "
-                         f"{WGMMA_HEAD_DIMS}, got sm_{_arch(idx)} and {d}")
     config = WGMMA_TUNED if config is None else config
+    if d not in WGMMA_HEAD_DIMS or _arch(idx) != 90 or (config["NWG"] == 3 and d != 64):
+        raise ValueError(f"flash_attention_mma: rung 3 (wgmma) needs an sm_90 GPU and a head dimension in "
+                         f"{WGMMA_HEAD_DIMS} (64 with NWG = 3), got sm_{_arch(idx)}, {d} and NWG = {config['NWG']}")
     out = empty((bh, L, d), q.dtype, idx)
     lse = empty((bh, L), _F32, idx)
     if bh and L:
@@ -406,6 +406,6 @@ def _flash_wgmma(q, k, v, scale, causal, suffix, config):
             with cp.cuda.Device(idx):
                 fn.max_dynamic_shared_size_bytes = smem      # opt in once per kernel (see module doc)
             _raised[id(fn)] = fn
-        launch(fn, (bh * cdiv(L, WGMMA_BQ),), (WGMMA_THREADS,),
+        launch(fn, (bh * cdiv(L, 64 * config["NWG"]),), (128 * config["NWG"],),
                (q, k, v, out, lse, L, k.shape[1], np.float32(scale), np.bool_(causal)), shared_mem=smem, index=idx)
     return out, lse
