@@ -4,13 +4,15 @@ then time the ladder against PyTorch's SDPA in bfloat16.
 
 1. Correctness, on fresh random data with every output poisoned (our allocator fills each block with
    0xFF bytes first, NaN in bf16/fp16, so an element left unwritten shows): the forward of each ladder
-   step and tile size, and of rung 03's configurations (bf16; head dims 32, 64, 128, rung 03 64 and 128; L = 129 vs S = 1000 and causal L = S = 1000, plus
+   step and tile size, and of rung 03's configurations (bf16; head dims 32, 64, 128, rung 03's 64 and
+   128; L = 129 vs S = 1000 and causal L = S = 1000, plus
    L = 1 and 17) against a float64 NumPy reference, output and log-sum-exp; the backward (bf16 and
    fp16) against float64 gradients. Errors: relative Frobenius error and the largest element error
    over the largest reference value. A configuration that fails is still timed, marked WRONG.
 2. Timing, bf16, 16384 tokens (B = 16384 / L) and 2048 channels (H = 2048 / d), L = S in 512..8192,
    d 64 and 128, causal and not: the forward of each ladder step (baseline, swizzle, double buffer,
-   exp2/FMA, then the best tile size; rung 03 tuned, with BKV 64, without the pipelining), and forward + backward of the default configuration, against
+   exp2/FMA, then the best tile size; rung 03 tuned, with BKV 64, without the pipelining, with 3
+   warpgroups), and forward + backward of the default configuration, against
    torch SDPA's flash backend and cuDNN's (when present). CUDA events around each call, L2 flushed
    (a 256 MB write) before each, median of the repeats. Our kernels are called on raw arrays
    (minitorch.native.cuda), torch through F.scaled_dot_product_attention.
@@ -141,7 +143,8 @@ def _dims(rung, config):
 def check_all(N, record, configs, tiles, rng, wgmma=None):
     """Every forward configuration (rung 02's, then rung 03's in ``wgmma``: name -> options) and both
     backward dtypes against the references (record["check"])."""
-    runs = [(n, c, 2) for n, c in list(configs.items()) + list(tiles.items())] + [(n, c, 3) for n, c in (wgmma or {}).items()]
+    runs = ([(n, c, 2) for n, c in list(configs.items()) + list(tiles.items())]
+            + [(n, c, 3) for n, c in (wgmma or {}).items()])
     for name, cfg, rung in runs:
         try:
             record["check"][f"fwd {name}"] = check_forward(N, name, cfg, rng, rung, _dims(rung, cfg))
@@ -183,7 +186,8 @@ def main():
     # rung 03 (wgmma, sm_90 only): the tuned K/V tile and the other one
     hopper = torch.cuda.get_device_capability() == (9, 0)
     wgmma = {"wgmma": dict(NA.WGMMA_TUNED), "wgmma_bkv64": dict(NA.WGMMA_TUNED, BKV=64),
-             "wgmma_in_turn": dict(NA.WGMMA_TUNED, PIPELINE=0), "wgmma_192": dict(NA.WGMMA_TUNED, NWG=3, PIPELINE=0)} if hopper else {}
+             "wgmma_in_turn": dict(NA.WGMMA_TUNED, PIPELINE=0),
+             "wgmma_192": dict(NA.WGMMA_TUNED, NWG=3, PIPELINE=0)} if hopper else {}
     record = {"probe": "flash_mma", "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
               "ladder": {k: v for k, v in NA.LADDER}, "tiles": tiles, "tuned": NA.TUNED,
               "tokens": TOKENS, "channels": CHANNELS, "timing": "CUDA events, L2 flushed, median of 9 after 2",
@@ -259,16 +263,19 @@ def main():
 def print_table(record, configs, tiles):
     print("\ncorrectness:", ", ".join(f"{k} {'ok' if v.get('ok') else 'WRONG'}" for k, v in record["check"].items()))
     tf = lambda r, key: f"{r[key]['TFLOPs']:6.0f}" if "TFLOPs" in r.get(key, {}) else "     -"
+    ratio = lambda r, a, b: (f"{r[a]['TFLOPs'] / r[b]['TFLOPs']:5.2f}x" if "TFLOPs" in r.get(a, {}) and "TFLOPs" in r.get(b, {})
+                             else "     -")
     steps = list(configs)
-    print("\nbf16 TFLOP/s (forward: rung 02's ladder steps, its best tile, rung 03 (wgmma: tuned, BKV 64, PIPELINE 0, 3 warpgroups without pipelining), torch;"
-          " fwd+bwd: ours default vs torch)")
+    print("\nbf16 TFLOP/s (forward: rung 02's ladder steps, its best tile, rung 03 (wgmma: tuned, BKV 64, "
+          "PIPELINE 0, 3 warpgroups without pipelining), torch; fwd+bwd: ours default vs torch)")
     print(f"{'d':>3} {'causal':>6} {'L':>5} | " + " ".join(f"{s[:6]:>6}" for s in steps)
-          + " | best_tile      |  wgmma w_bk64 w_turn  w_192 | t_flash t_cudnn || fb_ours fb_flash fb_cudnn")
+          + " | best_tile      |  wgmma w_bk64 w_turn  w_192 | t_flash t_cudnn 03/fla || fb_ours fb_flash fb_cudnn")
     for r in record["rows"]:
         best = max(((r[f"fwd {t}"]["TFLOPs"], t) for t in tiles if "TFLOPs" in r.get(f"fwd {t}", {})), default=None)
         best_s = f"{best[0]:6.0f} {best[1][6:]:>7}" if best else "     -        "
         print(f"{r['d']:>3} {str(r['causal']):>6} {r['L']:>5} | " + " ".join(tf(r, f"fwd {s}") for s in steps)
-              + f" | {best_s} | {tf(r, 'fwd wgmma')} {tf(r, 'fwd wgmma_bkv64')} {tf(r, 'fwd wgmma_in_turn')} {tf(r, 'fwd wgmma_192')} | {tf(r, 'fwd torch_flash')}  {tf(r, 'fwd torch_cudnn')} || "
+              + f" | {best_s} | " + " ".join(tf(r, f"fwd {w}") for w in ("wgmma", "wgmma_bkv64", "wgmma_in_turn", "wgmma_192"))
+              + f" | {tf(r, 'fwd torch_flash')}  {tf(r, 'fwd torch_cudnn')} {ratio(r, 'fwd wgmma', 'fwd torch_flash')} || "
               + f"{tf(r, 'fwdbwd tuned')}  {tf(r, 'fwdbwd torch_flash')}   {tf(r, 'fwdbwd torch_cudnn')}")
 
 

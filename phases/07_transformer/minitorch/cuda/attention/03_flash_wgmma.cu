@@ -16,8 +16,8 @@
 // WARPGROUP instruction (4 warps, 128 threads) that reads its B operand straight from shared memory
 // through a 64-bit descriptor, once per warpgroup, for 64 rows of A.
 //
-// Threads and data. A block owns BQ = 128 query rows and runs 2 warpgroups (256 threads); warpgroup
-// wg owns rows 64 wg .. 64 wg + 63 of the tile, exactly one wgmma's M = 64, and, as rung 2's warps,
+// Threads and data. A block owns BQ = 64 NWG query rows and runs NWG = 2 (or 3) warpgroups of 128
+// threads; warpgroup wg owns rows 64 wg .. 64 wg + 63 of the tile, exactly one wgmma's M = 64, and, as rung 2's warps,
 // works on its rows alone (no exchange with the other warpgroup). The block walks K/V in tiles of
 // BKV keys; for each tile each warpgroup:
 //   1. S = Q K^T: D / 16 wgmma m64nBKVk16, A = its 64 rows of the Q tile, B = the K tile, both from
@@ -41,12 +41,12 @@
 // along the row, the next 64 of D one block further), V as an MN-major tile (rows k, the 64-wide
 // blocks of n LBO = ROWS x 128 bytes apart, SBO = 1024 bytes per 8 keys, a k16 step 16 rows further).
 // It is rung 12's MNMajor with the tile's rows for BK; the same loader (gemm/mma.cuh's load_tile:
-// cp.async 16-byte copies, zero-fill past L or S) writes it.
+// cp.async 16-byte copies, zero-fill past L or S; load_rows below) writes it.
 // Pipeline: two K/V buffers. At the top of iteration j every thread waits for its copies of tile j,
 // makes them visible to wgmma's async proxy (fence.proxy.async) and the block synchronizes; past that
 // barrier every warpgroup has also finished tile j - 1 (its wgmmas are waited on inside the
 // iteration), so tile j + 1's copies go to that buffer at once and land while tile j is computed.
-// The two warpgroups run independently between barriers: while one does its softmax (CUDA cores,
+// The warpgroups run independently between barriers: while one does its softmax (CUDA cores,
 // MUFU) the other's wgmmas keep the tensor cores busy. PIPELINE = 1 also overlaps inside a
 // warpgroup (FlashAttention-3's intra-warpgroup pipelining, see the loop): the softmax of tile j + 1
 // runs while O += P(j) V(j) is on the tensor cores.
@@ -68,7 +68,8 @@
 //             not with both BKV 128 and PIPELINE 1: 168 registers a thread do not hold them)
 // Defaults are the tuned kernel (BKV 128, PIPELINE 1, NWG 2).
 // Entry points (T = bf16 or f16, D = 64 or 128): flash_wgmma_fwd_T_dD, grid BH * ceil(L / BQ)
-// blocks (one dimension), NWG x 128 threads, rung 2's forward arguments. Every row of Q, K, V, O must start 16-byte aligned
+// blocks (one dimension: a head's query tiles one after the other, see the kernel), NWG x 128
+// threads, rung 2's forward arguments. Every row of Q, K, V, O must start 16-byte aligned
 // (contiguous [*, D] with an aligned base: the Python side checks).
 #include "../gemm/mma.cuh"
 #include "../gemm/wgmma.cuh"
