@@ -201,5 +201,4 @@ __device__ __forceinline__ void mma_rs(float (&d)[N / 2], const unsigned (&a)[4]
 #endif
 }
 // <<< phase 07
-
 }  // namespace wgmma

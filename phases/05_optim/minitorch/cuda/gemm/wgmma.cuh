@@ -143,5 +143,4 @@ template <> struct Op<float> {
     }
 };
 
-
 }  // namespace wgmma

@@ -200,5 +200,4 @@ __device__ __forceinline__ void mma_rs(float (&d)[N / 2], const unsigned (&a)[4]
     }
 #endif
 }
-
 }  // namespace wgmma
