@@ -21,7 +21,7 @@ A failing case prints its error and the run goes on. JSON goes to $OUT/probe_fla
 benchmarks/results/), a short table is printed last. About 1-3 minutes on an H100 (mostly NVRTC
 compiling one module per configuration).
 
-    python benchmarks/probe_flash_mma.py [--quick | --rungs-only]
+    python benchmarks/probe_flash_mma.py [--quick | --rungs-only] [--no-tma]
 """
 import argparse
 import json
@@ -168,6 +168,7 @@ def flops(bh, L, d, causal, backward):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="L 1024 and 4096 only")
+    p.add_argument("--no-tma", action="store_true", help="leave out rung 03's TMA variant")
     p.add_argument("--rungs-only", action="store_true",
                    help="L 4096 only, rung 02's tuned forward (no ladder steps or tiles), rung 03 and torch")
     args = p.parse_args()
@@ -187,7 +188,10 @@ def main():
     hopper = torch.cuda.get_device_capability() == (9, 0)
     wgmma = {"wgmma": dict(NA.WGMMA_TUNED), "wgmma_bkv64": dict(NA.WGMMA_TUNED, BKV=64),
              "wgmma_in_turn": dict(NA.WGMMA_TUNED, PIPELINE=0),
-             "wgmma_192": dict(NA.WGMMA_TUNED, NWG=3, PIPELINE=0)} if hopper else {}
+             "wgmma_192": dict(NA.WGMMA_TUNED, NWG=3, PIPELINE=0),
+             "wgmma_tma": dict(NA.WGMMA_TUNED, TMA=1, NWG=2, PIPELINE=1)} if hopper else {}
+    if args.no_tma:
+        wgmma.pop("wgmma_tma", None)
     record = {"probe": "flash_mma", "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
               "ladder": {k: v for k, v in NA.LADDER}, "tiles": tiles, "tuned": NA.TUNED,
               "tokens": TOKENS, "channels": CHANNELS, "timing": "CUDA events, L2 flushed, median of 9 after 2",
@@ -267,14 +271,14 @@ def print_table(record, configs, tiles):
                              else "     -")
     steps = list(configs)
     print("\nbf16 TFLOP/s (forward: rung 02's ladder steps, its best tile, rung 03 (wgmma: tuned, BKV 64, "
-          "PIPELINE 0, 3 warpgroups without pipelining), torch; fwd+bwd: ours default vs torch)")
+          "PIPELINE 0, 3 warpgroups without pipelining, TMA + warp specialization), torch; fwd+bwd: ours default vs torch)")
     print(f"{'d':>3} {'causal':>6} {'L':>5} | " + " ".join(f"{s[:6]:>6}" for s in steps)
-          + " | best_tile      |  wgmma w_bk64 w_turn  w_192 | t_flash t_cudnn 03/fla || fb_ours fb_flash fb_cudnn")
+          + " | best_tile      |  wgmma w_bk64 w_turn  w_192  w_tma | t_flash t_cudnn 03/fla || fb_ours fb_flash fb_cudnn")
     for r in record["rows"]:
         best = max(((r[f"fwd {t}"]["TFLOPs"], t) for t in tiles if "TFLOPs" in r.get(f"fwd {t}", {})), default=None)
         best_s = f"{best[0]:6.0f} {best[1][6:]:>7}" if best else "     -        "
         print(f"{r['d']:>3} {str(r['causal']):>6} {r['L']:>5} | " + " ".join(tf(r, f"fwd {s}") for s in steps)
-              + f" | {best_s} | " + " ".join(tf(r, f"fwd {w}") for w in ("wgmma", "wgmma_bkv64", "wgmma_in_turn", "wgmma_192"))
+              + f" | {best_s} | " + " ".join(tf(r, f"fwd {w}") for w in ("wgmma", "wgmma_bkv64", "wgmma_in_turn", "wgmma_192", "wgmma_tma"))
               + f" | {tf(r, 'fwd torch_flash')}  {tf(r, 'fwd torch_cudnn')} {ratio(r, 'fwd wgmma', 'fwd torch_flash')} || "
               + f"{tf(r, 'fwdbwd tuned')}  {tf(r, 'fwdbwd torch_flash')}   {tf(r, 'fwdbwd torch_cudnn')}")
 

@@ -264,24 +264,40 @@ def test_wgmma_forward(rng, dtype, E, L, causal):
     _close(out, _rung(q, k, v, scale, causal, dtype, 2)[0], dtype, "out", f"{what} output vs rung 2")
 
 
+# (BKV, PIPELINE, NWG, E) that 03_flash_wgmma.cu's static_asserts and entry points allow (TMA = 0)
 WGMMA_CONFIGS = [(bkv, pipe, nwg, e) for bkv in (64, 128) for pipe in (0, 1) for nwg in (2, 3) for e in (64, 128)
-                 if nwg == 2 or (e == 64 and not (bkv == 128 and pipe))]   # 03_flash_wgmma.cu's static_asserts
+                 if nwg == 2 or (e == 64 and not (bkv == 128 and pipe))]
+ODD_SHAPES = [(300, 257, False), (300, 300, True), (129, 1000, True), (1000, 129, True), (1, 1, True), (7, 1, False)]
+
+
+def _check_configuration(rng, config, E, L, S, causal):
+    """Rung 3 in `config` against float64 on one shape, with scale 0.3: output and log-sum-exp."""
+    q = _rounded(rng, (2, L, E), ml_dtypes.bfloat16)
+    k, v = (_rounded(rng, (2, S, E), ml_dtypes.bfloat16) for _ in range(2))
+    out, lse = _rung(q, k, v, 0.3, causal, "bfloat16", 3, config)
+    ref, ref_lse = _reference_forward(q, k, v, 0.3, causal)
+    what = f"rung 3 {config} E={E} L={L} S={S} causal={causal} scale=0.3"
+    _close(out, ref, "bfloat16", "out", f"{what} output")
+    np.testing.assert_allclose(lse, ref_lse, rtol=1e-3, atol=1e-3, err_msg=f"{what}: the saved log-sum-exp")
 
 
 @needs_sm90
 @pytest.mark.parametrize("BKV,PIPELINE,NWG,E", WGMMA_CONFIGS)
-@pytest.mark.parametrize("L,S,causal", [(300, 257, False), (300, 300, True), (129, 1000, True), (1000, 129, True),
-                                        (1, 1, True), (7, 1, False)])
+@pytest.mark.parametrize("L,S,causal", ODD_SHAPES)
 def test_wgmma_configurations(rng, BKV, PIPELINE, NWG, E, L, S, causal):
-    """Every compile-time configuration (K/V tile, pipelining, warpgroups), a scale other than
-    1/sqrt(E), causal with L != S (top-left aligned), a single key."""
-    q = _rounded(rng, (2, L, E), ml_dtypes.bfloat16)
-    k, v = (_rounded(rng, (2, S, E), ml_dtypes.bfloat16) for _ in range(2))
-    out, lse = _rung(q, k, v, 0.3, causal, "bfloat16", 3, {"BKV": BKV, "PIPELINE": PIPELINE, "NWG": NWG})
-    ref, ref_lse = _reference_forward(q, k, v, 0.3, causal)
-    what = f"rung 3 BKV={BKV} PIPELINE={PIPELINE} NWG={NWG} E={E} L={L} S={S} causal={causal} scale=0.3"
-    _close(out, ref, "bfloat16", "out", f"{what} output")
-    np.testing.assert_allclose(lse, ref_lse, rtol=1e-3, atol=1e-3, err_msg=f"{what}: the saved log-sum-exp")
+    """Every compile-time configuration of the cp.async kernel (K/V tile, pipelining, warpgroups), a
+    scale other than 1/sqrt(E), causal with L != S (top-left aligned), a single key."""
+    _check_configuration(rng, {"BKV": BKV, "PIPELINE": PIPELINE, "NWG": NWG, "TMA": 0}, E, L, S, causal)
+
+
+@needs_sm90
+@pytest.mark.parametrize("BKV", [64, 128])
+@pytest.mark.parametrize("E", [64, 128])
+@pytest.mark.parametrize("L,S,causal", ODD_SHAPES + [(700, 700, True)])
+def test_wgmma_tma(rng, BKV, E, L, S, causal):
+    """The warp-specialized TMA variant (TMA = 1: mbarriers, a producer warpgroup), the same shapes;
+    causal L = 700 gives blocks whose two warpgroups own different numbers of tiles (BKV 64)."""
+    _check_configuration(rng, {"BKV": BKV, "PIPELINE": 1, "NWG": 2, "TMA": 1}, E, L, S, causal)
 
 
 @needs_sm90

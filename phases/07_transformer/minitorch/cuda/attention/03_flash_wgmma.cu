@@ -89,6 +89,9 @@
 #ifndef NWG
 #define NWG 2
 #endif
+#ifndef TMA
+#define TMA 0
+#endif
 
 #define FW_NEG_INF __int_as_float(0xff800000)
 #define FW_LOG2E 1.4426950408889634f
@@ -96,10 +99,12 @@
 namespace fwg {
 
 constexpr int BQ = 64 * NWG;                 // NWG warpgroups of 64 rows
-constexpr int THREADS = 128 * NWG;
+constexpr int THREADS = 128 * NWG;            // (TMA = 1: 128 more, the producer)
+static_assert(THREADS == BQ * 2, "a warpgroup's 128 threads own 64 rows");
 static_assert(BKV == 64 || BKV == 128, "BKV: 64 or 128 keys per tile (the N of S's wgmma)");
 static_assert(NWG == 2 || NWG == 3, "NWG: 2 or 3 warpgroups (3: head dimension 64 only, see the entry points)");
 static_assert(NWG == 2 || BKV == 64 || !PIPELINE, "3 warpgroups, BKV 128 and PIPELINE 1 spill (168 registers)");
+static_assert(!TMA || (NWG == 2 && PIPELINE), "TMA = 1: 2 consumer warpgroups, pipelined");
 
 // Element offset of 16-byte chunk q (8 elements) of row r in a ROWS x D tile of 2-byte elements:
 // column block q / 8 (64 elements), row r, chunk q % 8 swizzled by the row (see the file comment).
@@ -183,6 +188,50 @@ __device__ __forceinline__ void pin_u32(unsigned (&a)[COUNT][4]) {
         for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(a[i][r])::"memory");
 }
 
+// ---- TMA = 1: the copy engine and mbarriers, as rung 13 (gemm/13_wgmma_tma.cu) uses them ----------
+// The driver's CUtensorMap (cuda.h): 128 opaque bytes, 64-byte aligned (NVRTC has no driver header).
+struct alignas(64) TensorMap {
+    unsigned long long opaque[16];
+};
+__device__ __forceinline__ void bar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// Makes the initialized barriers visible to the copy engine (the async proxy) and to other threads.
+__device__ __forceinline__ void bar_init_fence() {
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+// One arrival that also announces `bytes` more to come from copies (the transaction count).
+__device__ __forceinline__ void bar_arrive_expect(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void bar_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Spin until the phase of parity `parity` has completed (the labels are local to the { } scope).
+__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity) {
+    asm volatile("{\n.reg .pred ready;\nWAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 ready, [%0], %1;\n"
+                 "@!ready bra WAIT;\n}\n" ::"r"(bar), "r"(parity) : "memory");
+}
+__device__ __forceinline__ void prefetch_map(const TensorMap& map) {
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&map)) : "memory");
+}
+// Box at coordinates (c0 innermost, c1, c2) of `map` into shared address dst; completes on `bar`.
+__device__ __forceinline__ void tma_load(unsigned dst, const TensorMap& map, int c0, int c1, int c2, unsigned bar) {
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4}], [%5];\n"
+                 ::"r"(dst), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+                 : "memory");
+}
+// The ROWS x D tile at rows r0.. of head bh (a [BH][rows][D] tensor map, box 64 x ROWS) into a
+// Swizzled<ROWS> tile at shared address dst: one box per 64 columns, the copy engine writing the
+// 128-byte swizzle itself (and zeros past the head's last row).
+template <int ROWS, int D>
+__device__ __forceinline__ void tma_tile(unsigned dst, const TensorMap& map, long long r0, long long bh, unsigned bar) {
+#pragma unroll
+    for (int c = 0; c < D / 64; ++c) tma_load(dst + c * ROWS * 128, map, 64 * c, (int)r0, (int)bh, bar);
+}
+
 }  // namespace fwg
 
 // One K/V tile's online softmax on this thread's scores s (S's accumulator, unscaled), in place:
@@ -248,6 +297,27 @@ __device__ __forceinline__ void issue_pv(float (&o)[D / 2], const unsigned (&p)[
     using namespace fwg;
 #pragma unroll
     for (int kk = 0; kk < BKV / 16; ++kk) wgmma::mma_rs<T, D, 1>(o, p[kk], mn_major<BKV>(vt, kk));
+}
+
+// O / l, rounded once, into this thread's rows of O (those < L); lse = scale m + log l (natural, as
+// the backward and PyTorch use it), -inf for a row that saw no key.
+template <typename T, int D>
+__device__ __forceinline__ void store_output(T* __restrict__ O, float* __restrict__ lse, const float (&o)[D / 2],
+                                             const float (&m)[2], const float (&l)[2], const long long (&row)[2],
+                                             long long L, int t, float scale) {
+    using Op = wgmma::Op<T>;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const float lsum = fwg::quad_sum(l[h]);
+        if (row[h] >= L) continue;
+        const float inv = lsum > 0.f ? 1.f / lsum : 0.f;
+        T* out = O + row[h] * D + 2 * t;
+#pragma unroll
+        for (int jd = 0; jd < D / 8; ++jd)
+            *reinterpret_cast<typename Op::T2*>(out + 8 * jd) =
+                Op::pack(o[4 * jd + 2 * h] * inv, o[4 * jd + 2 * h + 1] * inv);
+        if (t == 0) lse[row[h]] = lsum > 0.f ? m[h] * scale + logf(lsum) : FW_NEG_INF;
+    }
 }
 
 template <typename T, int D>
@@ -394,18 +464,154 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
 #endif
     tc::cp_async_wait<0>();                         // (only empty groups can remain)
 
-    // O / l, rounded once; lse = scale m + log l (natural, as the backward and PyTorch use it)
+    store_output<T, D>(O, lse, o, m, l, row, L, t, scale);
+#endif
+}
+
+// ---- TMA = 1: warp-specialized (FlashAttention-3's structure) ---------------------------------------
+// 384 threads: warpgroup 0 is the producer (one thread issues every copy with the TMA copy engine,
+// rung 13's way), warpgroups 1 and 2 are the consumers, each PIPELINE = 1's loop on its 64 rows. No
+// __syncthreads() in the loop: K and V each have two buffers with a "full" mbarrier (the copies
+// completed) and an "empty" one (all 8 consumer warps are done with it); each consumer warpgroup
+// waits only for the data it needs next, and frees a buffer as soon as its wgmma.wait_group says
+// the wgmmas reading it have finished. The producer fills K(j) and V(j) for j = 0, 1, ... as the
+// buffers free up; a warpgroup whose rows end before tile j (causal) still waits for it to land
+// and frees it, so that every buffer sees all 8 arrivals.
+// Arguments: tensor maps of Q [BH][L][D], K and V [BH][S][D] (dims {D, rows, BH}, box {64, BQ or
+// BKV, 1}, 128-byte swizzle: native/cuda/attention.py), then rung 2's O, lse, L, S, scale, causal.
+template <typename T, int D>
+__device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q, const fwg::TensorMap& map_k,
+                                                    const fwg::TensorMap& map_v, T* __restrict__ O,
+                                                    float* __restrict__ lse, long long L, long long S, float scale,
+                                                    bool causal) {
+#if WGMMA_OK
+    using namespace fwg;
+    constexpr int NS = BKV / 2, NO = D / 2;
+    constexpr int KV = Smem<D>::KV_BYTES;
+    constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;   // 128 x 40 + 256 x 232 <= 65536 (setmaxnreg)
+    constexpr int CONSUMER_WARPS = 8;                         // arrivals that free a K or V buffer
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    __shared__ __align__(8) unsigned long long q_full, k_full[2], v_full[2], k_empty[2], v_empty[2];
+    // the swizzle is a function of the absolute shared address: tiles must start 1024-aligned
+    const unsigned base = (tc::smem_u32(smem_raw) + 1023u) & ~1023u;
+    const unsigned qs = base, ks = base + Smem<D>::Q_BYTES, vs = ks + 2 * KV;
+    auto at = [](unsigned long long& bar) { return tc::smem_u32(&bar); };
+
+    const int tid = threadIdx.x;
+    const unsigned nq = (unsigned)((L + BQ - 1) / BQ);             // the grid as the cp.async kernel's
+    const long long bh = blockIdx.x / nq;
+    const long long q0 = (long long)(nq - 1 - blockIdx.x % nq) * BQ;
+    const long long kv_end = causal ? min(S, q0 + BQ) : S;
+    const int ntiles = (int)((kv_end + BKV - 1) / BKV);
+
+    if (tid == 0) {
+        bar_init(at(q_full), 1);
+        for (int b = 0; b < 2; ++b) {
+            bar_init(at(k_full[b]), 1);                  // the producer's arrive (+ bytes)
+            bar_init(at(v_full[b]), 1);
+            bar_init(at(k_empty[b]), CONSUMER_WARPS);    // every consumer warp's
+            bar_init(at(v_empty[b]), CONSUMER_WARPS);
+        }
+        bar_init_fence();
+    }
+    __syncthreads();
+
+    if (tid < 128) {
+        // ---- producer warpgroup: one thread issues every copy; the others only give registers back
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
+        if (tid == 0) {
+            prefetch_map(map_q);
+            prefetch_map(map_k);
+            prefetch_map(map_v);
+            bar_arrive_expect(at(q_full), Smem<D>::Q_BYTES);     // whole boxes: zero fill counts too
+            tma_tile<BQ, D>(qs, map_q, q0, bh, at(q_full));
+            for (int j = 0; j < ntiles; ++j) {
+                const int b = j & 1;
+                const unsigned parity = ((j >> 1) & 1) ^ 1;       // the previous use of buffer b is done
+                bar_wait(at(k_empty[b]), parity);
+                bar_arrive_expect(at(k_full[b]), KV);
+                tma_tile<BKV, D>(ks + b * KV, map_k, (long long)j * BKV, bh, at(k_full[b]));
+                bar_wait(at(v_empty[b]), parity);
+                bar_arrive_expect(at(v_full[b]), KV);
+                tma_tile<BKV, D>(vs + b * KV, map_v, (long long)j * BKV, bh, at(v_full[b]));
+            }
+        }
+    } else {
+        // ---- consumer warpgroups: PIPELINE = 1's loop, waiting on the full barriers
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
+        const int ctid = tid - 128, lane = ctid & 31, g = lane >> 2, t = lane & 3;
+        const int wg = ctid >> 7, warp = (ctid >> 5) & 3;
+        const long long first_row = q0 + 64 * wg;
+        const long long row[2] = {first_row + 16 * warp + g, first_row + 16 * warp + g + 8};
+        const float sl2 = scale * FW_LOG2E;
+        const int mine = causal ? (int)min((long long)ntiles, (first_row + 63) / BKV + 1) : ntiles;
+        auto release = [&](unsigned long long& bar) {    // this warp is done with a buffer
+            if (lane == 0) bar_arrive(at(bar));
+        };
+
+        float o[NO];
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const float lsum = quad_sum(l[h]);
-        if (row[h] >= L) continue;
-        const float inv = lsum > 0.f ? 1.f / lsum : 0.f;
-        T* out = O + row[h] * D + 2 * t;
+        for (int i = 0; i < NO; ++i) o[i] = 0.f;
+        float m[2] = {FW_NEG_INF, FW_NEG_INF};
+        float l[2] = {0.f, 0.f};
+        float s[NS], alpha[2];
+        unsigned p[BKV / 16][4];
+
+        bar_wait(at(q_full), 0);
+        if (mine > 0) {
+            bar_wait(at(k_full[0]), 0);
+            wgmma::fence();
+            issue_s<T, D>(s, qs, ks, wg);
+            wgmma::commit();
+            wgmma::wait<0>();
+            wgmma::pin_registers(s);
+            release(k_empty[0]);
+            online_softmax(s, m, l, alpha, 0, S, causal, row, first_row, t, sl2);   // (O = 0: no rescale)
+            to_fragments<T>(p, s);
+        }
+        for (int j = 0; j < mine; ++j) {
+            const int b = j & 1, nb = (j + 1) & 1;
+            if (j + 1 < mine) {                         // S(j + 1) and O += P(j) V(j), then softmax(j + 1)
+                bar_wait(at(k_full[nb]), ((j + 1) >> 1) & 1);
+                bar_wait(at(v_full[b]), (j >> 1) & 1);
+                wgmma::fence();
+                issue_s<T, D>(s, qs, ks + nb * KV, wg);
+                wgmma::commit();
+                issue_pv<T, D>(o, p, vs + b * KV);
+                wgmma::commit();
+                wgmma::wait<1>();                       // S(j + 1) is done: K(j + 1)'s buffer is free
+                wgmma::pin_registers(s);
+                release(k_empty[nb]);
+                online_softmax(s, m, l, alpha, (long long)(j + 1) * BKV, S, causal, row, first_row, t, sl2);
+                wgmma::wait<0>();                       // O += P(j) V(j) is done: V(j)'s buffer is free
+                wgmma::pin_registers(o);
+                pin_u32(p);
+                release(v_empty[b]);
 #pragma unroll
-        for (int jd = 0; jd < D / 8; ++jd)
-            *reinterpret_cast<typename Op::T2*>(out + 8 * jd) =
-                Op::pack(o[4 * jd + 2 * h] * inv, o[4 * jd + 2 * h + 1] * inv);
-        if (t == 0) lse[row[h]] = lsum > 0.f ? m[h] * scale + logf(lsum) : FW_NEG_INF;
+                for (int i = 0; i < NO; ++i) o[i] *= alpha[(i >> 1) & 1];
+                to_fragments<T>(p, s);
+            } else {                                    // the warpgroup's last tile: O += P(j) V(j) only
+                bar_wait(at(v_full[b]), (j >> 1) & 1);
+                wgmma::fence();
+                issue_pv<T, D>(o, p, vs + b * KV);
+                wgmma::commit();
+                wgmma::wait<0>();
+                wgmma::pin_registers(o);
+                pin_u32(p);
+                release(v_empty[b]);
+            }
+        }
+        // tiles wholly above the warpgroup's rows (causal): copied for the other warpgroup; once
+        // they have landed (a buffer must not be refilled while a copy into it runs), free them
+        for (int j = mine; j < ntiles; ++j) {
+            const int b = j & 1;
+            const unsigned parity = (j >> 1) & 1;
+            bar_wait(at(k_full[b]), parity);
+            release(k_empty[b]);
+            bar_wait(at(v_full[b]), parity);
+            release(v_empty[b]);
+        }
+        store_output<T, D>(O + bh * L * D, lse + bh * L, o, m, l, row, L, t, scale);
     }
 #endif
 }
@@ -419,9 +625,26 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
         flash_wgmma_fwd<T, D>(Q, K, V, O, lse, L, S, scale, causal);                                     \
     }
 
+// TMA = 1: 384 threads (a producer and two consumer warpgroups); __launch_bounds__(384, 1) sets the
+// register cap at entry (168) that setmaxnreg redistributes from.
+#define FLASH_WGMMA_TMA_ENTRY(T, SUF, D)                                                                 \
+    extern "C" __global__ void __launch_bounds__(384, 1) flash_wgmma_tma_fwd_##SUF##_d##D(              \
+        const __grid_constant__ fwg::TensorMap map_q, const __grid_constant__ fwg::TensorMap map_k,     \
+        const __grid_constant__ fwg::TensorMap map_v, T* O, float* lse, long long L, long long S,       \
+        float scale, bool causal) {                                                                      \
+        flash_wgmma_tma_fwd<T, D>(map_q, map_k, map_v, O, lse, L, S, scale, causal);                     \
+    }
+
+#if TMA
+FLASH_WGMMA_TMA_ENTRY(__nv_bfloat16, bf16, 64)
+FLASH_WGMMA_TMA_ENTRY(__half, f16, 64)
+FLASH_WGMMA_TMA_ENTRY(__nv_bfloat16, bf16, 128)
+FLASH_WGMMA_TMA_ENTRY(__half, f16, 128)
+#else
 FLASH_WGMMA_ENTRY(__nv_bfloat16, bf16, 64)
 FLASH_WGMMA_ENTRY(__half, f16, 64)
 #if NWG == 2        // 3 warpgroups: at most 168 registers a thread, too few for D = 128's accumulators
 FLASH_WGMMA_ENTRY(__nv_bfloat16, bf16, 128)
 FLASH_WGMMA_ENTRY(__half, f16, 128)
+#endif
 #endif

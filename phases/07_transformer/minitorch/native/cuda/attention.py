@@ -30,7 +30,7 @@ import numpy as np
 from ...cuda.array import empty
 from ..cpu import attention_dropout_threshold
 from .elementwise import contiguous
-from .gemm import arch_of, target_kernel
+from .gemm import arch_of, target_kernel, tensor_map
 from .launch import cdiv, cp, kernel, launch
 
 FILE = "attention/01_flash_fp32.cu"
@@ -365,9 +365,11 @@ def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal):
 WGMMA_FILE = "attention/03_flash_wgmma.cu"
 WGMMA_TARGET = "sm_90a"
 WGMMA_HEAD_DIMS = (64, 128)
+WGMMA_BQ = 128                           # query rows a block with NWG = 2 (the TMA variant's Q box)
 # BKV: keys per K/V tile (64 or 128); PIPELINE 1: the softmax of tile j + 1 overlaps P(j) V(j) (0: in
-# turn); NWG: warpgroups of 64 query rows a block, 128 threads each (3: head dimension 64 only)
-WGMMA_TUNED = {"BKV": 128, "PIPELINE": 1, "NWG": 2}
+# turn); NWG: warpgroups of 64 query rows a block, 128 threads each (3: head dimension 64 only); TMA 1:
+# a producer warpgroup copies with the TMA engine, mbarriers instead of __syncthreads (NWG 2, PIPELINE 1)
+WGMMA_TUNED = {"BKV": 128, "PIPELINE": 1, "NWG": 2, "TMA": 0}
 # MINITORCH_FLASH_RUNG=2 in the environment (read once, at import) keeps the bf16/fp16 forward on
 # rung 2 everywhere (to time the ladder, or to rule rung 3 out); rung=3 still runs rung 3.
 FORCE_RUNG_2 = os.environ.get("MINITORCH_FLASH_RUNG", "") in ("2", "02")
@@ -398,15 +400,29 @@ def _flash_wgmma(q, k, v, scale, causal, suffix, config):
     if d not in WGMMA_HEAD_DIMS or _arch(idx) != 90 or (config["NWG"] == 3 and d != 64):
         raise ValueError(f"flash_attention_mma: rung 3 (wgmma) needs an sm_90 GPU and a head dimension in "
                          f"{WGMMA_HEAD_DIMS} (64 with NWG = 3), got sm_{_arch(idx)}, {d} and NWG = {config['NWG']}")
+    if config.get("TMA") and (config["NWG"] != 2 or not config["PIPELINE"]):
+        raise ValueError(f"flash_attention_mma: rung 3's TMA variant needs NWG = 2 and PIPELINE = 1, got {config}")
     out = empty((bh, L, d), q.dtype, idx)
     lse = empty((bh, L), _F32, idx)
     if bh and L:
+        S = k.shape[1]
         smem = _wgmma_smem(d, config)
-        fn = target_kernel(WGMMA_FILE, f"flash_wgmma_fwd_{suffix}_d{d}", idx, mma_options(config), WGMMA_TARGET)
+        tma = config.get("TMA", 0)
+        name = f"flash_wgmma_{'tma_' if tma else ''}fwd_{suffix}_d{d}"
+        fn = target_kernel(WGMMA_FILE, name, idx, mma_options(config), WGMMA_TARGET)
         if id(fn) not in _raised:
             with cp.cuda.Device(idx):
                 fn.max_dynamic_shared_size_bytes = smem      # opt in once per kernel (see module doc)
             _raised[id(fn)] = fn
-        launch(fn, (bh * cdiv(L, 64 * config["NWG"]),), (128 * config["NWG"],),
-               (q, k, v, out, lse, L, k.shape[1], np.float32(scale), np.bool_(causal)), shared_mem=smem, index=idx)
+        if tma:     # tensor maps of [BH][rows][D], boxes of 64 columns by the tile's rows (03's comment)
+            if max(L, S, bh) >= 2 ** 31:
+                raise ValueError(f"flash_attention_mma: the TMA copies' coordinates are 32-bit, got BH = {bh}, "
+                                 f"L = {L}, S = {S}")
+            operands = tuple(tensor_map(a.ptr, suffix, (d, n, bh), (2 * d, 2 * d * n), (64, rows, 1))
+                             for a, n, rows in ((q, L, WGMMA_BQ), (k, S, config["BKV"]), (v, S, config["BKV"])))
+            threads = 128 * (config["NWG"] + 1)
+        else:
+            operands, threads = (q, k, v), 128 * config["NWG"]
+        launch(fn, (bh * cdiv(L, 64 * config["NWG"]),), (threads,),
+               operands + (out, lse, L, S, np.float32(scale), np.bool_(causal)), shared_mem=smem, index=idx)
     return out, lse
