@@ -1,7 +1,7 @@
 // phase: 07
 // 03_flash_wgmma.cu - rung 3 of the attention ladder: the FlashAttention forward in bfloat16 /
 // float16 on Hopper's warpgroup tensor-core instruction, wgmma (FlashAttention-3, Shah et al. 2024,
-// arXiv:2407.08608, without its warp specialization). Needs sm_90a: NVRTC/nvcc target sm_90a.
+// arXiv:2407.08608; its warp specialization is the TMA = 1 option). Needs sm_90a (NVRTC/nvcc target).
 //
 //   O = softmax(Q K^T * scale + causal mask) V      Q [BH, L, D], K, V [BH, S, D], O [BH, L, D]
 //
@@ -65,10 +65,13 @@
 //   PIPELINE  0: each tile's S, softmax, P V in turn; 1: the softmax overlaps the previous P V
 //   NWG       2 or 3 warpgroups: BQ = 128 or 192 query rows a block (3: head dimension 64 only, and
 //             not with both BKV 128 and PIPELINE 1: 168 registers a thread do not hold them)
-// Defaults are the tuned kernel (BKV 128, PIPELINE 1, NWG 2).
+//   TMA       1: the warp-specialized kernel further down (FlashAttention-3's structure: a producer
+//             warpgroup copies with the TMA engine, mbarriers replace __syncthreads; NWG 2, PIPELINE 1)
+// Defaults are the tuned kernel (BKV 128, PIPELINE 1, NWG 2, TMA 0).
 // Entry points (T = bf16 or f16, D = 64 or 128): flash_wgmma_fwd_T_dD, grid BH * ceil(L / BQ)
 // blocks (one dimension: a head's query tiles one after the other, see the kernel), NWG x 128
-// threads, rung 2's forward arguments. Every row of Q, K, V, O must start 16-byte aligned
+// threads, rung 2's forward arguments; with TMA = 1 flash_wgmma_tma_fwd_T_dD, 384 threads, tensor
+// maps in place of Q, K, V. Every row of Q, K, V, O must start 16-byte aligned
 // (contiguous [*, D] with an aligned base: the Python side checks).
 #include "../gemm/mma.cuh"
 #include "../gemm/wgmma.cuh"
