@@ -292,12 +292,13 @@ def test_wgmma_configurations(rng, BKV, PIPELINE, NWG, E, L, S, causal):
 
 @needs_sm90
 @pytest.mark.parametrize("BKV", [64, 128])
+@pytest.mark.parametrize("PIPELINE", [0, 1])
 @pytest.mark.parametrize("E", [64, 128])
 @pytest.mark.parametrize("L,S,causal", ODD_SHAPES + [(700, 700, True)])
-def test_wgmma_tma(rng, BKV, E, L, S, causal):
+def test_wgmma_tma(rng, BKV, PIPELINE, E, L, S, causal):
     """The warp-specialized TMA variant (TMA = 1: mbarriers, a producer warpgroup), the same shapes;
     causal L = 700 gives blocks whose two warpgroups own different numbers of tiles (BKV 64)."""
-    _check_configuration(rng, {"BKV": BKV, "PIPELINE": 1, "NWG": 2, "TMA": 1}, E, L, S, causal)
+    _check_configuration(rng, {"BKV": BKV, "PIPELINE": PIPELINE, "NWG": 2, "TMA": 1}, E, L, S, causal)
 
 
 @needs_sm90

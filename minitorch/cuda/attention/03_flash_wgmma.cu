@@ -66,8 +66,9 @@
 //   NWG       2 or 3 warpgroups: BQ = 128 or 192 query rows a block (3: head dimension 64 only, and
 //             not with both BKV 128 and PIPELINE 1: 168 registers a thread do not hold them)
 //   TMA       1: the warp-specialized kernel further down (FlashAttention-3's structure: a producer
-//             warpgroup copies with the TMA engine, mbarriers replace __syncthreads; NWG 2, PIPELINE 1)
-// Defaults are the tuned kernel (BKV 128, PIPELINE 1, NWG 2, TMA 0).
+//             warpgroup copies with the TMA engine, mbarriers replace __syncthreads; NWG 2)
+// Defaults are the tuned kernel (BKV 128, PIPELINE 0, NWG 2, TMA 0; H100, L 4096, bf16, d 128: 400
+// TFLOP/s, PIPELINE 1 376, rung 2 297, PyTorch's flash 360).
 // Entry points (T = bf16 or f16, D = 64 or 128): flash_wgmma_fwd_T_dD, grid BH * ceil(L / BQ)
 // blocks (one dimension: a head's query tiles one after the other, see the kernel), NWG x 128
 // threads, rung 2's forward arguments; with TMA = 1 flash_wgmma_tma_fwd_T_dD, 384 threads, tensor
@@ -86,7 +87,7 @@
 #define BKV 128
 #endif
 #ifndef PIPELINE
-#define PIPELINE 1
+#define PIPELINE 0
 #endif
 #ifndef NWG
 #define NWG 2
@@ -106,7 +107,7 @@ static_assert(THREADS == BQ * 2, "a warpgroup's 128 threads own 64 rows");
 static_assert(BKV == 64 || BKV == 128, "BKV: 64 or 128 keys per tile (the N of S's wgmma)");
 static_assert(NWG == 2 || NWG == 3, "NWG: 2 or 3 warpgroups (3: head dimension 64 only, see the entry points)");
 static_assert(NWG == 2 || BKV == 64 || !PIPELINE, "3 warpgroups, BKV 128 and PIPELINE 1 spill (168 registers)");
-static_assert(!TMA || (NWG == 2 && PIPELINE), "TMA = 1: 2 consumer warpgroups, pipelined");
+static_assert(!TMA || NWG == 2, "TMA = 1: 2 consumer warpgroups");
 
 // Element offset of 16-byte chunk q (8 elements) of row r in a ROWS x D tile of 2-byte elements:
 // column block q / 8 (64 elements), row r, chunk q % 8 swizzled by the row (see the file comment).
@@ -472,7 +473,8 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
 
 // ---- TMA = 1: warp-specialized (FlashAttention-3's structure) ---------------------------------------
 // 384 threads: warpgroup 0 is the producer (one thread issues every copy with the TMA copy engine,
-// rung 13's way), warpgroups 1 and 2 are the consumers, each PIPELINE = 1's loop on its 64 rows. No
+// rung 13's way), warpgroups 1 and 2 are the consumers, each the cp.async kernel's loop (PIPELINE 0
+// or 1) on its 64 rows. No
 // __syncthreads() in the loop: K and V each have two buffers with a "full" mbarrier (the copies
 // completed) and an "empty" one (all 8 consumer warps are done with it); each consumer warpgroup
 // waits only for the data it needs next, and frees a buffer as soon as its wgmma.wait_group says
@@ -539,7 +541,7 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
             }
         }
     } else {
-        // ---- consumer warpgroups: PIPELINE = 1's loop, waiting on the full barriers
+        // ---- consumer warpgroups: the cp.async kernel's loops, waiting on the full barriers
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
         const int ctid = tid - 128, lane = ctid & 31, g = lane >> 2, t = lane & 3;
         const int wg = ctid >> 7, warp = (ctid >> 5) & 3;
@@ -560,6 +562,31 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
         unsigned p[BKV / 16][4];
 
         bar_wait(at(q_full), 0);
+#if !PIPELINE
+        for (int j = 0; j < mine; ++j) {
+            const int b = j & 1;
+            const unsigned parity = (j >> 1) & 1;
+            bar_wait(at(k_full[b]), parity);
+            wgmma::fence();
+            issue_s<T, D>(s, qs, ks + b * KV, wg);
+            wgmma::commit();
+            wgmma::wait<0>();
+            wgmma::pin_registers(s);
+            release(k_empty[b]);
+            online_softmax(s, m, l, alpha, (long long)j * BKV, S, causal, row, first_row, t, sl2);
+            to_fragments<T>(p, s);
+#pragma unroll
+            for (int i = 0; i < NO; ++i) o[i] *= alpha[(i >> 1) & 1];
+            bar_wait(at(v_full[b]), parity);
+            wgmma::fence();
+            issue_pv<T, D>(o, p, vs + b * KV);
+            wgmma::commit();
+            wgmma::wait<0>();
+            wgmma::pin_registers(o);
+            pin_u32(p);
+            release(v_empty[b]);
+        }
+#else
         if (mine > 0) {
             bar_wait(at(k_full[0]), 0);
             wgmma::fence();
@@ -603,6 +630,7 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
                 release(v_empty[b]);
             }
         }
+#endif
         // tiles wholly above the warpgroup's rows (causal): copied for the other warpgroup; once
         // they have landed (a buffer must not be refilled while a copy into it runs), free them
         for (int j = mine; j < ntiles; ++j) {
