@@ -314,7 +314,8 @@ def flash_attention_mma(q, k, v, scale, causal, config=None, rung=None):
 
     Args: q [BH, L, D], k, v [BH, S, D] bfloat16 or float16 (one dtype), C-contiguous, 16-byte
     aligned, D in {32, 64, 128}, S >= 1; scale > 0; causal a bool; config: the chosen rung's
-    compile-time options (a dict like TUNED or WGMMA_TUNED; None = that rung's tuned ones); rung:
+    compile-time options (a dict like TUNED or WGMMA_TUNED; None = that rung's tuned ones, for rung 3
+    WGMMA_TUNED with the head dimension's WGMMA_TUNED_BY_DIM); rung:
     2 or 3 to choose the kernel, None to let :func:`wgmma_applies` choose; a config without a rung
     means rung 2 (the attention ladder's steps are its options).
     Returns: (out [BH, L, D] of q's dtype, lse [BH, L] float32, the natural log-sum-exp of each row).
@@ -386,6 +387,7 @@ WGMMA_BQ = 128                           # query rows a block with NWG = 2 (the 
 # TUNED: the fastest on the H100 (2026-11-25, benchmarks/probe_flash_mma.py, bf16, L 4096, d 64 and
 # 128, causal or not): PIPELINE 0 beat PIPELINE 1 (d 128: 400 vs 376 TFLOP/s) and BKV 64 (310)
 WGMMA_TUNED = {"BKV": 128, "PIPELINE": 0, "NWG": 2, "TMA": 0}
+WGMMA_TUNED_BY_DIM = {}                  # head dimension -> the options where it differs from WGMMA_TUNED
 # MINITORCH_FLASH_RUNG=2 in the environment (read once, at import) keeps the bf16/fp16 forward on
 # rung 2 everywhere (to time the ladder, or to rule rung 3 out); rung=3 still runs rung 3.
 FORCE_RUNG_2 = os.environ.get("MINITORCH_FLASH_RUNG", "") in ("2", "02")
@@ -412,7 +414,7 @@ def _flash_wgmma(q, k, v, scale, causal, suffix, config):
     """Rung 3's forward (arguments as :func:`flash_attention_mma`'s, already checked)."""
     bh, L, d = q.shape
     idx = q.device_id
-    config = WGMMA_TUNED if config is None else config
+    config = dict(WGMMA_TUNED, **WGMMA_TUNED_BY_DIM.get(d, {})) if config is None else config
     if d not in WGMMA_HEAD_DIMS or _arch(idx) != 90 or (config["NWG"] == 3 and d != 64):
         raise ValueError(f"flash_attention_mma: rung 3 (wgmma) needs an sm_90 GPU and a head dimension in "
                          f"{WGMMA_HEAD_DIMS} (64 with NWG = 3), got sm_{_arch(idx)}, {d} and NWG = {config['NWG']}")
