@@ -286,6 +286,16 @@ __device__ __forceinline__ void online_softmax(float (&s)[NS], float (&m)[2], fl
     for (int h = 0; h < 2; ++h) l[h] = fmaf(l[h], alpha[h], rsum[h]);
 }
 
+// O *= alpha of its row (o: the O accumulator, D / 2 floats). Skipped when no row of the warp got a
+// new maximum (every alpha is exactly exp2(0) = 1: after the first tiles, most tiles): the D / 2
+// multiplies cost about as much as the softmax's other work on the tile's 2 x BKV / 8 scores.
+template <int NO>
+__device__ __forceinline__ void rescale(float (&o)[NO], const float (&alpha)[2]) {
+    if (!__any_sync(0xffffffffu, alpha[0] != 1.f || alpha[1] != 1.f)) return;
+#pragma unroll
+    for (int i = 0; i < NO; ++i) o[i] *= alpha[(i >> 1) & 1];
+}
+
 // P (float32, S's accumulator layout) rounded to T as the A fragments of O += P V, one per k16
 // slice of keys: register r of slice kk holds P[8kk + 2r], P[8kk + 2r + 1] (see the file comment).
 template <typename T, int NS>
@@ -409,8 +419,7 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
         // 2. the online softmax, O rescaled once
         online_softmax(s, m, l, alpha, (long long)j * BKV, S, causal, row, first_row, t, sl2);
         to_fragments<T>(p, s);
-#pragma unroll
-        for (int i = 0; i < NO; ++i) o[i] *= alpha[(i >> 1) & 1];
+        rescale(o, alpha);
         // 3. O += P V
         wgmma::fence();                             // o and p were written by ordinary code
         issue_pv<T, D>(o, p, vs + (j & 1) * KV);
@@ -463,8 +472,7 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
             wgmma::pin_registers(o);
             pin_u32(p);                             // no write of p moves above the wait
             // only now, with O += P(j) V(j) done, may p and o be written (else ptxas serializes)
-#pragma unroll
-            for (int i = 0; i < NO; ++i) o[i] *= alpha[(i >> 1) & 1];
+            rescale(o, alpha);
             to_fragments<T>(p, s);
         } else if (j + 1 == mine) {                 // the warpgroup's last tile: O += P(j) V(j) only
             wgmma::fence();
@@ -586,8 +594,7 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
             release(k_empty[b]);
             online_softmax(s, m, l, alpha, (long long)j * BKV, S, causal, row, first_row, t, sl2);
             to_fragments<T>(p, s);
-#pragma unroll
-            for (int i = 0; i < NO; ++i) o[i] *= alpha[(i >> 1) & 1];
+            rescale(o, alpha);
             bar_wait(at(v_full[b]), parity);
             wgmma::fence();
             issue_pv<T, D>(o, p, vs + b * KV);
@@ -627,8 +634,7 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
                 wgmma::pin_registers(o);
                 pin_u32(p);
                 release(v_empty[b]);
-#pragma unroll
-                for (int i = 0; i < NO; ++i) o[i] *= alpha[(i >> 1) & 1];
+                rescale(o, alpha);
                 to_fragments<T>(p, s);
             } else {                                    // the warpgroup's last tile: O += P(j) V(j) only
                 bar_wait(at(v_full[b]), (j >> 1) & 1);
