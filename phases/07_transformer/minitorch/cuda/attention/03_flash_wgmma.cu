@@ -127,18 +127,23 @@ struct Smem {
 };
 static_assert(Smem<NWG == 2 ? 128 : 64>::BYTES <= 232448, "<= 227 KB of shared memory");
 
-// Descriptors (gemm/wgmma.cuh's descriptor(); LBO, SBO in bytes), k16 step s.
-// K-major operand of `rows` rows at byte address `tile` (ROWS rows per column block): the rows
-// start `first` rows in, step s is column block s / 4, 32 bytes per step inside it.
-template <int ROWS>
-__device__ __forceinline__ unsigned long long k_major(unsigned tile, int first, int s) {
-    return wgmma::descriptor(tile + (s >> 2) * (ROWS * 128) + first * 128 + (s & 3) * 32, 16, 1024);
+// Descriptors (gemm/wgmma.cuh's descriptor(); LBO, SBO in bytes). Bits 0-13 of a descriptor hold
+// its start address / 16, and every shared address is below 2^18: the descriptor of a tile's start
+// plus `bytes` is the start's descriptor plus bytes / 16. So each tile's descriptor is made once
+// and every k16 step adds a constant (one integer add instead of the masks, shifts and ors).
+__device__ __forceinline__ unsigned long long desc_plus(unsigned long long desc, int bytes) {
+    return desc + (unsigned long long)(bytes >> 4);
 }
-// MN-major operand (V: rows k = keys, n = d): step s starts 16 rows further; the 64-wide n blocks
-// are ROWS x 128 bytes apart (LBO).
+// K-major tile (Q, K: rows of D, ROWS rows per 64-column block) whose operand starts at shared
+// address `start`; k16 step s is column block s / 4, 32 bytes per step inside it.
+__device__ __forceinline__ unsigned long long k_major(unsigned start) { return wgmma::descriptor(start, 16, 1024); }
 template <int ROWS>
-__device__ __forceinline__ unsigned long long mn_major(unsigned tile, int s) {
-    return wgmma::descriptor(tile + s * 16 * 128, ROWS * 128, 1024);
+__device__ __forceinline__ int k_step(int s) { return (s >> 2) * (ROWS * 128) + (s & 3) * 32; }
+// MN-major tile (V: rows k = keys, n = d): the 64-wide n blocks are ROWS x 128 bytes apart (LBO); k16
+// step s starts 16 rows (2048 bytes) further.
+template <int ROWS>
+__device__ __forceinline__ unsigned long long mn_major(unsigned start) {
+    return wgmma::descriptor(start, ROWS * 128, 1024);
 }
 
 __device__ __forceinline__ void fence_proxy_async() {
@@ -309,19 +314,21 @@ __device__ __forceinline__ void to_fragments(unsigned (&p)[NS / 8][4], const flo
 
 // S = Q K^T for the warpgroup's 64 rows (issued, not waited for): the first k16 step overwrites
 // (scale-d = 0), so s needs no zeroing.
+// dq: the descriptor of the warpgroup's 64 rows of Q, dk: of the K tile (k_major).
 template <typename T, int D>
-__device__ __forceinline__ void issue_s(float (&s)[BKV / 2], unsigned qs, unsigned kt, int wg) {
+__device__ __forceinline__ void issue_s(float (&s)[BKV / 2], unsigned long long dq, unsigned long long dk) {
     using namespace fwg;
 #pragma unroll
     for (int st = 0; st < D / 16; ++st)
-        wgmma::mma_ss<T, BKV, 0, 0>(s, k_major<BQ>(qs, 64 * wg, st), k_major<BKV>(kt, 0, st), st > 0);
+        wgmma::mma_ss<T, BKV, 0, 0>(s, desc_plus(dq, k_step<BQ>(st)), desc_plus(dk, k_step<BKV>(st)), st > 0);
 }
-// O += P V (issued, not waited for): P from registers, V MN-major (transpose bit 1).
+// O += P V (issued, not waited for): P from registers, V MN-major (transpose bit 1); dv: the V tile's
+// descriptor (mn_major).
 template <typename T, int D>
-__device__ __forceinline__ void issue_pv(float (&o)[D / 2], const unsigned (&p)[BKV / 16][4], unsigned vt) {
+__device__ __forceinline__ void issue_pv(float (&o)[D / 2], const unsigned (&p)[BKV / 16][4], unsigned long long dv) {
     using namespace fwg;
 #pragma unroll
-    for (int kk = 0; kk < BKV / 16; ++kk) wgmma::mma_rs<T, D, 1>(o, p[kk], mn_major<BKV>(vt, kk));
+    for (int kk = 0; kk < BKV / 16; ++kk) wgmma::mma_rs<T, D, 1>(o, p[kk], desc_plus(dv, kk * 16 * 128));
 }
 
 // O / l, rounded once, into this thread's rows of O (those < L); lse = scale m + log l (natural, as
@@ -365,6 +372,8 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
 
     const int tid = threadIdx.x, lane = tid & 31, g = lane >> 2, t = lane & 3;
     const int wg = tid >> 7, warp = (tid >> 5) & 3;
+    // descriptors: the warpgroup's rows of Q, K and V buffer 0 (buffer 1: + KV bytes)
+    const unsigned long long dq = k_major(qs + 64 * wg * 128), dk = k_major(ks), dv = mn_major<BKV>(vs);
     // One block per (head, query tile), the query tiles of a head consecutive, so the blocks running
     // at once share a few heads' K and V in L2 (rung 2's grid puts the heads side by side instead).
     // Inside a head the last query tiles (longest under the causal mask) are launched first.
@@ -413,7 +422,7 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
 
         // 1. S = Q K^T
         wgmma::fence();
-        issue_s<T, D>(s, qs, ks + (j & 1) * KV, wg);
+        issue_s<T, D>(s, dq, desc_plus(dk, (j & 1) * KV));
         wgmma::commit();
         wgmma::wait<0>();
         wgmma::pin_registers(s);
@@ -423,7 +432,7 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
         rescale(o, alpha);
         // 3. O += P V
         wgmma::fence();                             // o and p were written by ordinary code
-        issue_pv<T, D>(o, p, vs + (j & 1) * KV);
+        issue_pv<T, D>(o, p, desc_plus(dv, (j & 1) * KV));
         wgmma::commit();
         wgmma::wait<0>();
         wgmma::pin_registers(o);
@@ -446,7 +455,7 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
     __syncthreads();                                // Q and K(0) in place
     if (mine > 0) {
         wgmma::fence();
-        issue_s<T, D>(s, qs, ks, wg);
+        issue_s<T, D>(s, dq, dk);
         wgmma::commit();
         wgmma::wait<0>();
         wgmma::pin_registers(s);
@@ -462,9 +471,9 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
         tc::cp_async_commit();
         if (j + 1 < mine) {                         // S(j + 1) and O += P(j) V(j), then softmax(j + 1)
             wgmma::fence();
-            issue_s<T, D>(s, qs, ks + ((j + 1) & 1) * KV, wg);
+            issue_s<T, D>(s, dq, desc_plus(dk, ((j + 1) & 1) * KV));
             wgmma::commit();
-            issue_pv<T, D>(o, p, vs + (j & 1) * KV);
+            issue_pv<T, D>(o, p, desc_plus(dv, (j & 1) * KV));
             wgmma::commit();
             wgmma::wait<1>();                       // S(j + 1) is done; O += P(j) V(j) may run on
             wgmma::pin_registers(s);
@@ -477,7 +486,7 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
             to_fragments<T>(p, s);
         } else if (j + 1 == mine) {                 // the warpgroup's last tile: O += P(j) V(j) only
             wgmma::fence();
-            issue_pv<T, D>(o, p, vs + (j & 1) * KV);
+            issue_pv<T, D>(o, p, desc_plus(dv, (j & 1) * KV));
             wgmma::commit();
             wgmma::wait<0>();
             wgmma::pin_registers(o);
@@ -565,6 +574,7 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
         const int ctid = tid - 128, lane = ctid & 31, g = lane >> 2, t = lane & 3;
         const int wg = ctid >> 7, warp = (ctid >> 5) & 3;
+        const unsigned long long dq = k_major(qs + 64 * wg * 128), dk = k_major(ks), dv = mn_major<BKV>(vs);
         const long long first_row = q0 + 64 * wg;
         const long long row[2] = {first_row + 16 * warp + g, first_row + 16 * warp + g + 8};
         const float sl2 = scale * FW_LOG2E;
@@ -588,7 +598,7 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
             const unsigned parity = (j >> 1) & 1;
             bar_wait(at(k_full[b]), parity);
             wgmma::fence();
-            issue_s<T, D>(s, qs, ks + b * KV, wg);
+            issue_s<T, D>(s, dq, desc_plus(dk, b * KV));
             wgmma::commit();
             wgmma::wait<0>();
             wgmma::pin_registers(s);
@@ -598,7 +608,7 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
             rescale(o, alpha);
             bar_wait(at(v_full[b]), parity);
             wgmma::fence();
-            issue_pv<T, D>(o, p, vs + b * KV);
+            issue_pv<T, D>(o, p, desc_plus(dv, b * KV));
             wgmma::commit();
             wgmma::wait<0>();
             wgmma::pin_registers(o);
@@ -609,7 +619,7 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
         if (mine > 0) {
             bar_wait(at(k_full[0]), 0);
             wgmma::fence();
-            issue_s<T, D>(s, qs, ks, wg);
+            issue_s<T, D>(s, dq, dk);
             wgmma::commit();
             wgmma::wait<0>();
             wgmma::pin_registers(s);
@@ -623,9 +633,9 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
                 bar_wait(at(k_full[nb]), ((j + 1) >> 1) & 1);
                 bar_wait(at(v_full[b]), (j >> 1) & 1);
                 wgmma::fence();
-                issue_s<T, D>(s, qs, ks + nb * KV, wg);
+                issue_s<T, D>(s, dq, desc_plus(dk, nb * KV));
                 wgmma::commit();
-                issue_pv<T, D>(o, p, vs + b * KV);
+                issue_pv<T, D>(o, p, desc_plus(dv, b * KV));
                 wgmma::commit();
                 wgmma::wait<1>();                       // S(j + 1) is done: K(j + 1)'s buffer is free
                 wgmma::pin_registers(s);
@@ -640,7 +650,7 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
             } else {                                    // the warpgroup's last tile: O += P(j) V(j) only
                 bar_wait(at(v_full[b]), (j >> 1) & 1);
                 wgmma::fence();
-                issue_pv<T, D>(o, p, vs + b * KV);
+                issue_pv<T, D>(o, p, desc_plus(dv, b * KV));
                 wgmma::commit();
                 wgmma::wait<0>();
                 wgmma::pin_registers(o);
