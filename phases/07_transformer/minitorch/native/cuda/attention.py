@@ -433,15 +433,23 @@ def _flash_wgmma(q, k, v, scale, causal, suffix, config):
             with cp.cuda.Device(idx):
                 fn.max_dynamic_shared_size_bytes = smem      # opt in once per kernel (see module doc)
             _raised[id(fn)] = fn
-        if tma:     # tensor maps of [BH][rows][D], boxes of 64 columns by the tile's rows (03's comment)
-            if max(L, S, bh) >= 2 ** 31:
-                raise ValueError(f"flash_attention_mma: the TMA copies' coordinates are 32-bit, got BH = {bh}, "
-                                 f"L = {L}, S = {S}")
-            operands = tuple(tensor_map(a.ptr, suffix, (d, n, bh), (2 * d, 2 * d * n), (64, rows, 1))
-                             for a, n, rows in ((q, L, WGMMA_BQ), (k, S, config["BKV"]), (v, S, config["BKV"])))
-            threads = 128 * (config["NWG"] + 1)
+        if tma:
+            operands, threads = _tma_operands(q, k, v, suffix, config["BKV"]), 128 * (config["NWG"] + 1)
         else:
             operands, threads = (q, k, v), 128 * config["NWG"]
         launch(fn, (bh * cdiv(L, 64 * config["NWG"]),), (threads,),
                operands + (out, lse, L, S, np.float32(scale), np.bool_(causal)), shared_mem=smem, index=idx)
     return out, lse
+
+
+def _tma_operands(q, k, v, suffix, bkv):
+    """The TMA variant's tensor maps of q [BH, L, D], k, v [BH, S, D] (gemm.tensor_map): dimensions
+    {D, rows, BH} innermost first, boxes of 64 columns (128 bytes, the swizzle's span) by the tile's
+    rows (128 queries, BKV keys); the copy engine fills past a head's last row with zeros.
+    Raises ValueError past the copies' 32-bit coordinates."""
+    bh, L, d = q.shape
+    S = k.shape[1]
+    if max(L, S, bh) >= 2 ** 31:
+        raise ValueError(f"flash_attention_mma: the TMA copies' coordinates are 32-bit, got BH = {bh}, L = {L}, S = {S}")
+    return tuple(tensor_map(a.ptr, suffix, (d, n, bh), (2 * d, 2 * d * n), (64, rows, 1))
+                 for a, n, rows in ((q, L, WGMMA_BQ), (k, S, bkv), (v, S, bkv)))
