@@ -2,7 +2,8 @@
 // phase: 07
 // 03_flash_wgmma.cu - rung 3 of the attention ladder: the FlashAttention forward in bfloat16 /
 // float16 on Hopper's warpgroup tensor-core instruction, wgmma (FlashAttention-3, Shah et al. 2024,
-// arXiv:2407.08608; its warp specialization is the TMA = 1 option). Needs sm_90a (NVRTC/nvcc target).
+// arXiv:2407.08608). Two kernels: the cp.async one described first (TMA = 0), and FlashAttention-3's
+// warp-specialized structure (TMA = 1, the default: see "Defaults" below). Needs sm_90a.
 //
 //   O = softmax(Q K^T * scale + causal mask) V      Q [BH, L, D], K, V [BH, S, D], O [BH, L, D]
 //
@@ -68,8 +69,12 @@
 //             not with both BKV 128 and PIPELINE 1: 168 registers a thread do not hold them)
 //   TMA       1: the warp-specialized kernel further down (FlashAttention-3's structure: a producer
 //             warpgroup copies with the TMA engine, mbarriers replace __syncthreads; NWG 2)
-// Defaults are the tuned kernel (BKV 128, PIPELINE 0, NWG 2, TMA 0; H100, L 4096, bf16, d 128: 400
-// TFLOP/s, PIPELINE 1 376, rung 2 297, PyTorch's flash 360).
+// Defaults are the tuned kernel, what F.scaled_dot_product_attention runs on sm_90: TMA 1, BKV 128,
+// PIPELINE 0 (H100, bf16, L 4096, TFLOP/s, d 128 / d 64: TMA 582 / 382, the cp.async kernel 412 / 293,
+// rung 2 303 / 223, PyTorch's flash backend 362 / 292, cuDNN 677 / 483; causal TMA 499 / 335, flash
+// 305 / 279). Without __syncthreads the two consumer warpgroups drift apart, so one's softmax runs
+// while the other's wgmmas do, and the copies cost the consumers no instructions. PIPELINE 1 gains
+// nothing on top (586 / 369): the other warpgroup already hides the softmax.
 // Entry points (T = bf16 or f16, D = 64 or 128): flash_wgmma_fwd_T_dD, grid BH * ceil(L / BQ)
 // blocks (one dimension: a head's query tiles one after the other, see the kernel), NWG x 128
 // threads, rung 2's forward arguments; with TMA = 1 flash_wgmma_tma_fwd_T_dD, 384 threads, tensor
@@ -94,7 +99,7 @@
 #define NWG 2
 #endif
 #ifndef TMA
-#define TMA 0
+#define TMA 1
 #endif
 
 #define FW_NEG_INF __int_as_float(0xff800000)

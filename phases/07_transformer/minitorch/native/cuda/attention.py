@@ -385,9 +385,11 @@ WGMMA_BQ = 128                           # query rows a block with NWG = 2 (the 
 # BKV: keys per K/V tile (64 or 128); PIPELINE 1: the softmax of tile j + 1 overlaps P(j) V(j) (0: in
 # turn); NWG: warpgroups of 64 query rows a block, 128 threads each (3: head dimension 64 only); TMA 1:
 # a producer warpgroup copies with the TMA engine, mbarriers instead of __syncthreads (NWG 2).
-# TUNED: the fastest on the H100 (2026-11-25, benchmarks/probe_flash_mma.py, bf16, L 4096, d 64 and
-# 128, causal or not): PIPELINE 0 beat PIPELINE 1 (d 128: 400 vs 376 TFLOP/s) and BKV 64 (310)
-WGMMA_TUNED = {"BKV": 128, "PIPELINE": 0, "NWG": 2, "TMA": 0}
+# TUNED: the fastest on the H100 (2026-11-25, benchmarks/probe_flash_mma.py --rungs-only, bf16, L 4096,
+# TFLOP/s, d 128 / d 64 non-causal): TMA 582 / 382 (PIPELINE 1: 586 / 369), the cp.async kernel 412 /
+# 293 (BKV 64: 351 / 335, PIPELINE 1: 370 / 265, NWG 3: - / 306); rung 2 303 / 223; PyTorch's flash
+# backend 362 / 292, cuDNN 677 / 483. Causal: TMA 499 / 335 against flash 305 / 279.
+WGMMA_TUNED = {"BKV": 128, "PIPELINE": 0, "NWG": 2, "TMA": 1}
 WGMMA_TUNED_BY_DIM = {}                  # head dimension -> the options where it differs from WGMMA_TUNED
 # MINITORCH_FLASH_RUNG=2 in the environment (read once, at import) keeps the bf16/fp16 forward on
 # rung 2 everywhere (to time the ladder, or to rule rung 3 out); rung=3 still runs rung 3.
@@ -425,6 +427,8 @@ def _flash_wgmma(q, k, v, scale, causal, suffix, config):
     lse = empty((bh, L), _F32, idx)
     if bh and L:
         S = k.shape[1]
+        if not S:           # (no keys: a tensor map needs every dimension >= 1; the cp.async kernel writes 0s)
+            config = dict(config, TMA=0)
         smem = _wgmma_smem(d, config)
         tma = config.get("TMA", 0)
         name = f"flash_wgmma_{'tma_' if tma else ''}fwd_{suffix}_d{d}"
