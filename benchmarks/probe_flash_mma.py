@@ -21,7 +21,17 @@ A failing case prints its error and the run goes on. JSON goes to $OUT/probe_fla
 benchmarks/results/), a short table is printed last. About 1-3 minutes on an H100 (mostly NVRTC
 compiling one module per configuration).
 
+<<<<<<< HEAD
     python benchmarks/probe_flash_mma.py [--quick | --rungs-only] [--no-tma]
+=======
+``--backward`` checks and times the two backward paths only (issue 15's shape: B = 4, H = 8, L = S
+in 1024 and 4096, d 64 and 128, causal and not): the one-pass kernel (dQ by float32 atomics, the
+default, and compiled with 64 and with 128 keys per block, config ONEPASS_KEYS) and the deterministic two-kernel
+one, each as forward + backward, against torch's flash backend; the ratio is torch's milliseconds
+over ours (>= 1: we are faster). About 30 s.
+
+    python benchmarks/probe_flash_mma.py [--quick | --backward]
+>>>>>>> main
 """
 import argparse
 import json
@@ -112,7 +122,7 @@ def check_forward(N, name, config, rng, rung=2, dims=(32, 64, 128)):
     return worst
 
 
-def check_backward(N, dtype, rng):
+def check_backward(N, dtype, rng, deterministic=False, config=None):
     worst = {"failures": []}
     for d in (32, 64, 128):
         for bh, L, S, causal in CHECK_SHAPES:
@@ -121,7 +131,8 @@ def check_backward(N, dtype, rng):
             scale = 1 / np.sqrt(d)
             dq_, dk_, dv_ = (to_dev(x, dtype) for x in (q, k, v))
             out, lse = N.flash_attention_mma(dq_, dk_, dv_, scale, causal)
-            grads = N.flash_attention_mma_backward(dq_, dk_, dv_, out, lse, to_dev(w, dtype), scale, causal)
+            grads = N.flash_attention_mma_backward(dq_, dk_, dv_, out, lse, to_dev(w, dtype), scale, causal,
+                                                   deterministic, config)
             ref = reference(q, k, v, w, scale, causal)
             for gname, g, r in zip(("dq", "dk", "dv"), grads, ref[2:]):
                 frob, mx = errors(to_numpy(g), r)
@@ -130,7 +141,8 @@ def check_backward(N, dtype, rng):
                     worst["failures"].append(f"{gname} d={d} BH={bh} L={L} S={S} causal={causal}: "
                                              f"frob {frob:.2e} max {mx:.2e}")
     worst["ok"] = not worst["failures"]
-    log(f"backward {dtype:9s} {'ok' if worst['ok'] else 'WRONG'}",
+    path = "deterministic" if deterministic else f"one-pass {config or ''}"
+    log(f"backward {dtype:9s} {path} {'ok' if worst['ok'] else 'WRONG'}",
         {k: f"{v:.2e}" for k, v in worst.items() if k in ("dq", "dk", "dv")}, *worst["failures"][:4])
     return worst
 
@@ -165,16 +177,97 @@ def flops(bh, L, d, causal, backward):
     return f * 3.5 if backward else f
 
 
+BWD_B, BWD_H = 4, 8            # issue 15's shape
+
+
+def backward_paths(N, rng):
+    """--backward: both backward paths checked (bf16, fp16) then timed as forward + backward against
+    torch's flash backend; returns the record."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    record = {"probe": "flash_mma --backward", "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+              "B": BWD_B, "H": BWD_H, "timing": "CUDA events, L2 flushed, median of 10 after 3", "check": {},
+              "rows": []}
+    with poisoned():
+        paths = {"one-pass": (False, None), "one-pass k64": (False, {"ONEPASS_KEYS": 64}),
+                 "one-pass k128": (False, {"ONEPASS_KEYS": 128}),
+                 "deterministic": (True, None)}
+        for dtype in HALF:
+            for path, (det, config) in paths.items():
+                name = f"bwd {dtype} {path}"
+                try:
+                    record["check"][name] = check_backward(N, dtype, rng, det, config)
+                except Exception as e:           # noqa: BLE001 - one failure must not stop the rest
+                    record["check"][name] = {"ok": False, "failures": [repr(e)]}
+                    log(f"{name}: ERROR", repr(e)); traceback.print_exc()
+    print(f"\nbf16, B {BWD_B} H {BWD_H}, ms (ratio = torch flash ms / ours: >= 1 means we are faster)")
+    print("fb_1pass: one-pass backward (default: keys per block NA.ONEPASS_KEYS[d]), fb_k64 / fb_k128: 64 or 128 "
+          "keys per block (4 or 8 warps), fb_det: deterministic; t_: torch flash; bwd = fb - fwd")
+    print(f"{'d':>3} {'causal':>6} {'L':>5} | {'fwd':>6} {'t_fwd':>6} | {'fb_1pass':>8} {'fb_k64':>7} {'fb_k128':>7} "
+          f"{'fb_det':>7} {'t_fb':>6} | {'bwd_1pass':>9} {'bwd_det':>7} {'t_bwd':>6} | {'r_fb_1pass':>10} "
+          f"{'r_fb_det':>8} {'r_bwd_1pass':>11}")
+    bh = BWD_B * BWD_H
+    for d in (64, 128):
+        for causal in (False, True):
+            for L in (1024, 4096):
+                q, k, v, g = (minitorch.randn(bh, L, d, device="cuda", dtype=minitorch.bfloat16)._data
+                              for _ in range(4))
+                tl = [torch.randn(BWD_B, BWD_H, L, d, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+                      for _ in range(3)]
+                tg = torch.randn_like(tl[0])
+                scale = 1 / d ** 0.5
+
+                def ours_fb(det, config=None):
+                    out, lse = N.flash_attention_mma(q, k, v, scale, causal)
+                    N.flash_attention_mma_backward(q, k, v, out, lse, g, scale, causal, det, config)
+
+                def torch_fwd():
+                    with sdpa_kernel(SDPBackend.FLASH_ATTENTION), torch.no_grad():
+                        torch.nn.functional.scaled_dot_product_attention(*tl, is_causal=causal)
+
+                def torch_fb():
+                    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                        out = torch.nn.functional.scaled_dot_product_attention(*tl, is_causal=causal)
+                    out.backward(tg)
+                    for t in tl:
+                        t.grad = None
+                ms = {"fwd": time_ms(lambda: N.flash_attention_mma(q, k, v, scale, causal)),
+                      "t_fwd": time_ms(torch_fwd), "fb_1pass": time_ms(lambda: ours_fb(False)),
+                      "fb_k64": time_ms(lambda: ours_fb(False, {"ONEPASS_KEYS": 64})),
+                      "fb_k128": time_ms(lambda: ours_fb(False, {"ONEPASS_KEYS": 128})),
+                      "fb_det": time_ms(lambda: ours_fb(True)), "t_fb": time_ms(torch_fb)}
+                ms.update(bwd_1pass=ms["fb_1pass"] - ms["fwd"], bwd_det=ms["fb_det"] - ms["fwd"],
+                          t_bwd=ms["t_fb"] - ms["t_fwd"])
+                ratios = {"r_fb_1pass": ms["t_fb"] / ms["fb_1pass"], "r_fb_det": ms["t_fb"] / ms["fb_det"],
+                          "r_bwd_1pass": ms["t_bwd"] / ms["bwd_1pass"]}
+                record["rows"].append({"d": d, "causal": causal, "L": L, "ms": ms, "ratios": ratios})
+                print(f"{d:>3} {str(causal):>6} {L:>5} | {ms['fwd']:6.2f} {ms['t_fwd']:6.2f} | {ms['fb_1pass']:8.2f} "
+                      f"{ms['fb_k64']:7.2f} {ms['fb_k128']:7.2f} {ms['fb_det']:7.2f} {ms['t_fb']:6.2f} | "
+                      f"{ms['bwd_1pass']:9.2f} {ms['bwd_det']:7.2f} {ms['t_bwd']:6.2f} | {ratios['r_fb_1pass']:10.2f} "
+                      f"{ratios['r_fb_det']:8.2f} {ratios['r_bwd_1pass']:11.2f}", flush=True)
+    print("\ncorrectness:", ", ".join(f"{k} {'ok' if v.get('ok') else 'WRONG'}" for k, v in record["check"].items()))
+    return record
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="L 1024 and 4096 only")
+<<<<<<< HEAD
     p.add_argument("--no-tma", action="store_true", help="leave out rung 03's TMA variant")
     p.add_argument("--rungs-only", action="store_true",
                    help="L 4096 only, rung 02's tuned forward (no ladder steps or tiles), rung 03 and torch")
+=======
+    p.add_argument("--backward", action="store_true", help="only the two backward paths against torch flash")
+>>>>>>> main
     args = p.parse_args()
     if not (minitorch.cuda.is_available() and torch.cuda.is_available()):
         sys.exit("probe_flash_mma needs CuPy, a CUDA GPU and a CUDA build of PyTorch")
     from minitorch.native import cuda as N
+    out_dir = Path(os.environ.get("OUT") or Path(__file__).resolve().parent / "results")
+    if args.backward:
+        record = backward_paths(N, np.random.default_rng(int(time.time())))
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "probe_flash_mma_backward.json").write_text(json.dumps(record, indent=1, default=str))
+        return
     from minitorch.native.cuda import attention as NA
     from torch.nn.attention import SDPBackend, sdpa_kernel
     torch_backends = {"torch_flash": SDPBackend.FLASH_ATTENTION}
@@ -257,7 +350,6 @@ def main():
                     f"{n.split()[-1]}={r['TFLOPs']:.0f}" for n, r in row.items() if isinstance(r, dict) and "TFLOPs" in r))
                 torch.cuda.empty_cache()
 
-    out_dir = Path(os.environ.get("OUT") or Path(__file__).resolve().parent / "results")
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "probe_flash_mma.json").write_text(json.dumps(record, indent=1, default=str))
     print_table(record, configs, tiles)

@@ -10,6 +10,8 @@ errors. Two measures per array: the relative Frobenius error (catches widespread
 largest element error over the largest reference element (catches one wrong row or tile).
 Cases: L in {1, 17, 64, 129, 1000}, head dims 32, 64, 128, causal and not, S != L when not causal,
 batch * heads > 1, every ladder configuration and tile size, inputs in the transposed layout of MHA.
+Both backward paths: the one-pass kernel (dq by float32 atomics, the default) and the deterministic
+one (minitorch.use_deterministic_algorithms(True)), which must repeat bit for bit.
 Outputs come from a poisoned allocator (NaN bytes): an element left unwritten fails. Needs sm_80+.
 """
 import numpy as np
@@ -173,6 +175,94 @@ def test_fallbacks_take_the_decomposition(rng):
     x = q.cpu().numpy().astype(np.float64)
     ref = TF.scaled_dot_product_attention(*(torch.tensor(x),) * 3, scale=-0.5).numpy()
     _close(out.cpu().numpy(), ref, "float16", "out", "float16 scale=-0.5 by the decomposition")
+
+
+# (L, S, causal): odd lengths off the tiles; causal with S > L leaves key tiles no query sees (their
+# dK, dV must be 0) and with L > S rows that see every key
+BWD_CASES = [(1, 17, False), (17, 17, True), (17, 129, True), (129, 64, False), (129, 64, True),
+             (333, 1000, False), (1000, 1000, True)]
+
+
+@pytest.mark.parametrize("deterministic", [False, True], ids=["onepass", "deterministic"])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("E", [32, 64, 128])
+@pytest.mark.parametrize("L,S,causal", BWD_CASES)
+def test_both_backward_paths(rng, deterministic, dtype, E, L, S, causal):
+    """The one-pass backward (dq by float32 atomics) and the deterministic one (dk/dv, then dq), called
+    natively, against torch's gradients in float64 and float32 (upcast inputs), BH = 3."""
+    npdtype = DTYPES[dtype][1]
+    q = _rounded(rng, (3, L, E), npdtype)
+    k, v = (_rounded(rng, (3, S, E), npdtype) for _ in range(2))
+    w = _rounded(rng, (3, L, E), npdtype, -1, 1)
+    dev = lambda x: from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
+    scale = 1 / np.sqrt(E)
+    qd, kd, vd = dev(q), dev(k), dev(v)
+    out, lse = native.flash_attention_mma(qd, kd, vd, scale, causal)
+    grads = native.flash_attention_mma_backward(qd, kd, vd, out, lse, dev(w), scale, causal, deterministic)
+    ours = [to_numpy(g).astype(np.float64) for g in grads]
+    label = f"{'deterministic' if deterministic else 'one-pass'} {dtype} L={L} S={S} E={E} causal={causal}"
+    for ref_name, torch_dtype in (("torch float64", torch.float64), ("torch float32 (upcast)", torch.float32)):
+        ref = _torch_ref(q, k, v, w, causal, scale, torch_dtype)[1:]
+        for name, a, b in zip(["dq", "dk", "dv"], ours, ref):
+            _close(a, b, dtype, "grad", f"{label} {name} vs {ref_name}")
+
+
+@pytest.mark.parametrize("keys", NA.ONEPASS_CHOICES)
+@pytest.mark.parametrize("E", [32, 64, 128])
+@pytest.mark.parametrize("L,S,causal", [(200, 300, False), (300, 300, True), (70, 300, True)])
+def test_onepass_keys_per_block(rng, keys, E, L, S, causal):
+    """The one-pass backward compiled with each choice of keys per block (config ONEPASS_KEYS: 4 or 8
+    warps) against float64 gradients: several key blocks per head add into each dq row."""
+    npdtype = ml_dtypes.bfloat16
+    q = _rounded(rng, (2, L, E), npdtype)
+    k, v = (_rounded(rng, (2, S, E), npdtype) for _ in range(2))
+    w = _rounded(rng, (2, L, E), npdtype, -1, 1)
+    dev = lambda x: from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
+    scale = 1 / np.sqrt(E)
+    qd, kd, vd = dev(q), dev(k), dev(v)
+    out, lse = native.flash_attention_mma(qd, kd, vd, scale, causal)
+    grads = native.flash_attention_mma_backward(qd, kd, vd, out, lse, dev(w), scale, causal, False,
+                                                {"ONEPASS_KEYS": keys})
+    ref = _torch_ref(q, k, v, w, causal, scale, torch.float64)[1:]
+    for name, a, b in zip(["dq", "dk", "dv"], grads, ref):
+        _close(to_numpy(a).astype(np.float64), b, "bfloat16", "grad",
+               f"one-pass keys={keys} E={E} L={L} S={S} causal={causal} {name}")
+
+
+def _sdpa_grads(leaves_np, w, causal, npdtype):
+    """dq, dk, dv (raw bits, uint16) of sum(sdpa(q, k, v) * w) on cuda, from fresh leaves."""
+    leaves = [mt.tensor(x.astype(npdtype), device="cuda").requires_grad_(True) for x in leaves_np]
+    out = F.scaled_dot_product_attention(*leaves, is_causal=causal)
+    (out * mt.tensor(w.astype(npdtype), device="cuda")).sum().backward()
+    return [t.grad.cpu().numpy().view(np.uint16) for t in leaves]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_deterministic_mode_repeats_bitwise(rng, monkeypatch, causal):
+    """use_deterministic_algorithms(True) selects the deterministic backward: two runs give the same
+    bits (with many key tiles adding into each dq row, as in the one-pass kernel's atomics); without
+    it the one-pass backward runs and agrees within rounding."""
+    flags = []
+    real = native.flash_attention_mma_backward
+    monkeypatch.setattr(native, "flash_attention_mma_backward", lambda *a: flags.append(a[-1]) or real(*a))
+    npdtype = ml_dtypes.bfloat16
+    B, H, L, E = 2, 4, 1000, 64
+    qkv = [_rounded(rng, (B, H, L, E), npdtype) for _ in range(3)]
+    w = _rounded(rng, (B, H, L, E), npdtype, -1, 1)
+    mt.use_deterministic_algorithms(True)
+    try:
+        first = _sdpa_grads(qkv, w, causal, npdtype)
+        second = _sdpa_grads(qkv, w, causal, npdtype)
+    finally:
+        mt.use_deterministic_algorithms(False)
+    assert flags == [True, True], f"deterministic mode must ask the backend for the deterministic backward, got {flags}"
+    for name, a, b in zip(["dq", "dk", "dv"], first, second):
+        assert np.array_equal(a, b), f"deterministic mode: {name} differs between two runs ({(a != b).sum()} elements)"
+    fast = _sdpa_grads(qkv, w, causal, npdtype)
+    assert flags[-1] is False, "by default the one-pass (atomic) backward must run"
+    for name, a, b in zip(["dq", "dk", "dv"], fast, first):
+        _close(a.view(ml_dtypes.bfloat16), b.view(ml_dtypes.bfloat16), "bfloat16", "grad",
+               f"causal={causal} {name}: one-pass vs deterministic")
 
 
 LADDER_CASES = [(name, cfg) for name, cfg in NA.LADDER] + [

@@ -20,13 +20,17 @@ LADDER = {"baseline": "-DSWIZZLE=0 -DDOUBLE_BUFFER=0 -DEXP2_FMA=0 -DBQ=128 -DBKV
           "double_buffer": "-DSWIZZLE=1 -DDOUBLE_BUFFER=1 -DEXP2_FMA=0 -DBQ=128 -DBKV=64",
           "tuned (defaults)": ""}
 TILES = [(64, 32), (64, 64), (64, 128), (128, 64), (128, 128)]
-CASES = dict(LADDER, **{f"tiles_{bq}x{bkv}": f"-DBQ={bq} -DBKV={bkv}" for bq, bkv in TILES})
+ONEPASS_KEYS = (64, 128)      # the one-pass backward's keys per block (attention.ONEPASS_CHOICES); the default
+#                               picks one per head dimension
+CASES = dict(LADDER, **{f"tiles_{bq}x{bkv}": f"-DBQ={bq} -DBKV={bkv}" for bq, bkv in TILES},
+             **{f"onepass_keys_{n}": f"-DONEPASS_KEYS={n}" for n in ONEPASS_KEYS})
 
 
 def test_cases_follow_the_python_ladder():
     pytest.importorskip("cupy")
     from minitorch.native.cuda import attention as NA
     assert [tuple(t) for t in NA.TILE_CHOICES] == TILES, "keep this test's tiles equal to TILE_CHOICES"
+    assert tuple(NA.ONEPASS_CHOICES) == ONEPASS_KEYS, "keep this test's one-pass keys equal to ONEPASS_CHOICES"
 
 
 # the ladder's steps on both architectures; the other tile sizes on sm_90 only (the same code: one

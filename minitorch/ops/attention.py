@@ -24,13 +24,20 @@ elements the fused softmax drops), head dimension 32, 64 or 128 shared by q, k a
 batch dimensions, unless ``minitorch.backends.cuda.enable_flash_sdp(False)``; else the decomposition.
 bfloat16 and float16 under the same conditions, without dropout and with scale > 0, take the
 tensor-core kernels of ``minitorch/cuda/attention/02_flash_mma.cu`` (FlashAttention-2 with mma.sync,
+<<<<<<< HEAD
 float32 statistics); on an sm_90 GPU (H100) the forward of head dimensions 64 and 128 runs
 ``03_flash_wgmma.cu`` (the same forward on Hopper's wgmma), whose output rung 2's backward takes.
+=======
+float32 statistics); their backward adds dq with float32 atomics (as PyTorch's flash backward) unless
+``minitorch.use_deterministic_algorithms(True)``, which selects the slower kernels that give the
+same bits every run.
+>>>>>>> main
 """
 import math
 
 from .. import backends, random
 from ..broadcast import broadcast_shape
+from ..deterministic import are_deterministic_algorithms_enabled
 from ..autograd.function import Function
 from ..dtypes import bool as bool_
 from ..dtypes import from_numpy_dtype
@@ -106,8 +113,10 @@ class FlashAttentionMMA(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # one pass with float32 atomics for dq (fast), or dq by its own kernel: the same bits every run
         dq, dk, dv = grad._backend.flash_attention_mma_backward(*ctx.saved, _aligned(grad, grad._backend),
-                                                                ctx.scale, ctx.causal)
+                                                                ctx.scale, ctx.causal,
+                                                                are_deterministic_algorithms_enabled())
         return Tensor(dq, grad.device), Tensor(dk, grad.device), Tensor(dv, grad.device), None, None
 
 

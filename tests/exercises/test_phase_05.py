@@ -247,7 +247,7 @@ def test_split_cuts_a_block_and_links_the_rest():
              "rest.next is that neighbour and neighbour.prev is the rest")
         stats = pool.memory_stats()
         assert stats["inactive_split_bytes.all.current"] == 2 * MiB - 1024 - 512 - 1024, \
-            "the rest of every split should be cached through self._insert_free, which also counts it"
+            "the rest of every split should be cached (self._insert_free) and linked right after the block"
         del a, c, d                                        # merging everything back needs correct links
         assert free_list() == [(2 * MiB, base)] and pool.allocated == 0, \
             "once every block is free again the segment should merge back into one free 2 MiB block"

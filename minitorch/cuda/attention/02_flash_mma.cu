@@ -50,19 +50,35 @@
 // and their scores set to -inf; nothing past L is stored. The scale must be > 0 (the running max is
 // kept in unscaled units; the Python side takes another path otherwise).
 //
-// Backward (FA2, Algorithm 2), correctness first: no double buffering, swizzled smem, mma for all
-// four products. delta = rowsum(dO o O) first (one warp per row). Then two kernels: dK, dV per key
-// tile (warps own 16 keys and work in the transposed form S^T = K Q^T, dP^T = V dO^T, so that dV +=
-// P^T dO and dK += dS^T Q take P^T and dS^T from registers, as the forward's P), and dQ per query
-// tile (dQ += dS K). Splitting dQ out recomputes S and dP once more, but every output is written by
-// one warp once: deterministic, no float32 atomics, no extra buffer. P = exp2(s * scale log2e -
-// lse log2e) from the saved log-sum-exp; dS = P o (dP - delta); dQ, dK carry the scale.
+// Backward (FA2, Algorithm 2): swizzled smem, mma for every product. delta = rowsum(dO o O) first
+// (one warp per row). P = exp2(s * scale log2e - lse log2e) from the saved log-sum-exp; dS = P o
+// (dP - delta); dQ, dK carry the scale. Two ways on from there:
+//   one pass (the default; PyTorch's flash backward does the same): one kernel per key tile of
+//     64 or 128 keys (OnepassKeys), warps owning 16 keys each and working in the transposed form
+//     S^T = K Q^T, dP^T = V dO^T, so that dV += P^T dO and dK += dS^T Q take P^T and dS^T from
+//     registers, as the forward's P. For each query tile the block also writes dS^T to shared
+//     memory and computes dQ_tile += dS K (ldmatrix.trans gives dS with rows = queries), added into
+//     a float32 dQ buffer in global memory with atomics (RED: no return value to wait for); a last
+//     kernel scales and rounds it to T. 5 tile products per (key tile, query tile): S, dP, dV, dK,
+//     dQ. The Q, dO tiles are double-buffered; only tiles on an edge or the diagonal are masked.
+//   deterministic (minitorch.use_deterministic_algorithms(True)), correctness first: dK, dV per key
+//     tile as above without the dQ part (no double buffering), then a dQ kernel per query tile
+//     (warps own 16 queries, dQ += dS K in registers), which must recompute S and dP: 7 tile
+//     products, and the second kernel reads K and V once more; every output is written once.
+// Why one pass is faster: 5 products instead of 7 (the backward is ~2.5x the forward's work instead
+// of ~3.5x) and one read of Q, K, V, dO instead of two. What it costs: dQ's float32 sums are added
+// in the order the blocks of one head arrive, which changes between runs, so dQ's bits may differ in
+// the last place from run to run (dK, dV are still written once); a dQ buffer of BH L D floats
+// (zeroed first); and the atomics' traffic (BH L D S / keys-per-block additions), spread by starting
+// each block's walk over the query tiles at a different tile and by giving each warp of a block
+// distinct rows and columns of dQ.
 //
 // Entry points (T = bf16 or f16, D = 32, 64, 128): flash_mma_fwd_T_dD (grid (BH, ceil(L / BQ)),
-// BQ / 16 warps), flash_mma_bwd_dot_T_dD (one warp per row), flash_mma_bwd_dkdv_T_dD (grid (BH,
-// ceil(S / 64)), 4 warps), flash_mma_bwd_dq_T_dD (grid (BH, ceil(L / 64)), 4 warps). Every row of
-// Q, K, V, O, dO must start 16-byte aligned (contiguous [*, D] with an aligned base: the Python
-// side checks). Needs sm_80.
+// BQ / 16 warps), flash_mma_bwd_dot_T_dD (one warp per row), flash_mma_bwd_onepass_T_dD (grid (BH,
+// ceil(S / KB)), KB / 16 warps, KB = OnepassKeys<D>::N) then flash_mma_bwd_dq_round_T (grid-stride, two
+// elements a thread); deterministic: flash_mma_bwd_dkdv_T_dD (grid (BH, ceil(S / 64)), 4 warps) and
+// flash_mma_bwd_dq_T_dD (grid (BH, ceil(L / 64)), 4 warps). Every row of Q, K, V, O, dO must start
+// 16-byte aligned (contiguous [*, D] with an aligned base: the Python side checks). Needs sm_80.
 #include "../gemm/mma.cuh"
 
 #ifndef SWIZZLE
@@ -80,6 +96,11 @@
 #ifndef BKV
 #define BKV 128
 #endif
+// keys per block of the one-pass backward: 64 or 128 (4 or 8 warps); 0: the tuned choice per head
+// dimension (OnepassKeys below)
+#ifndef ONEPASS_KEYS
+#define ONEPASS_KEYS 0
+#endif
 
 #define FM_NEG_INF __int_as_float(0xff800000)
 #define FM_LOG2E 1.4426950408889634f
@@ -93,6 +114,7 @@ static_assert(BQ == 64 || BQ == 128, "BQ: 64 or 128 query rows (4 or 8 warps of 
 static_assert(BKV == 32 || BKV == 64 || BKV == 128, "BKV: 32, 64 or 128 keys per tile");
 // every thread copies whole rows' worth of 16-byte chunks (tc::load_tile): BQ = 128 needs BKV >= 64
 static_assert(BKV * 32 / 8 % (BQ * 2) == 0, "BQ = 128 threads' K/V copies need BKV >= 64 (D = 32)");
+static_assert(ONEPASS_KEYS == 0 || ONEPASS_KEYS == 64 || ONEPASS_KEYS == 128, "ONEPASS_KEYS: 0, 64 or 128");
 
 // Element offset of chunk q (8 elements, 16 bytes) of row r in a tile of rows of D elements.
 template <int D, bool SW>
@@ -126,6 +148,14 @@ __device__ __forceinline__ void load_b_kn(unsigned (&b)[4], unsigned base, int l
     ldmatrix_x4<true>(b, base + 2u * Lay::at(k0 + ((j & 1) << 3) + i, (n0 >> 3) + (j >> 1)));
 }
 
+// A fragment (rows m0..m0+15, k0..k0+15) of a tile stored [k][m] (dS^T, keys x queries, for dQ =
+// dS K), transposed by ldmatrix: matrix j holds rows m0 + 8 (j & 1), columns k0 + 8 (j >> 1).
+template <class Lay>
+__device__ __forceinline__ void load_a_km(unsigned (&a)[4], unsigned base, int lane, int m0, int k0) {
+    const int j = lane >> 3, i = lane & 7;
+    ldmatrix_x4<true>(a, base + 2u * Lay::at(k0 + ((j >> 1) << 3) + i, (m0 >> 3) + (j & 1)));
+}
+
 // Two floats rounded to T and packed into one 32-bit register (lo in the low half: the lower k).
 template <typename T>
 __device__ __forceinline__ unsigned pack2(float lo, float hi) {
@@ -157,6 +187,18 @@ __device__ __forceinline__ void zero(float (&acc)[NT][4]) {
     for (int n = 0; n < NT; ++n)
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[n][e] = 0.f;
+}
+
+// p[0] += a, p[1] += b in global memory, atomically (p 8-byte aligned); nothing is returned, so
+// the compiler emits reductions (RED: the SM does not wait for the old value). sm_90 adds both in
+// one instruction.
+__device__ __forceinline__ void atomic_add2(float* p, float a, float b) {
+#if __CUDA_ARCH__ >= 900
+    atomicAdd(reinterpret_cast<float2*>(p), make_float2(a, b));
+#else
+    atomicAdd(p, a);
+    atomicAdd(p + 1, b);
+#endif
 }
 
 // The 4 lanes of a row (same g = lane / 4) combine their values.
@@ -571,6 +613,234 @@ __device__ __forceinline__ void flash_mma_bwd_dq(const T* __restrict__ Q, const 
     }
 }
 
+// ---- backward in one pass (FA2's Algorithm 2 as written): dQ by float32 atomics -------------------
+// Keys per block of the one-pass backward: 128 (8 warps, half the dQ atomics) for D = 128, 64 (4
+// warps, two blocks per SM) below; H100, bf16, L = 4096: 4.28 vs 4.35 ms forward + backward at D = 128,
+// 2.38 vs 2.33 at D = 64 (benchmarks/probe_flash_mma.py --backward, 2026-11-25).
+template <int D>
+struct OnepassKeys {
+    static constexpr int N = ONEPASS_KEYS ? ONEPASS_KEYS : (D == 128 ? 128 : 64);
+};
+
+// 2^x by the SFU alone (ex2.approx.ftz: results below 2^-126 flush to 0, which P can afford); exp2f
+// without fast math adds the instructions that keep denormal results.
+__device__ __forceinline__ float fast_exp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// P^T = exp2(s scale log2e - lse log2e) and dS^T = P^T o (dP^T - delta) in place of the warp's
+// S^T (sc) and dP^T (dpt), 16 keys (key[0], key[1]: this lane's rows) x NQ * 8 queries from q0;
+// lse_t, delta_t the query tile's. MASKED: entries with a query past L, a key past S or (causal) a key
+// after its query are 0; a tile without such entries skips the 64-bit compares (MASKED = false).
+template <bool MASKED, int NQ>
+__device__ __forceinline__ void p_and_ds(float (&sc)[NQ][4], float (&dpt)[NQ][4], const float* lse_t,
+                                         const float* delta_t, long long q0, const long long (&key)[2], long long L,
+                                         long long S, bool causal, float sl2, int t) {
+#pragma unroll
+    for (int n = 0; n < NQ; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const int qi = n * 8 + 2 * t + (e & 1);
+            float p = fast_exp2(fmaf(sc[n][e], sl2, -lse_t[qi] * FM_LOG2E));
+            if constexpr (MASKED) {
+                const long long q = q0 + qi, kx = key[e >> 1];
+                if (q >= L || kx >= S || (causal && kx > q)) p = 0.f;
+            }
+            sc[n][e] = p;
+            dpt[n][e] = p * (dpt[n][e] - delta_t[qi]);
+        }
+}
+
+// The block of flash_mma_bwd_dkdv (KB = OnepassKeys<D>::N keys, 64 or 128: KW = KB / 16 warps, warp w owns
+// keys 16w..16w+15 and walks the query tiles) also adds, for every query tile, dQ[tile] += dS K into
+// dQacc, a float32 [BH, L, D] buffer zeroed before the launch; flash_mma_bwd_dq_round scales and
+// rounds it afterwards. Per query tile:
+//   1. each warp: S^T, dP^T, P^T, dS^T of its 16 keys (registers), dV += P^T dO, dK += dS^T Q as in
+//      flash_mma_bwd_dkdv, then dS^T (rounded to T, as the dK product used it) into shared memory;
+//   2. __syncthreads(): the block's dS^T [KB keys][BQB queries] is complete;
+//   3. dQ = dS K: dS is the A operand with rows = queries, i.e. dS^T read transposed by ldmatrix
+//      (load_a_km); K is already in shared memory. Warp w owns distinct rows and columns of the
+//      tile's dQ (16 rows by D / (KW / MW) columns, MW = BQB / 16 warps down the rows), so no two
+//      warps of a block add into the same address; blocks (key tiles) of one head do, and their
+//      atomics are ordered by the hardware as they arrive: the float sums change between runs.
+//      Blocks start their walk at different query tiles (blockIdx.y mod the count) so that the key
+//      tiles of one head are not all adding into the same rows at the same moment.
+// Q, dO, lse, delta tiles are double-buffered: the copies of tile i + 1 fly while tile i is computed.
+template <typename T, int D>
+__device__ __forceinline__ void flash_mma_bwd_onepass(const T* __restrict__ Q, const T* __restrict__ K,
+                                                      const T* __restrict__ V, const T* __restrict__ dO,
+                                                      const float* __restrict__ lse, const float* __restrict__ delta,
+                                                      T* __restrict__ dK, T* __restrict__ dV, float* __restrict__ dQacc,
+                                                      long long L, long long S, float scale, bool causal) {
+    using namespace fmma;
+    using H = Half<T>;
+    using Lay = Rows<D, true>;
+    constexpr int KB = OnepassKeys<D>::N, KW = KB / 16, THREADS = KB * 2;   // keys, warps, threads per block
+    constexpr int BQB = BwdTile<D>::N, NQ = BQB / 8, DT = D / 8, KS = D / 16;
+    using LayS = Rows<BQB, true>;                    // the dS^T tile: KB rows (keys) of BQB queries
+    constexpr int MW = BQB / 16;                     // dQ = dS K: warps along the tile's queries (4 or 2)
+    constexpr int DC = D / (KW / MW);                // ... and along D: each owns DC columns
+    constexpr int NDQ = DC / 8;
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    T* Ks = reinterpret_cast<T*>(smem_raw);          // [KB][D]
+    T* Vs = Ks + KB * D;                             // [KB][D]
+    T* Qs = Vs + KB * D;                             // [2][BQB][D]
+    T* dOs = Qs + 2 * BQB * D;                       // [2][BQB][D]
+    T* dSs = dOs + 2 * BQB * D;                      // [KB][BQB]
+    float* lses = reinterpret_cast<float*>(dSs + KB * BQB);   // [2][BQB], natural units
+    float* deltas = lses + 2 * BQB;                  // [2][BQB]
+    const unsigned ks = smem_u32(Ks), vs = smem_u32(Vs), dss = smem_u32(dSs);
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
+    const long long bh = blockIdx.x, k0 = (long long)blockIdx.y * KB;
+    Q += bh * L * D; K += bh * S * D; V += bh * S * D; dO += bh * L * D;
+    lse += bh * L; delta += bh * L; dK += bh * S * D; dV += bh * S * D; dQacc += bh * L * D;
+    const int wk = warp * 16;                        // the warp's first key (S^T, dK, dV)
+    const int mq = (warp % MW) * 16, dc = (warp / MW) * DC;   // its first query row and column (dQ)
+    const long long key[2] = {k0 + wk + g, k0 + wk + g + 8};
+    const float sl2 = scale * FM_LOG2E;
+
+    // rows [q0, q0 + BQB) of Q, dO, lse, delta into stage st (zero-filled past L)
+    auto load_q = [&](long long q0, int st) {
+        load_rows<T, BQB, D, THREADS, Lay>(Qs + st * BQB * D, Q, q0, L, tid);
+        load_rows<T, BQB, D, THREADS, Lay>(dOs + st * BQB * D, dO, q0, L, tid);
+        if (tid < BQB) {
+            const bool in = q0 + tid < L;
+            tc::cp_async4(smem_u32(lses + st * BQB + tid), in ? lse + q0 + tid : lse, in ? 4 : 0);
+            tc::cp_async4(smem_u32(deltas + st * BQB + tid), in ? delta + q0 + tid : delta, in ? 4 : 0);
+        }
+    };
+    // the query tiles to visit: all, or (causal) those from query k0 on (BQB divides KB: the first
+    // is the tile starting at k0), taken in the order first, first + 1, ... modulo their count
+    const long long q_begin = causal ? k0 : 0;
+    const int nq = q_begin < L ? (int)((L - q_begin + BQB - 1) / BQB) : 0;
+    const int first = nq ? (int)(blockIdx.y % nq) : 0;
+    auto tile_q0 = [&](int i) { return q_begin + (long long)((first + i) % nq) * BQB; };
+
+    load_rows<T, KB, D, THREADS, Lay>(Ks, K, k0, S, tid);
+    load_rows<T, KB, D, THREADS, Lay>(Vs, V, k0, S, tid);
+    if (nq) load_q(tile_q0(0), 0);
+    tc::cp_async_commit();
+    float dk[DT][4], dv[DT][4];
+    zero(dk);
+    zero(dv);
+    for (int i = 0; i < nq; ++i) {
+        const int st = i & 1;
+        const long long q0 = tile_q0(i);
+        // stage st ^ 1 was last read in iteration i - 1, before its second __syncthreads()
+        if (i + 1 < nq) load_q(tile_q0(i + 1), st ^ 1);
+        tc::cp_async_commit();                       // (possibly empty: the group count stays regular)
+        tc::cp_async_wait<1>();                      // all but the newest group: K, V and tile i are in
+        __syncthreads();                             // everyone's copies; every warp is done with dS^T of i - 1
+        const unsigned qs = smem_u32(Qs + st * BQB * D), dos = smem_u32(dOs + st * BQB * D);
+        const float* lse_t = lses + st * BQB;
+        const float* delta_t = deltas + st * BQB;
+        if (!causal || q0 + BQB - 1 >= k0 + wk) {    // else every query of the tile is before the warp's keys
+            // 1. S^T = K Q^T, dP^T = V dO^T (16 keys x BQB queries), P^T, dS^T; dV, dK
+            float sc[NQ][4], dpt[NQ][4];
+            zero(sc);
+            zero(dpt);
+#pragma unroll 2
+            for (int kk = 0; kk < KS; ++kk) {
+                unsigned ka[4], va[4];
+                load_a<Lay>(ka, ks, lane, wk, kk * 16);
+                load_a<Lay>(va, vs, lane, wk, kk * 16);
+#pragma unroll
+                for (int jj = 0; jj < NQ / 2; ++jj) {
+                    unsigned b[4];
+                    load_b_nk<Lay>(b, qs, lane, jj * 16, kk * 16);
+                    mma_pair<T>(sc, jj, ka, b);
+                    load_b_nk<Lay>(b, dos, lane, jj * 16, kk * 16);
+                    mma_pair<T>(dpt, jj, va, b);
+                }
+            }
+            // only tiles with queries past L, keys past S or (causal) a key after a query pay for the mask
+            if (q0 + BQB > L || k0 + wk + 16 > S || (causal && k0 + wk + 15 > q0))
+                p_and_ds<true>(sc, dpt, lse_t, delta_t, q0, key, L, S, causal, sl2, t);
+            else
+                p_and_ds<false>(sc, dpt, lse_t, delta_t, q0, key, L, S, causal, sl2, t);
+#pragma unroll
+            for (int kk = 0; kk < BQB / 16; ++kk) {
+                unsigned pa[4], sa[4];
+                acc_as_a<T>(pa, sc, kk);
+                acc_as_a<T>(sa, dpt, kk);
+#pragma unroll
+                for (int dd = 0; dd < DT / 2; ++dd) {
+                    unsigned b[4];
+                    load_b_kn<Lay>(b, dos, lane, kk * 16, dd * 16);
+                    mma_pair<T>(dv, dd, pa, b);
+                    load_b_kn<Lay>(b, qs, lane, kk * 16, dd * 16);
+                    mma_pair<T>(dk, dd, sa, b);
+                }
+            }
+            // dS^T into shared memory: lane (g, t) holds keys wk + g, wk + g + 8, queries n8 + 2t, + 1
+#pragma unroll
+            for (int n = 0; n < NQ; ++n)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    *reinterpret_cast<unsigned*>(dSs + LayS::at(wk + g + 8 * h, n) + 2 * t) =
+                        pack2<T>(dpt[n][2 * h], dpt[n][2 * h + 1]);
+        } else {                                     // skipped keys: dS^T = 0 for the dQ product
+#pragma unroll
+            for (int n = 0; n < NQ; ++n)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+                    *reinterpret_cast<unsigned*>(dSs + LayS::at(wk + g + 8 * h, n) + 2 * t) = 0u;
+        }
+        __syncthreads();                             // dS^T complete; stage st no longer read
+        // 2. dQ[q0 + mq .. + 15, dc .. dc + DC) += dS K (k = key: A = dS^T read transposed, B = K [key][d])
+        if (q0 + mq < L) {
+            float dq[NDQ][4];
+            zero(dq);
+#pragma unroll
+            for (int kk = 0; kk < KB / 16; ++kk) {
+                if (causal && k0 + 16 * kk > q0 + mq + 15) continue;   // keys after all the warp's rows: dS = 0
+                unsigned a[4];
+                load_a_km<LayS>(a, dss, lane, mq, kk * 16);
+#pragma unroll
+                for (int dd = 0; dd < NDQ / 2; ++dd) {
+                    unsigned b[4];
+                    load_b_kn<Lay>(b, ks, lane, kk * 16, dc + dd * 16);
+                    mma_pair<T>(dq, dd, a, b);
+                }
+            }
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const long long row = q0 + mq + g + 8 * h;
+                if (row >= L) continue;
+                float* p = dQacc + row * D + dc + 2 * t;
+#pragma unroll
+                for (int n = 0; n < NDQ; ++n) atomic_add2(p + n * 8, dq[n][2 * h], dq[n][2 * h + 1]);
+            }
+        }
+    }
+    tc::cp_async_wait<0>();                          // (nq = 0 leaves the K, V group)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        if (key[h] >= S) continue;
+        T* pk = dK + key[h] * D + 2 * t;
+        T* pv = dV + key[h] * D + 2 * t;
+#pragma unroll
+        for (int d = 0; d < DT; ++d) {
+            *reinterpret_cast<typename H::T2*>(pk + d * 8) = H::pack(dk[d][2 * h] * scale, dk[d][2 * h + 1] * scale);
+            *reinterpret_cast<typename H::T2*>(pv + d * 8) = H::pack(dv[d][2 * h], dv[d][2 * h + 1]);
+        }
+    }
+}
+
+// dQ = scale * dQacc rounded once to T, two elements per thread (D is even), grid-stride.
+template <typename T>
+__device__ __forceinline__ void flash_mma_bwd_dq_round(const float* __restrict__ acc, T* __restrict__ dQ,
+                                                       long long pairs, float scale) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < pairs; i += stride) {
+        const float2 v = reinterpret_cast<const float2*>(acc)[i];
+        reinterpret_cast<typename tc::Half<T>::T2*>(dQ)[i] = tc::Half<T>::pack(v.x * scale, v.y * scale);
+    }
+}
+
 // ---- entry points ---------------------------------------------------------------------------------
 #define FLASH_MMA_ENTRIES(T, SUF, D)                                                                     \
     extern "C" __global__ void __launch_bounds__(BQ * 2) flash_mma_fwd_##SUF##_d##D(                    \
@@ -591,6 +861,11 @@ __device__ __forceinline__ void flash_mma_bwd_dq(const T* __restrict__ Q, const 
         const T* Q, const T* K, const T* V, const T* dO, const float* lse, const float* delta, T* dQ,   \
         long long L, long long S, float scale, bool causal) {                                            \
         flash_mma_bwd_dq<T, D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal);                        \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(OnepassKeys<D>::N * 2) flash_mma_bwd_onepass_##SUF##_d##D(\
+        const T* Q, const T* K, const T* V, const T* dO, const float* lse, const float* delta, T* dK,   \
+        T* dV, float* dQacc, long long L, long long S, float scale, bool causal) {                       \
+        flash_mma_bwd_onepass<T, D>(Q, K, V, dO, lse, delta, dK, dV, dQacc, L, S, scale, causal);        \
     }
 
 FLASH_MMA_ENTRIES(__nv_bfloat16, bf16, 32)
@@ -599,3 +874,11 @@ FLASH_MMA_ENTRIES(__nv_bfloat16, bf16, 128)
 FLASH_MMA_ENTRIES(__half, f16, 32)
 FLASH_MMA_ENTRIES(__half, f16, 64)
 FLASH_MMA_ENTRIES(__half, f16, 128)
+
+extern "C" __global__ void flash_mma_bwd_dq_round_bf16(const float* acc, __nv_bfloat16* dQ, long long pairs,
+                                                       float scale) {
+    flash_mma_bwd_dq_round<__nv_bfloat16>(acc, dQ, pairs, scale);
+}
+extern "C" __global__ void flash_mma_bwd_dq_round_f16(const float* acc, __half* dQ, long long pairs, float scale) {
+    flash_mma_bwd_dq_round<__half>(acc, dQ, pairs, scale);
+}

@@ -219,19 +219,28 @@ def _igemm_input_grad(grad, weight, geom, out_shape, mask=None):
     return dx
 
 
+@functools.lru_cache(maxsize=1024)
+def _wgrad_split(m, ncols, kred, g, sms):
+    """(BM, BN, splits, chunk) of the weight gradient's GEMM, C [m, ncols] per group of ``g``,
+    reducing ``kred`` = N*P*Q, on a GPU of ``sms`` SMs. Cached: it depends on sizes only, and
+    every step asks again."""
+    bm, bn = _tile(m, ncols)                 # the splits below fill the GPU
+    # about 4 k-tiles of the N*P*Q reduction per block, as many blocks as the GPU holds at once
+    # (~8 per SM): the blocks of this small GEMM wait on memory, more of them hide it better
+    tiles = cdiv(m, bm) * cdiv(ncols, bn) * g
+    splits = max(1, min(cdiv(kred, 4 * IG_BK), cdiv(8 * sms, tiles), 65535 // g))
+    chunk = cdiv(cdiv(kred, splits), IG_BK) * IG_BK                  # whole k-tiles per split
+    splits = cdiv(kred, chunk)                                        # so that no split is empty
+    return bm, bn, splits, chunk
+
+
 def _igemm_weight_grad(grad, x, geom, out_shape, mask=None, bias_grad=False):
     """dL/dw, or (dL/dw, dL/db) when ``bias_grad``: db is one more column of the same GEMM."""
     n, k, p, q = grad.shape
     _, cg, r, s = out_shape
     g = x.shape[1] // cg
     m, ncols, kred = k // g, cg * r * s + bool(bias_grad), n * p * q
-    bm, bn = _tile(m, ncols)                 # the splits below fill the GPU
-    # about 4 k-tiles of the N*P*Q reduction per block, as many blocks as the GPU holds at once
-    # (~8 per SM): the blocks of this small GEMM wait on memory, more of them hide it better
-    tiles = cdiv(m, bm) * cdiv(ncols, bn) * g
-    splits = max(1, min(cdiv(kred, 4 * IG_BK), cdiv(8 * sm_count(x.device_id), tiles), 65535 // g))
-    chunk = cdiv(cdiv(kred, splits), IG_BK) * IG_BK                  # whole k-tiles per split
-    splits = cdiv(kred, chunk)                                        # so that no split is empty
+    bm, bn, splits, chunk = _wgrad_split(m, ncols, kred, g, sm_count(x.device_id))
     size = k * cg * r * s                                     # dw's elements; db's K follow them
     buf = empty((size + (k if bias_grad else 0), splits), x.dtype, x.device_id)   # split innermost
     _igemm("wgrad", grad, x, None, buf, geom, False, m, ncols, kred, g, splits, chunk,

@@ -18,7 +18,7 @@ class device:
         ValueError: for any other device string, or a negative index.
     """
 
-    __slots__ = ("type", "index")
+    __slots__ = ("type", "index", "_hash")
     _interned = {}          # (type, index) -> the one device object for it
 
     # Devices are interned: device('cuda') twice gives the same object. Every op checks that its
@@ -44,6 +44,7 @@ class device:
             self = super().__new__(cls)
             self.type = type
             self.index = index
+            self._hash = hash((type, index))    # once: devices key dicts on every optimizer step
             cls._interned[(type, index)] = self
         return self
 
@@ -56,7 +57,7 @@ class device:
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):
-        return hash((self.type, self.index))
+        return self._hash
 
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"

@@ -3,7 +3,9 @@
 """``minitorch.use_deterministic_algorithms``: PyTorch's switch between fast kernels whose float
 results may change between runs (atomicAdd adds in the order threads arrive) and slower ones that
 give the same bits every run. Ops with both kinds read :func:`are_deterministic_algorithms_enabled`
-(today: the gradient of ``embedding``, whose deterministic version sorts the indices first).
+(today: the gradient of ``embedding``, whose deterministic version sorts the indices first, and
+the bfloat16/float16 flash attention backward, whose deterministic version computes dq in a kernel
+of its own instead of adding it with float32 atomics).
 """
 
 _state = {"enabled": False, "warn_only": False}

@@ -89,8 +89,8 @@ class DeviceArray:
         callers below make sure it does).
         """
         shape, strides = tuple(shape), tuple(strides)
-        return DeviceArray(self.owner, self.ptr + offset, shape, strides, self.dtype,
-                           _product(shape), is_c_contiguous(shape, strides, self.dtype.itemsize),
+        size, contiguous = _view_facts(shape, strides, self.dtype.itemsize)
+        return DeviceArray(self.owner, self.ptr + offset, shape, strides, self.dtype, size, contiguous,
                            self.device_id)
 
     def transpose(self, *axes):
@@ -109,7 +109,9 @@ class DeviceArray:
 
     @property
     def T(self):
-        return self.transpose()
+        """All dimensions reversed (a weight's transpose, on every Linear's forward and backward):
+        what transpose() gives, without checking axes it makes itself."""
+        return self.as_strided(self.shape[::-1], self.strides[::-1])
 
     def reshape(self, *shape):
         """The same elements, row-major, in another shape (one size may be -1). A view, so the
@@ -124,7 +126,7 @@ class DeviceArray:
         if shape.count(-1) == 1:
             known = _product(s for s in shape if s != -1)
             shape[shape.index(-1)] = self.size // known if known else 0
-        if _product(shape) != self.size or any(s < 0 for s in shape):
+        if _product(shape) != self.size or min(shape, default=0) < 0:
             raise ValueError(f"cannot reshape a DeviceArray of shape {self.shape} into {tuple(shape)}")
         if not self.c_contiguous:
             raise ValueError(f"reshape needs a contiguous array (shape {self.shape}, strides {self.strides}); "
@@ -231,6 +233,13 @@ def contiguous_strides(shape, itemsize):
         step *= max(n, 1)
     return tuple(reversed(strides)), _product(shape)
     # <<< exercise
+
+
+@functools.lru_cache(maxsize=4096)
+def _view_facts(shape, strides, itemsize):
+    """(element count, contiguous?) of a view's layout. Cached, as contiguous_strides is: a training
+    step makes the same views at every step, and on a launch-bound step host time is the cost."""
+    return _product(shape), is_c_contiguous(shape, strides, itemsize)
 
 
 def is_c_contiguous(shape, strides, itemsize):

@@ -69,17 +69,26 @@ def _forward_and_record(fn, ctx, args, kwargs):
         grad_mode._enabled = True
     if isinstance(out, tuple):                 # a custom Function with several outputs
         return _record_outputs(fn, ctx, args, out)
-    if any(out is a for a in args):            # forward returned an input: record a new tensor, not the input
+    if _is_one_of(out, args):                  # forward returned an input: record a new tensor, not the input
         out = out.detach()
     _record(fn, ctx, args, out)
     return out
+
+
+def _is_one_of(x, items):
+    """Whether ``x`` is one of ``items`` itself (``in`` would compare tensors with ==). A loop
+    rather than any() over a generator: every recorded op asks, and a generator costs more."""
+    for item in items:
+        if x is item:
+            return True
+    return False
 
 
 def _record(fn, ctx, args, out):
     """Attach ``out`` to the graph (grad mode is on and some input requires grad)."""
     if not out.dtype.is_floating_point:        # bools and ints carry no gradient
         return
-    if ctx.non_differentiable and any(out is m for m in ctx.non_differentiable):
+    if ctx.non_differentiable and _is_one_of(out, ctx.non_differentiable):
         return
     out.requires_grad = True
     out.grad_fn = _node(fn, ctx, args)
@@ -87,13 +96,15 @@ def _record(fn, ctx, args, out):
 
 def _node(fn, ctx, args):
     """The graph node of one call: which inputs need a gradient, the saved tensors' versions."""
-    needs = tuple(getattr(a, "requires_grad", False) is True for a in args)
+    # tuple([...]) rather than tuple(generator): every recorded op runs these lines, and a list
+    # comprehension costs less host time than a generator resumed once per argument
+    needs = tuple([getattr(a, "requires_grad", False) is True for a in args])
     ctx.needs_input_grad = needs
     if ctx.saved_tensors:       # versions now; an in-place write before backward changes them
-        ctx.saved_versions = tuple(getattr(t, "_version", None) for t in ctx.saved_tensors)
+        ctx.saved_versions = tuple([getattr(t, "_version", None) for t in ctx.saved_tensors])
     if anomaly_mode._enabled:   # kept to name the forward call if its backward produces a NaN
         ctx.forward_trace = "".join(traceback.format_stack()[:-3])
-    inputs = tuple((a if a.grad_fn is None else _as_used(a)) if n else None for a, n in zip(args, needs))
+    inputs = tuple([(a if a.grad_fn is None else _as_used(a)) if n else None for a, n in zip(args, needs)])
     return Node(fn, ctx, inputs)
 
 
@@ -110,12 +121,12 @@ def _as_used(a):
 def _record_outputs(fn, ctx, args, outs):
     """Attach every differentiable output of a multi-output Function to ONE node; output k
     remembers its position (``_output_nr``), so backward receives one gradient per output."""
-    outs = tuple(o.detach() if hasattr(o, "detach") and any(o is a for a in args) else o for o in outs)
+    outs = tuple([o.detach() if hasattr(o, "detach") and _is_one_of(o, args) else o for o in outs])
     differentiable = [getattr(o, "dtype", None) is not None and o.dtype.is_floating_point
-                      and not any(o is m for m in ctx.non_differentiable) for o in outs]
+                      and not _is_one_of(o, ctx.non_differentiable) for o in outs]
     if any(differentiable):
         node = _node(fn, ctx, args)
-        ctx.output_meta = tuple((o.shape, o.dtype, o.device) if hasattr(o, "dtype") else None for o in outs)
+        ctx.output_meta = tuple([(o.shape, o.dtype, o.device) if hasattr(o, "dtype") else None for o in outs])
         for k, (o, d) in enumerate(zip(outs, differentiable)):
             if d:
                 o.requires_grad, o.grad_fn, o._output_nr = True, node, k

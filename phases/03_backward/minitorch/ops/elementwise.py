@@ -412,7 +412,8 @@ def check_same_device(op, *tensors):
     """Raises RuntimeError unless all ``tensors`` are on one device."""
     first = tensors[0]._device
     # devices are interned (the same device is the same object): identity settles the usual case
-    if all(t._device is first for t in tensors):
+    # (a list, not a generator: every op with two or more tensors checks this)
+    if all([t._device is first for t in tensors]):
         return
     if len({t._device for t in tensors}) > 1:
         raise RuntimeError(f"{op}: expected all tensors on the same device, but found "

@@ -110,14 +110,15 @@ def _resolved(a, shape):
     shape = list(_unpack_ints(shape))
     if shape.count(-1) > 1:
         raise RuntimeError("reshape: only one dimension can be inferred (-1)")
-    known = math.prod(s for s in shape if s != -1)
+    known = math.prod([s for s in shape if s != -1])     # (a list: cheaper than a generator, every reshape)
+    numel = a.numel()
     if -1 in shape:
-        if known == 0 or a.numel() % known:
-            raise RuntimeError(f"reshape: shape {tuple(shape)} is invalid for input of size {a.numel()}")
-        shape[shape.index(-1)] = a.numel() // known
-    elif known != a.numel():
+        if known == 0 or numel % known:
+            raise RuntimeError(f"reshape: shape {tuple(shape)} is invalid for input of size {numel}")
+        shape[shape.index(-1)] = numel // known
+    elif known != numel:
         raise RuntimeError(f"reshape: shape {tuple(shape)} is invalid for input of shape "
-                           f"{tuple(a.shape)} ({a.numel()} elements)")
+                           f"{tuple(a.shape)} ({numel} elements)")
     return tuple(shape)
 
 
@@ -128,7 +129,7 @@ def reshape(a, *shape):
         RuntimeError: if the element counts differ, naming both shapes.
     """
     shape = _resolved(a, shape)
-    if shape == a.shape:
+    if shape == a._data.shape:      # (the raw tuple: no Size object made to compare)
         return a
     if not a.is_contiguous():       # a view when strides allow one, as PyTorch's reshape; else a copy
         strides = _view_strides(a.shape, a.stride(), shape)

@@ -62,19 +62,21 @@ def linear(input, weight, bias=None):
     for name, t in (("input", input), ("weight", weight)):
         if not isinstance(t, Tensor):
             raise TypeError(f"linear(): argument '{name}' must be Tensor, not {type(t).__name__}")
-    if input.ndim == 0 or weight.ndim == 0:
+    # the raw arrays' shapes: plain tuples, read once (every Linear's forward runs these checks)
+    xs, ws = input._data.shape, weight._data.shape
+    if not xs or not ws:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
-                           f"{input.ndim}D and {weight.ndim}D")
-    if input.shape[-1] != weight.shape[-1]:
-        raise RuntimeError(f"linear: input shape {tuple(input.shape)} does not match weight shape "
-                           f"{tuple(weight.shape)} (expected input[..., {weight.shape[-1]}])")
-    fused = weight.ndim == 2 and (bias is None or (isinstance(bias, Tensor) and bias.shape == (weight.shape[0],)))
+                           f"{len(xs)}D and {len(ws)}D")
+    if xs[-1] != ws[-1]:
+        raise RuntimeError(f"linear: input shape {xs} does not match weight shape "
+                           f"{ws} (expected input[..., {ws[-1]}])")
+    fused = len(ws) == 2 and (bias is None or (isinstance(bias, Tensor) and bias._data.shape == (ws[0],)))
     if not fused:
         out = input @ weight.T
         return out + bias if bias is not None else out
     tensors = (input, weight) if bias is None else (input, weight, bias)
     check_same_device("linear", *tensors)
-    if not all(t.dtype.is_floating_point for t in tensors):
+    if not all([t.dtype.is_floating_point for t in tensors]):
         raise TypeError(f"linear: expected floating tensors, got {', '.join(str(t.dtype) for t in tensors)}")
     dtype = input.dtype
     for t in tensors[1:]:

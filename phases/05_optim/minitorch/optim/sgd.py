@@ -54,16 +54,21 @@ class SGD(Optimizer):
             momentum = group["momentum"]
             lists = {}        # (device, dtype, first step) -> (params, grads, buffers)
             for p in group["params"]:
-                if p.grad is None:
+                grad = p.grad
+                if grad is None:
                     continue
                 state = self.state.setdefault(p, {})
                 first = "momentum_buffer" not in state
                 if momentum and first:
                     state["momentum_buffer"] = empty_like(p)      # the kernel writes buf = g on the first step
                 p._version += 1
-                params, grads, bufs = lists.setdefault((p.device, p.dtype, first), ([], [], []))
+                key = (p._device, p.dtype, first)
+                found = lists.get(key)    # (setdefault would build three empty lists for every parameter)
+                if found is None:
+                    found = lists[key] = ([], [], [])
+                params, grads, bufs = found
                 params.append(p._data)
-                grads.append(p.grad._data)
+                grads.append(grad._data)
                 bufs.append(state["momentum_buffer"]._data if momentum else None)
             for (device, _, first), (params, grads, bufs) in lists.items():
                 native.get(device).sgd_step_list(params, grads, bufs if momentum else None, float(group["lr"]), momentum,

@@ -57,9 +57,9 @@ def _conv_backward(ctx, be, g, mask):
     need_b = need_b and ctx.has_bias
     gx = gw = gb = None
     if need_x:
-        gx = Tensor(be.conv2d_input_grad(g, weight._data, x.shape, *ctx.geometry, relu_out=mask), x.device)
+        gx = Tensor(be.conv2d_input_grad(g, weight._data, x._data.shape, *ctx.geometry, relu_out=mask), x.device)
     if need_w:                                   # the backend may add db to the same pass (bias_grad)
-        out = be.conv2d_weight_grad(g, x._data, weight.shape, *ctx.geometry, relu_out=mask, bias_grad=need_b)
+        out = be.conv2d_weight_grad(g, x._data, weight._data.shape, *ctx.geometry, relu_out=mask, bias_grad=need_b)
         gw, gb = (Tensor(out[0], x.device), Tensor(out[1], x.device)) if need_b else (Tensor(out, x.device), None)
     elif need_b:
         masked = g if mask is None else be.unary_backward("relu", g, mask)
@@ -81,7 +81,7 @@ class Conv2dMaxPool2d(Function):
         # there); the other elements of a window get no gradient from the pooling anyway
         ctx.relu_out = y if activation == "relu" else None
         ctx.indices = indices
-        ctx.conv_size = conv_out_size(*x.shape[2:], weight.shape[2:], stride, padding, dilation)
+        ctx.conv_size = conv_out_size(*x._data.shape[2:], weight._data.shape[2:], stride, padding, dilation)
         ctx.geometry = (stride, padding, dilation, groups)
         ctx.has_bias = bias is not None
         # backward ignores the indices' gradient: None, not zeros (one int64 fill and one
@@ -107,7 +107,7 @@ def _pair(name, value):
     if isinstance(value, (tuple, list)) and len(value) == 1:
         return (int(value[0]),) * 2
     if isinstance(value, (tuple, list)) and len(value) == 2:
-        return tuple(int(v) for v in value)
+        return (int(value[0]), int(value[1]))
     shown = list(value) if isinstance(value, (tuple, list)) else value
     raise RuntimeError(f"expected {name} to be a single integer value or a list of 2 values to match "
                        f"the convolution dimensions, but got {name}={shown}")
@@ -141,12 +141,13 @@ def _check(input, weight, bias, stride, dilation, groups):
             raise TypeError(f"conv2d(): argument '{name}' must be Tensor, not {type(t).__name__}")
     if bias is not None and not isinstance(bias, Tensor):
         raise TypeError(f"conv2d(): argument 'bias' must be Tensor, not {type(bias).__name__}")
-    if input.ndim not in (3, 4):
+    xs, ws = input._data.shape, weight._data.shape     # plain tuples, read once: every conv runs this
+    if len(xs) not in (3, 4):
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of "
-                           f"size: {list(input.shape)}")
-    if weight.ndim != 4:
+                           f"size: {list(xs)}")
+    if len(ws) != 4:
         raise RuntimeError(f"conv2d: expected a 4-D weight [out_channels, in_channels/groups, kH, kW], "
-                           f"got size {list(weight.shape)}")
+                           f"got size {list(ws)}")
     if min(stride) <= 0:
         raise RuntimeError("non-positive stride is not supported")
     if min(dilation) <= 0:
@@ -155,45 +156,47 @@ def _check(input, weight, bias, stride, dilation, groups):
         raise RuntimeError("non-positive groups is not supported")
     tensors = (input, weight) if bias is None else (input, weight, bias)
     check_same_device("conv2d", *tensors)
-    for t in tensors:
-        if not t.dtype.is_floating_point:
-            raise TypeError(f"conv2d: expected floating tensors, got {', '.join(str(t.dtype) for t in tensors)}")
-    if input.dtype is not weight.dtype or (bias is not None and bias.dtype is not input.dtype):
-        other = weight if input.dtype is not weight.dtype else bias
-        raise RuntimeError(f"Input type ({_TORCH_TYPE[input.dtype.name]}) and "
+    dtypes = [t.dtype for t in tensors]
+    for dt in dtypes:
+        if not dt.is_floating_point:
+            raise TypeError(f"conv2d: expected floating tensors, got {', '.join(str(d) for d in dtypes)}")
+    if dtypes[1] is not dtypes[0] or (bias is not None and dtypes[2] is not dtypes[0]):
+        other = weight if dtypes[1] is not dtypes[0] else bias
+        raise RuntimeError(f"Input type ({_TORCH_TYPE[dtypes[0].name]}) and "
                            f"{'weight' if other is weight else 'bias'} type ({_TORCH_TYPE[other.dtype.name]}) "
                            f"should be the same")
-    k, cg = weight.shape[:2]
+    k, cg = ws[:2]
     if k % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-                           f"but got weight of size [{list(weight.shape)}] instead")
-    if input.shape[-3] != cg * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-                           f"{list(input.shape)} to have {cg * groups} channels, but got {input.shape[-3]} "
+                           f"but got weight of size [{list(ws)}] instead")
+    if xs[-3] != cg * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(ws)}, expected input"
+                           f"{list(xs)} to have {cg * groups} channels, but got {xs[-3]} "
                            f"channels instead")
-    if bias is not None and tuple(bias.shape) != (k,):
-        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
+    if bias is not None and bias._data.shape != (k,):
+        raise RuntimeError(f"Given weight of size {list(ws)}, expected bias to be 1-dimensional with "
                            f"{k} elements, but got bias of size {list(bias.shape)} instead")
 
 
 def _conv2d(input, weight, bias, stride, padding, dilation, groups, activation, pool=False):
     stride, dilation = _pair("stride", stride), _pair("dilation", dilation)
     _check(input, weight, bias, stride, dilation, groups)
-    pads = _padding(padding, tuple(weight.shape[2:]), stride, dilation)
-    h, w = input.shape[-2:]
-    padded = (h + sum(pads[0]), w + sum(pads[1]))
-    reach = tuple(d * (k - 1) + 1 for d, k in zip(dilation, weight.shape[2:]))    # the kernel's extent
+    kernel = weight._data.shape[2:]
+    pads = _padding(padding, kernel, stride, dilation)
+    h, w = input._data.shape[-2:]
+    padded = (h + pads[0][0] + pads[0][1], w + pads[1][0] + pads[1][1])
+    reach = (dilation[0] * (kernel[0] - 1) + 1, dilation[1] * (kernel[1] - 1) + 1)    # the kernel's extent
     if padded[0] < reach[0] or padded[1] < reach[1]:
         raise RuntimeError(f"Calculated padded input size per channel: ({padded[0]} x {padded[1]}). Kernel size: "
                            f"({reach[0]} x {reach[1]}). Kernel size can't be greater than actual input size")
-    unbatched = input.ndim == 3
+    unbatched = input._data.ndim == 3
     x = input.unsqueeze(0) if unbatched else input
     args = (x.contiguous(), weight.contiguous(), None if bias is None else bias.contiguous(),
             stride, pads, dilation, groups, activation)
     if not pool:
         out = Conv2d.apply(*args)
         return out.squeeze(0) if unbatched else out
-    size = conv_out_size(h, w, tuple(weight.shape[2:]), stride, pads, dilation)
+    size = conv_out_size(h, w, kernel, stride, pads, dilation)
     if min(size) < 2:
         raise RuntimeError(f"max_pool2d: given input size {tuple(input.shape[:-3]) + (weight.shape[0],) + size}, "
                            f"the calculated output size {(size[0] // 2, size[1] // 2)} is too small (kernel (2, 2), "

@@ -62,23 +62,26 @@ def matmul(a, b):
     """
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(f"matmul: expected two Tensors, got {type(a).__name__} and {type(b).__name__}")
-    if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes {tuple(a.shape)} and {tuple(b.shape)}")
+    sa, sb = a._data.shape, b._data.shape     # plain tuples, read once: each backward of a Linear runs this twice
+    if not sa or not sb:
+        raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes {sa} and {sb}")
     check_same_device("matmul", a, b)
-    if not (a.dtype.is_floating_point and b.dtype.is_floating_point):
-        raise TypeError(f"matmul: expected floating tensors, got {a.dtype} and {b.dtype}")
-    a2 = a.unsqueeze(0) if a.ndim == 1 else a
-    b2 = b.unsqueeze(-1) if b.ndim == 1 else b
-    if a2.shape[-1] != b2.shape[-2]:
-        raise RuntimeError(f"matmul: shapes {tuple(a.shape)} and {tuple(b.shape)} cannot be multiplied "
-                           f"({a2.shape[-1]} columns vs {b2.shape[-2]} rows)")
-    check_broadcast("matmul (batch dimensions)", a2.shape[:-2], b2.shape[:-2])
-    dtype = promote_types(a.dtype, b.dtype)
+    da, db = a.dtype, b.dtype
+    if not (da.is_floating_point and db.is_floating_point):
+        raise TypeError(f"matmul: expected floating tensors, got {da} and {db}")
+    a2 = a.unsqueeze(0) if len(sa) == 1 else a
+    b2 = b.unsqueeze(-1) if len(sb) == 1 else b
+    sa2, sb2 = a2._data.shape, b2._data.shape
+    if sa2[-1] != sb2[-2]:
+        raise RuntimeError(f"matmul: shapes {sa} and {sb} cannot be multiplied "
+                           f"({sa2[-1]} columns vs {sb2[-2]} rows)")
+    check_broadcast("matmul (batch dimensions)", sa2[:-2], sb2[:-2])
+    dtype = promote_types(da, db)
     out = MatMul.apply(_cast(a2, dtype), _cast(b2, dtype))   # the kernel reads any strides: W.T is not copied
-    if b.ndim == 1:
+    if len(sb) == 1:
         out = out.squeeze(-1)
-    if a.ndim == 1:
-        out = out.squeeze(-2 if b.ndim > 1 else -1)
+    if len(sa) == 1:
+        out = out.squeeze(-2 if len(sb) > 1 else -1)
     return out
 
 

@@ -61,7 +61,7 @@ MiB = 1 << 20
 
 def round_size(nbytes):
     """The bytes a request of ``nbytes`` takes: a multiple of 512 (512 for 0)."""
-    return max(MIN_BLOCK, (nbytes + MIN_BLOCK - 1) & ~(MIN_BLOCK - 1))
+    return (nbytes + MIN_BLOCK - 1) & ~(MIN_BLOCK - 1) or MIN_BLOCK    # (0 rounds to 0: or gives 512)
 
 
 def segment_size(size):
@@ -153,6 +153,24 @@ class Usage:
         self.count -= 1
         self.bytes -= nbytes
 
+    def replace(self, gone, gone_bytes, nbytes):
+        """``gone`` blocks of ``gone_bytes`` bytes in all leave, then one block of ``nbytes`` comes
+        (none when ``nbytes`` is 0): the numbers of ``gone`` remove() calls then one add(), in one
+        update. (The peaks can only move at the add, the last step: checking them once is exact.)
+        Written out rather than calling add(): it runs on every malloc and free that splits or merges."""
+        if not nbytes:
+            self.count -= gone
+            self.bytes -= gone_bytes
+            return
+        self.count += 1 - gone
+        self.count_added += 1
+        if self.count > self.count_peak:
+            self.count_peak = self.count
+        self.bytes += nbytes - gone_bytes
+        self.bytes_added += nbytes
+        if self.bytes > self.bytes_peak:
+            self.bytes_peak = self.bytes
+
     def reset_peak(self):
         self.count_peak, self.bytes_peak = self.count, self.bytes
 
@@ -194,7 +212,12 @@ class CachingAllocator:
         free_blocks: ``{pool: {stream: [(size, ptr, Block), ...]}}``, each list sorted.
         loaned, segments, inactive_split: :class:`Usage` triples (all, small pool, large pool) of
             the blocks on loan, the segments held from the driver, and the free blocks that share
-            a segment with others (cached, yet their segment cannot be given back).
+            a segment with others (cached, yet their segment cannot be given back). A malloc takes
+            at most one such block off the free lists and caches at most one (the rest it cuts
+            off); a free takes off the neighbours it absorbs and caches at most one (the merged
+            block): inactive_split is updated once per malloc or free with the net change
+            (Usage.replace: the same numbers as a remove per block gone and an add), rather than
+            as each block moves, since this runs for every tensor made and freed.
         num_alloc_retries: times cudaMalloc failed and the cache was emptied to try again.
         num_ooms: requests that failed even after that retry.
     """
@@ -219,10 +242,18 @@ class CachingAllocator:
         size = round_size(nbytes)
         pool = SMALL if size <= SMALL_REQUEST else LARGE
         block = self._best_fit(pool, stream, size)
+        taken = 0                   # bytes of a cached block that shared its segment (inactive split)
         if block is None:
             block = self._new_segment(pool, stream, size, nbytes)
+        elif block.prev is not None or block.next is not None:
+            taken = block.size
+        rest = 0                    # bytes of the rest cut off and cached (it shares the segment)
         if block.size - size >= (MIN_BLOCK if pool == SMALL else SMALL_REQUEST + 1):
             self._split(block, size)
+            rest = block.next.size
+        if taken or rest:           # inactive split: the block taken left it, the rest joined it
+            self.inactive_split[ALL].replace(1 if taken else 0, taken, rest)
+            self.inactive_split[pool].replace(1 if taken else 0, taken, rest)
         block.allocated = True
         self.loaned[ALL].add(block.size)
         self.loaned[pool].add(block.size)
@@ -233,8 +264,12 @@ class CachingAllocator:
         block.allocated = False
         self.loaned[ALL].remove(block.size)
         self.loaned[block.pool].remove(block.size)
-        self._merge(block)
+        gone, gone_bytes = self._merge(block)
         self._insert_free(block)
+        cached = block.size if block.prev is not None or block.next is not None else 0
+        if gone or cached:          # inactive split: the neighbours absorbed left it, the merged block joined it
+            self.inactive_split[ALL].replace(gone, gone_bytes, cached)
+            self.inactive_split[block.pool].replace(gone, gone_bytes, cached)
 
     # ---- free lists ----------------------------------------------------------------------------
     def _best_fit(self, pool, stream, size):
@@ -246,10 +281,7 @@ class CachingAllocator:
         i = bisect.bisect_left(free, (size,))           # (size,) sorts before every (size, ptr, block)
         if i == len(free):
             return None
-        block = free.pop(i)[2]
-        if block.prev is not None or block.next is not None:
-            self._uncount_inactive_split(block)
-        return block
+        return free.pop(i)[2]
 
     def _insert_free(self, block):
         """Cache ``block`` on the free list of its pool and stream."""
@@ -257,22 +289,11 @@ class CachingAllocator:
         if free is None:
             free = self.free_blocks[block.pool][block.stream] = []
         bisect.insort(free, (block.size, block.ptr, block))
-        if block.prev is not None or block.next is not None:       # inactive split: see below
-            self.inactive_split[ALL].add(block.size)
-            self.inactive_split[block.pool].add(block.size)
 
     def _remove_free(self, block):
         """Take ``block`` off its free list (found by bisection on its (size, ptr))."""
         free = self.free_blocks[block.pool][block.stream]
         del free[bisect.bisect_left(free, (block.size, block.ptr))]
-        if block.prev is not None or block.next is not None:
-            self._uncount_inactive_split(block)
-
-    def _uncount_inactive_split(self, block):
-        """A free block that shares its segment is "inactive split" memory (cached, yet its segment
-        cannot be given back): counted as it enters a free list, uncounted as it leaves."""
-        self.inactive_split[ALL].remove(block.size)
-        self.inactive_split[block.pool].remove(block.size)
 
     # ---- splitting and merging -----------------------------------------------------------------
     def _split(self, block, size):
@@ -292,10 +313,13 @@ class CachingAllocator:
         # <<< exercise
 
     def _merge(self, block):
-        """Absorb the free neighbours of ``block`` (just freed, off the free lists) into it."""
+        """Absorb the free neighbours of ``block`` (just freed, off the free lists) into it.
+        Returns how many it absorbed and their bytes (cached blocks that shared the segment)."""
+        gone = gone_bytes = 0
         before = block.prev
         if before is not None and not before.allocated:
             self._remove_free(before)
+            gone, gone_bytes = 1, before.size
             block.ptr, block.size = before.ptr, before.size + block.size
             block.prev = before.prev
             if block.prev is not None:
@@ -303,10 +327,12 @@ class CachingAllocator:
         after = block.next
         if after is not None and not after.allocated:
             self._remove_free(after)
+            gone, gone_bytes = gone + 1, gone_bytes + after.size
             block.size += after.size
             block.next = after.next
             if block.next is not None:
                 block.next.prev = block
+        return gone, gone_bytes
 
     # ---- talking to the driver -----------------------------------------------------------------
     def _new_segment(self, pool, stream, size, nbytes):

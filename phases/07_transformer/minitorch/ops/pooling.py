@@ -84,7 +84,7 @@ def _pair(value, what, name):
     """An int or a sequence of 1-2 ints as a (rows, columns) pair."""
     if isinstance(value, int) and not isinstance(value, bool):
         return (value, value)
-    if isinstance(value, (tuple, list)) and len(value) in (1, 2) and all(isinstance(v, int) for v in value):
+    if isinstance(value, (tuple, list)) and len(value) in (1, 2) and all([isinstance(v, int) for v in value]):
         return (value[0], value[-1])
     raise TypeError(f"{what}: {name} must be an int or a tuple of 2 ints, got {value!r}")
 

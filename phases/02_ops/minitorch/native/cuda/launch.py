@@ -312,19 +312,23 @@ def launch_stride(fn, n, per_thread, index, args):
             _launch_cupy(fn, (blocks,), _BLOCK, args, 0)
 
 
-_YZ_MAX = (65535, 65535)              # the largest grid y and z
+_YZ_MAX = 65535                      # the largest grid y and z
 
 
 def launch_2d(fn, grid, block, args, index, shared_mem=0):
     """Run ``fn`` on a 2-D/3-D ``grid`` of ``block``-shaped blocks on GPU ``index`` (y and z capped
     at 65535: our 2-D kernels loop over what does not fit), ``shared_mem`` bytes of dynamic shared
     memory per block."""
-    # map/min rather than generators over enumerate(grid): a launch-bound training step makes a
-    # dozen of these calls, and this form costs ~0.6 us less each (CPython 3.11)
-    if len(grid) > 1:
-        grid = grid[:1] + tuple(map(min, grid[1:], _YZ_MAX))
-    if min(grid) > 0:
-        launch(fn, grid, block, args, shared_mem, index)
+    # padded to three dimensions and capped here, then straight to _launch_fast as launch_stride
+    # does (not through launch()): a launch-bound training step makes a dozen of these calls
+    gx, gy, gz = grid + _ONES[len(grid)]
+    gy, gz = min(gy, _YZ_MAX), min(gz, _YZ_MAX)
+    if gx > 0 and gy > 0 and gz > 0:
+        if _fast:
+            bx, by, bz = block + _ONES[len(block)]
+            _launch_fast(fn, gx, gy, gz, bx, by, bz, shared_mem, index, args)
+        else:
+            _launch_cupy(fn, (gx, gy, gz)[:len(grid)], block, args, shared_mem)
 
 
 # ---- describing strided operands to a kernel ----------------------------------------------------

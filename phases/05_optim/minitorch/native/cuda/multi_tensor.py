@@ -10,13 +10,18 @@ and each chunk's (tensor, first element). The table is built on the host with Nu
 one asynchronous host-to-device copy into memory from our allocator, and CACHED by the tuple of
 addresses and sizes: in a training loop the parameters, their state and (with our caching
 allocator) their gradients keep their addresses, so a steady-state step is one launch and no host
-synchronization. New addresses (after ``load_state_dict``, ``module.to()``, a gradient that was
-freed and reallocated elsewhere) give a new table.
+synchronization. Gradients are the exception: ``zero_grad()`` frees them and backward allocates
+them anew, and they often land elsewhere (37 distinct gradient address tuples in 40 steps of the seed
+CNN on the H100). So a table is cached by everything BUT the later lists' addresses (GPU, stream,
+sizes, lists[0]'s addresses: the parameters), and when only those moved, their words are rewritten
+in place by one small host-to-device copy, queued on the table's stream after every launch that
+read the old ones. New parameter addresses (after ``load_state_dict``, ``module.to()``) give a new table.
 
 The functions mirror native/cpu.py's (same names and arguments). Every list holds DeviceArrays of
 one dtype (float32, float64, float16, bfloat16) on one GPU; params and state must be contiguous
 (they are written in place); a non-contiguous gradient is copied first (copy kernel).
 """
+import struct
 from collections import OrderedDict
 
 import numpy as np
@@ -24,7 +29,10 @@ import numpy as np
 from ...cuda import array
 from .creation import fill_
 from .elementwise import contiguous
-from .launch import BLOCK, SUFFIX, kernel, launch
+from .launch import BLOCK, SUFFIX, cp, kernel, launch
+
+_current_stream = cp.cuda.get_current_stream
+_runtime = cp.cuda.runtime
 
 CHUNK = 4096          # elements per block: multi_tensor.cu's CHUNK
 _MAX_TABLES = 64      # tables kept (least recently used dropped first): a few optimizers x groups x dtypes
@@ -33,27 +41,56 @@ _counters = {}        # GPU -> the uint32 ticket counter of grads_norm's last-bl
 _FLOATS = ("f32", "f64", "f16", "bf16")
 
 
+class _Table:
+    """A table in device memory (``table``), the host array it was copied from (``host``: its
+    first words are the addresses; ``host_ptr``, where it lies: NumPy's ``.ctypes`` costs a few
+    us a call), the addresses it holds now, one list per role, and ``pack_addresses``, which
+    writes new ones into ``host`` (a struct of that many uint64: cheaper than a NumPy array)."""
+
+    __slots__ = ("table", "host", "host_ptr", "addresses", "nchunks", "pack_addresses")
+
+    def __init__(self, table, host, addresses, nchunks):
+        self.table, self.host, self.host_ptr = table, host, host.ctypes.data
+        self.addresses, self.nchunks = addresses, nchunks
+        self.pack_addresses = struct.Struct(f"={sum(map(len, addresses))}Q")
+
+
 def _table(lists, device_id):
     """(table DeviceArray, number of chunks) for ``lists`` (each a list of DeviceArrays, or None for
-    an absent role: null addresses), all of lists[0]'s sizes. Cached on addresses and sizes."""
-    key = (device_id, tuple(a.size for a in lists[0])) + tuple(
-        None if lst is None else tuple(a.ptr for a in lst) for lst in lists)
+    an absent role: null addresses), all of lists[0]'s sizes. Cached on GPU, stream, sizes and
+    lists[0]'s addresses; the other addresses are rewritten when they moved (module docstring)."""
+    stream = _current_stream(device_id).ptr
+    sizes = tuple([a.size for a in lists[0]])
+    key = (device_id, stream, sizes, tuple([a.ptr for a in lists[0]]), tuple([lst is None for lst in lists]))
+    addresses = [[0] * len(sizes) if lst is None else [a.ptr for a in lst] for lst in lists]
     found = _tables.get(key)
-    if found is not None:
+    if found is None:
+        found = _tables[key] = _new_table(addresses, sizes, device_id)
+        if len(_tables) > _MAX_TABLES:
+            _tables.popitem(last=False)
+    else:
         _tables.move_to_end(key)
-        return found
-    n = len(lists[0])
-    sizes = np.array([a.size for a in lists[0]], dtype=np.int64)
-    pointers = np.array([[0] * n if lst is None else [a.ptr for a in lst] for lst in lists], dtype=np.uint64)
+        if found.addresses != addresses:        # gradients elsewhere than last step: new address words
+            pack = found.pack_addresses
+            pack.pack_into(found.host, 0, *[ptr for lst in addresses for ptr in lst])
+            _runtime.memcpyAsync(found.table.ptr, found.host_ptr, pack.size, _runtime.memcpyHostToDevice,
+                                 stream)        # from pageable memory: staged before the call returns
+            found.addresses = addresses
+    return found.table, found.nchunks
+
+
+def _new_table(addresses, sizes, device_id):
+    """The _Table of ``addresses`` (one list per role) for tensors of ``sizes`` elements: the
+    addresses, the sizes, then each chunk's tensor and first element, uploaded."""
+    n = len(sizes)
+    sizes = np.array(sizes, dtype=np.int64)
+    pointers = np.array(addresses, dtype=np.uint64).reshape(len(addresses), n)
     chunks = (sizes + CHUNK - 1) // CHUNK                      # an empty tensor gets none
     first = np.cumsum(chunks) - chunks                         # the first chunk of each tensor
     tensor_of_chunk = np.repeat(np.arange(n, dtype=np.int64), chunks)
     start = (np.arange(int(chunks.sum()), dtype=np.int64) - np.repeat(first, chunks)) * CHUNK
     host = np.concatenate([pointers.view(np.int64).ravel(), sizes, tensor_of_chunk, start])
-    found = _tables[key] = (array.from_numpy(host, device_id), len(start))
-    if len(_tables) > _MAX_TABLES:
-        _tables.popitem(last=False)
-    return found
+    return _Table(array.from_numpy(host, device_id), host, addresses, len(start))
 
 
 def _checked(params, grads, states, what):
@@ -63,6 +100,19 @@ def _checked(params, grads, states, what):
     if suffix not in _FLOATS:
         raise TypeError(f"{what} takes float32, float64, float16 or bfloat16 arrays, got {dtype}")
     written = [params] + [s for s in states if s is not None]
+    # Every optimizer step passes here: the whole check in a few passes over the lists, and only
+    # when something is wrong the slower walk that finds and names it
+    shapes = [p.shape for p in params]
+    if not (all([[a.shape for a in lst] == shapes for lst in [grads] + written])
+            and all([a.dtype == dtype for lst in [grads] + written for a in lst])
+            and all([a.c_contiguous for lst in written for a in lst])):
+        _raise_first_problem(params, grads, written, dtype, what)
+    grads = [g if g.c_contiguous else contiguous(g) for g in grads]
+    return suffix, np.float64 if suffix == "f64" else np.float32, grads, params[0].device_id
+
+
+def _raise_first_problem(params, grads, written, dtype, what):
+    """Raise for the first array, parameter by parameter, of another dtype or shape, or not contiguous."""
     for k, p in enumerate(params):
         for a in [grads[k]] + [lst[k] for lst in written]:
             if a.dtype != dtype:
@@ -72,8 +122,6 @@ def _checked(params, grads, states, what):
         if not all(lst[k].c_contiguous for lst in written):
             raise ValueError(f"{what} writes parameters and state in place: they must be contiguous "
                              f"(parameter {k} of shape {p.shape})")
-    grads = [g if g.c_contiguous else contiguous(g) for g in grads]
-    return suffix, np.float64 if suffix == "f64" else np.float32, grads, params[0].device_id
 
 
 def _launch(name, suffix, lists, device_id, scalars):

@@ -23,7 +23,7 @@ Targets are int64 class indices; one outside ``[0, n)`` gives a NaN loss and a N
 import numpy as np
 
 from ...cuda.array import empty
-from .launch import SUFFIX, UNROLL, cdiv, kernel, launch
+from .launch import SUFFIX, UNROLL, cdiv, dtype_name, kernel, launch
 
 FILE = "softmax.cu"
 GROUP = 128                  # threads per block when a row takes one group of <= 32 lanes
@@ -48,7 +48,7 @@ def _pow2ceil(n):
 
 
 def _suffix(x, allowed=("float32", "float64")):
-    name = x.dtype.name
+    name = dtype_name(x.dtype)
     if name not in allowed:
         raise TypeError(f"softmax.cu kernels take {' or '.join(allowed)} arrays, got {name}")
     return SUFFIX[x.dtype]
@@ -97,7 +97,7 @@ def _softmax(x, log):
     y = empty((rows, n), x.dtype, idx)
     if rows == 0 or n == 0:
         return y
-    if n <= WARP_MAX[x.dtype.name]:
+    if n <= WARP_MAX[dtype_name(x.dtype)]:
         lanes = min(32, _pow2ceil(n))
         elems = _pow2ceil(cdiv(n, lanes))
         launch(
@@ -138,7 +138,7 @@ def _softmax_backward(y, grad, log):
     if rows == 0 or n == 0:
         return dx
     args = (y, grad, dx)
-    if n <= WARP_MAX[y.dtype.name]:
+    if n <= WARP_MAX[dtype_name(y.dtype)]:
         lanes = min(32, _pow2ceil(n))
         elems = _pow2ceil(cdiv(n, lanes))
         launch(
@@ -217,7 +217,7 @@ def cross_entropy_backward(logits, target, logsumexp, grad, scale=1.0):
     idx = logits.device_id
     dx = empty((rows, n), logits.dtype, idx)
     T = logits.dtype.type
-    T = _SCALAR.get(logits.dtype.name, T)
+    T = _SCALAR.get(dtype_name(logits.dtype), T)
     if rows and n:
         grid, block, lanes = _row_launch(rows, n, _vector_width(n, logits.itemsize, logits, dx))
         launch(
@@ -250,7 +250,7 @@ def nll_loss_backward(target, grad, n, scale=1.0):
     idx = grad.device_id
     dx = empty((rows, n), grad.dtype, idx)
     T = grad.dtype.type
-    T = _SCALAR.get(grad.dtype.name, T)
+    T = _SCALAR.get(dtype_name(grad.dtype), T)
     if rows and n:
         grid, block, lanes = _row_launch(rows, n, _vector_width(n, dx.itemsize, dx))
         launch(

@@ -30,8 +30,13 @@ import numpy as np
 from ...cuda.array import empty, non_overlapping_and_dense
 from ..cpu import attention_dropout_threshold
 from .elementwise import contiguous
+<<<<<<< HEAD
 from .gemm import arch_of, target_kernel, tensor_map
 from .launch import cdiv, cp, kernel, launch
+=======
+from .creation import fill_
+from .launch import cdiv, cp, dtype_name, kernel, launch, launch_stride
+>>>>>>> main
 
 FILE = "attention/01_flash_fp32.cu"
 HEAD_DIMS = (32, 64, 128)
@@ -264,6 +269,11 @@ LADDER = (
 # Tile sizes the kernel accepts (its static_asserts): BQ = 128 with BKV = 32 is refused.
 TILE_CHOICES = ((64, 32), (64, 64), (64, 128), (128, 64), (128, 128))
 BWD_THREADS, BWD_ROWS = 128, 64          # backward: 4 warps, 64 keys (dK/dV) or queries (dQ) per block
+# the one-pass backward's keys per block (2 threads a key) by head dimension, as OnepassKeys in the .cu
+# (H100, bf16, L 4096, forward + backward: 4.28 vs 4.35 ms with 128 at d = 128, 2.33 vs 2.38 with 64
+# at d = 64; benchmarks/probe_flash_mma.py --backward, 2026-11-25); config={"ONEPASS_KEYS": n} overrides
+ONEPASS_KEYS = {32: 64, 64: 64, 128: 128}
+ONEPASS_CHOICES = (64, 128)
 
 
 def mma_options(config):
@@ -277,9 +287,12 @@ def _mma_fwd_smem(d, config):
     return 2 * d * (config["BQ"] + 2 * stages * config["BKV"])
 
 
-def _mma_bwd_smem(kind, d):
-    """Bytes of the backward kernels: 64 rows of two operands, a tile of the walked dimension of two."""
+def _mma_bwd_smem(kind, d, keys=BWD_ROWS):
+    """Bytes of the backward kernels: 64 rows of two operands, a tile of the walked dimension of two
+    (one pass: ``keys`` rows of K, V, two stages of the walked tile, and dS^T [keys][n]); 2-byte elements."""
     n = 32 if d == 128 else 64
+    if kind == "onepass":      # K, V [keys][d]; Q, dO [2][n][d]; dS^T [keys][n]; lse, delta [2][n] (float32)
+        return 2 * d * (2 * keys + 4 * n) + 2 * keys * n + 2 * 2 * n * 4
     extra = 2 * n * 4 if kind == "dkdv" else 0      # lse and delta of the query tile (float32)
     return 2 * d * (2 * BWD_ROWS + 2 * n) + extra
 
@@ -294,7 +307,7 @@ def _mma_kernel(name, suffix, d, idx, smem, options=()):
 
 
 def _check_mma(q, k, v):
-    suffix = MMA_DTYPES.get(q.dtype.name)
+    suffix = MMA_DTYPES.get(dtype_name(q.dtype))
     for name, a in (("q", q), ("k", k), ("v", v)):
         if a.dtype != q.dtype or suffix is None or a.ndim != 3 or not a.c_contiguous or a.ptr % 16:
             raise ValueError(f"flash_attention_mma: {name} must be a C-contiguous, 16-byte aligned bfloat16 or "
@@ -344,11 +357,22 @@ def flash_attention_mma(q, k, v, scale, causal, config=None, rung=None):
     return out, lse
 
 
-def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal):
+def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal, deterministic=False, config=None):
     """Gradients (dq, dk, dv) of :func:`flash_attention_mma`, of q's dtype, from its inputs, output,
     log-sum-exp and the upstream gradient ``grad`` [BH, L, D] (q's dtype, contiguous, aligned).
-    FlashAttention-2's backward: delta = rowsum(grad * out); dK, dV per key tile; dQ per query tile
-    (no atomics: deterministic)."""
+    FlashAttention-2's backward, after delta = rowsum(grad * out), one of two ways:
+
+    * ``deterministic=False`` (FA2's Algorithm 2, as PyTorch's flash backend): ONE kernel per key
+      tile computes dK, dV and adds dS K into a float32 dq buffer with atomics (5 tile products per
+      pair of tiles); a last kernel scales and rounds it. The atomics add in the order blocks arrive,
+      so dq's bits may differ between runs.
+    * ``deterministic=True`` (``minitorch.use_deterministic_algorithms(True)``): dK, dV per key tile,
+      then dq per query tile, which computes S and dP a second time (7 products) but writes every
+      element once: the same bits every run.
+
+    config: the one-pass kernel's compile-time options, {"ONEPASS_KEYS": 64 or 128} (keys per block;
+    None: ONEPASS_KEYS[d], the file's defaults, compiled in the forward's module).
+    """
     suffix = _check_mma(q, k, v)
     _check_mma(grad, out, out)
     bh, L, d = q.shape
@@ -365,6 +389,17 @@ def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal):
     launch(_mma_kernel("flash_mma_bwd_dot", suffix, d, idx, 0, opts), (cdiv(rows * 32, THREADS),), (THREADS,),
            (grad, out, delta, rows), index=idx)
     common = (L, S, np.float32(scale), np.bool_(causal))
+    if not deterministic:
+        keys = config["ONEPASS_KEYS"] if config else ONEPASS_KEYS[d]
+        if config is not None:
+            opts = mma_options(dict(TUNED, **config))
+        dq_acc = fill_(empty(q.shape, _F32, idx), 0)       # float32 sums of dS K, unscaled
+        smem = _mma_bwd_smem("onepass", d, keys)
+        launch(_mma_kernel("flash_mma_bwd_onepass", suffix, d, idx, smem, opts), (bh, cdiv(S, keys)), (2 * keys,),
+               (q, k, v, grad, lse, delta, dk, dv, dq_acc) + common, shared_mem=smem, index=idx)
+        round_dq = kernel(MMA_FILE, f"flash_mma_bwd_dq_round_{suffix}", idx, opts)
+        launch_stride(round_dq, dq.size // 2, 4, idx, (dq_acc, dq, dq.size // 2, np.float32(scale)))
+        return dq, dk, dv
     smem = _mma_bwd_smem("dkdv", d)
     launch(_mma_kernel("flash_mma_bwd_dkdv", suffix, d, idx, smem, opts), (bh, cdiv(S, BWD_ROWS)), (BWD_THREADS,),
            (q, k, v, grad, lse, delta, dk, dv) + common, shared_mem=smem, index=idx)

@@ -12,14 +12,14 @@ merge); the elementwise passes one thread per element. Nothing here waits for th
 import numpy as np
 
 from ...cuda.array import empty
-from .launch import kernel_for, launch, launch_stride
+from .launch import dtype_name, kernel_for, launch, launch_stride
 
 FILE = "batchnorm.cu"
 THREADS = 256            # per channel's block: 8 warps walk the channel's N * L elements
 
 
 def _check(x, what):
-    if x.ndim != 3 or not x.c_contiguous or x.dtype.name not in ("float32", "float64"):
+    if x.ndim != 3 or not x.c_contiguous or dtype_name(x.dtype) not in ("float32", "float64"):
         raise ValueError(f"{what}: expected a C-contiguous float32/float64 [N, C, L] array, got "
                          f"{x.dtype} of shape {x.shape} and strides {x.strides}")
 

@@ -1374,6 +1374,12 @@ def matmul(a, b, bias=None):
         TypeError: dtypes differ or no rung has them.  ValueError: 0-d operands, inner sizes that
             differ, batch shapes that do not broadcast, a bias that is not [N].
     """
+    if a.ndim == b.ndim == 2:
+        # the commonest product (every Linear, forward and backward): no 1-D operand to lift, no
+        # batch dimensions to broadcast or fold; the out shape is the plan's [M, N]
+        if a.shape[1] != b.shape[0]:
+            raise ValueError(f"matmul: inner sizes differ: {a.shape} @ {b.shape}")
+        return _mm(a, b, bias)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: operands must have at least one dimension")
     a2 = a.as_strided((1,) + a.shape, (a.itemsize * a.shape[0],) + a.strides) if a.ndim == 1 else a

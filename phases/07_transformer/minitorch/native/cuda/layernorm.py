@@ -23,7 +23,7 @@ import functools
 import numpy as np
 
 from ...cuda.array import empty
-from .launch import BLOCK, SUFFIX, UNROLL, blocks_per_gpu, cdiv, kernel, launch, launch_2d, sm_count
+from .launch import BLOCK, SUFFIX, UNROLL, blocks_per_gpu, cdiv, dtype_name, kernel, launch, launch_2d, sm_count
 
 FILE = "layernorm.cu"
 GROUP = 128              # threads per block of the forward's warp kernels: 4 rows per block
@@ -41,7 +41,7 @@ def _sms(index):
 
 
 def _check(x, what):
-    if x.ndim != 2 or not x.c_contiguous or x.dtype.name not in _DTYPES:
+    if x.ndim != 2 or not x.c_contiguous or dtype_name(x.dtype) not in _DTYPES:
         raise ValueError(f"{what}: expected a C-contiguous [rows, n] array of {', '.join(_DTYPES)}, got "
                          f"{x.dtype} of shape {x.shape} and strides {x.strides}")
 
