@@ -21,17 +21,13 @@ A failing case prints its error and the run goes on. JSON goes to $OUT/probe_fla
 benchmarks/results/), a short table is printed last. About 1-3 minutes on an H100 (mostly NVRTC
 compiling one module per configuration).
 
-<<<<<<< HEAD
-    python benchmarks/probe_flash_mma.py [--quick | --rungs-only] [--no-tma]
-=======
 ``--backward`` checks and times the two backward paths only (issue 15's shape: B = 4, H = 8, L = S
 in 1024 and 4096, d 64 and 128, causal and not): the one-pass kernel (dQ by float32 atomics, the
 default, and compiled with 64 and with 128 keys per block, config ONEPASS_KEYS) and the deterministic two-kernel
 one, each as forward + backward, against torch's flash backend; the ratio is torch's milliseconds
 over ours (>= 1: we are faster). About 30 s.
 
-    python benchmarks/probe_flash_mma.py [--quick | --backward]
->>>>>>> main
+    python benchmarks/probe_flash_mma.py [--quick | --rungs-only | --backward] [--no-tma]
 """
 import argparse
 import json
@@ -251,13 +247,10 @@ def backward_paths(N, rng):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="L 1024 and 4096 only")
-<<<<<<< HEAD
     p.add_argument("--no-tma", action="store_true", help="leave out rung 03's TMA variant")
     p.add_argument("--rungs-only", action="store_true",
                    help="L 4096 only, rung 02's tuned forward (no ladder steps or tiles), rung 03 and torch")
-=======
     p.add_argument("--backward", action="store_true", help="only the two backward paths against torch flash")
->>>>>>> main
     args = p.parse_args()
     if not (minitorch.cuda.is_available() and torch.cuda.is_available()):
         sys.exit("probe_flash_mma needs CuPy, a CUDA GPU and a CUDA build of PyTorch")

@@ -30,13 +30,9 @@ import numpy as np
 from ...cuda.array import empty, non_overlapping_and_dense
 from ..cpu import attention_dropout_threshold
 from .elementwise import contiguous
-<<<<<<< HEAD
-from .gemm import arch_of, target_kernel, tensor_map
-from .launch import cdiv, cp, kernel, launch
-=======
 from .creation import fill_
+from .gemm import arch_of, target_kernel, tensor_map
 from .launch import cdiv, cp, dtype_name, kernel, launch, launch_stride
->>>>>>> main
 
 FILE = "attention/01_flash_fp32.cu"
 HEAD_DIMS = (32, 64, 128)
