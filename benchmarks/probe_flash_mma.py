@@ -1,15 +1,18 @@
-"""One GPU call for rung 02 of the attention ladder (``minitorch/cuda/attention/02_flash_mma.cu``):
-check every compile-time configuration, then time the ladder against PyTorch's SDPA in bfloat16.
+"""One GPU call for rung 02 of the attention ladder (``minitorch/cuda/attention/02_flash_mma.cu``) and
+its Hopper forward, rung 03 (``03_flash_wgmma.cu``, sm_90 only): check every compile-time configuration,
+then time the ladder against PyTorch's SDPA in bfloat16.
 
 1. Correctness, on fresh random data with every output poisoned (our allocator fills each block with
    0xFF bytes first, NaN in bf16/fp16, so an element left unwritten shows): the forward of each ladder
-   step and tile size (bf16; head dims 32, 64, 128; L = 129 vs S = 1000 and causal L = S = 1000, plus
+   step and tile size, and of rung 03's configurations (bf16; head dims 32, 64, 128, rung 03's 64 and
+   128; L = 129 vs S = 1000 and causal L = S = 1000, plus
    L = 1 and 17) against a float64 NumPy reference, output and log-sum-exp; the backward (bf16 and
    fp16) against float64 gradients. Errors: relative Frobenius error and the largest element error
    over the largest reference value. A configuration that fails is still timed, marked WRONG.
 2. Timing, bf16, 16384 tokens (B = 16384 / L) and 2048 channels (H = 2048 / d), L = S in 512..8192,
    d 64 and 128, causal and not: the forward of each ladder step (baseline, swizzle, double buffer,
-   exp2/FMA, then the best tile size), and forward + backward of the default configuration, against
+   exp2/FMA, then the best tile size; rung 03 tuned (TMA, warp-specialized), that pipelined, and the
+   cp.async kernel, with BKV 64, pipelined, with 3 warpgroups), and forward + backward of the default configuration, against
    torch SDPA's flash backend and cuDNN's (when present). CUDA events around each call, L2 flushed
    (a 256 MB write) before each, median of the repeats. Our kernels are called on raw arrays
    (minitorch.native.cuda), torch through F.scaled_dot_product_attention.
@@ -24,7 +27,7 @@ default, and compiled with 64 and with 128 keys per block, config ONEPASS_KEYS) 
 one, each as forward + backward, against torch's flash backend; the ratio is torch's milliseconds
 over ours (>= 1: we are faster). About 30 s.
 
-    python benchmarks/probe_flash_mma.py [--quick | --backward]
+    python benchmarks/probe_flash_mma.py [--quick | --rungs-only | --backward] [--no-tma]
 """
 import argparse
 import json
@@ -94,14 +97,14 @@ def to_numpy(a):
 CHECK_SHAPES = [(3, 129, 1000, False), (2, 1000, 1000, True), (2, 1, 17, False), (2, 17, 17, True)]
 
 
-def check_forward(N, name, config, rng):
+def check_forward(N, name, config, rng, rung=2, dims=(32, 64, 128)):
     worst = {"frob": 0.0, "max": 0.0, "lse": 0.0, "failures": []}
-    for d in (32, 64, 128):
+    for d in dims:
         for bh, L, S, causal in CHECK_SHAPES:
             q, k, v = (rounded(rng, (bh, n, d), "bfloat16") for n in (L, S, S))
             scale = 1 / np.sqrt(d)
             out, lse = N.flash_attention_mma(to_dev(q, "bfloat16"), to_dev(k, "bfloat16"), to_dev(v, "bfloat16"),
-                                             scale, causal, config)
+                                             scale, causal, config, rung=rung)
             r_out, r_lse = reference(q, k, v, np.zeros_like(q), scale, causal)[:2]
             frob, mx = errors(to_numpy(out), r_out)
             lse_err = float(np.abs(to_numpy(lse) - r_lse).max()) if np.isfinite(to_numpy(lse)).all() else float("inf")
@@ -140,11 +143,19 @@ def check_backward(N, dtype, rng, deterministic=False, config=None):
     return worst
 
 
-def check_all(N, record, configs, tiles, rng):
-    """Every forward configuration and both backward dtypes against the references (record["check"])."""
-    for name, cfg in list(configs.items()) + list(tiles.items()):
+def _dims(rung, config):
+    """The head dimensions a rung's configuration has kernels for."""
+    return (32, 64, 128) if rung == 2 else (64,) if config.get("NWG") == 3 else (64, 128)
+
+
+def check_all(N, record, configs, tiles, rng, wgmma=None):
+    """Every forward configuration (rung 02's, then rung 03's in ``wgmma``: name -> options) and both
+    backward dtypes against the references (record["check"])."""
+    runs = ([(n, c, 2) for n, c in list(configs.items()) + list(tiles.items())]
+            + [(n, c, 3) for n, c in (wgmma or {}).items()])
+    for name, cfg, rung in runs:
         try:
-            record["check"][f"fwd {name}"] = check_forward(N, name, cfg, rng)
+            record["check"][f"fwd {name}"] = check_forward(N, name, cfg, rng, rung, _dims(rung, cfg))
         except Exception as e:                       # noqa: BLE001 - one failure must not stop the rest
             record["check"][f"fwd {name}"] = {"ok": False, "failures": [repr(e)]}
             log(f"forward {name}: ERROR", repr(e)); traceback.print_exc()
@@ -236,6 +247,9 @@ def backward_paths(N, rng):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="L 1024 and 4096 only")
+    p.add_argument("--no-tma", action="store_true", help="leave out rung 03's TMA variant")
+    p.add_argument("--rungs-only", action="store_true",
+                   help="L 4096 only, rung 02's tuned forward (no ladder steps or tiles), rung 03 and torch")
     p.add_argument("--backward", action="store_true", help="only the two backward paths against torch flash")
     args = p.parse_args()
     if not (minitorch.cuda.is_available() and torch.cuda.is_available()):
@@ -254,6 +268,16 @@ def main():
         torch_backends["torch_cudnn"] = SDPBackend.CUDNN_ATTENTION
     configs = dict(NA.LADDER)
     tiles = {f"tiles_{bq}x{bkv}": dict(NA.TUNED, BQ=bq, BKV=bkv) for bq, bkv in NA.TILE_CHOICES}
+    if args.rungs_only:
+        configs, tiles = {"tuned": NA.TUNED}, {}
+    # rung 03 (wgmma, sm_90 only): tuned (TMA, warp-specialized) and the cp.async kernel's configurations
+    hopper = torch.cuda.get_device_capability() == (9, 0)
+    tuned, cp_async = dict(NA.WGMMA_TUNED), dict(NA.WGMMA_TUNED, TMA=0)
+    wgmma = {"wgmma": tuned, "wgmma_tma_pipelined": dict(tuned, TMA=1, PIPELINE=1),
+             "wgmma_cp_async": cp_async, "wgmma_bkv64": dict(cp_async, BKV=64),
+             "wgmma_pipelined": dict(cp_async, PIPELINE=1), "wgmma_192": dict(cp_async, NWG=3)} if hopper else {}
+    if args.no_tma:
+        wgmma = {k: v for k, v in wgmma.items() if not v["TMA"]}
     record = {"probe": "flash_mma", "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
               "ladder": {k: v for k, v in NA.LADDER}, "tiles": tiles, "tuned": NA.TUNED,
               "tokens": TOKENS, "channels": CHANNELS, "timing": "CUDA events, L2 flushed, median of 9 after 2",
@@ -262,10 +286,10 @@ def main():
     # 1. correctness
     rng = np.random.default_rng(int(time.time()))
     with poisoned():
-        check_all(N, record, configs, tiles, rng)
+        check_all(N, record, configs, tiles, rng, wgmma)
 
     # 2. timing
-    lengths = [1024, 4096] if args.quick else [512, 1024, 2048, 4096, 8192]
+    lengths = [4096] if args.rungs_only else [1024, 4096] if args.quick else [512, 1024, 2048, 4096, 8192]
     for d in (128, 64):
         for causal in (False, True):
             for L in lengths:
@@ -282,6 +306,8 @@ def main():
                 scale = 1 / d ** 0.5
                 cases = {f"fwd {n}": (lambda c=c: N.flash_attention_mma(q, k, v, scale, causal, c))
                          for n, c in list(configs.items()) + list(tiles.items())}
+                cases.update({f"fwd {n}": (lambda c=c: N.flash_attention_mma(q, k, v, scale, causal, c, rung=3))
+                              for n, c in wgmma.items()})
                 for n, be in torch_backends.items():
                     def run(be=be):
                         with sdpa_kernel(be):
@@ -323,18 +349,25 @@ def main():
     log("wrote", out_dir / "probe_flash_mma.json")
 
 
+WGMMA_ROWS = ("wgmma", "wgmma_tma_pipelined", "wgmma_cp_async", "wgmma_bkv64", "wgmma_pipelined", "wgmma_192")
+
+
 def print_table(record, configs, tiles):
     print("\ncorrectness:", ", ".join(f"{k} {'ok' if v.get('ok') else 'WRONG'}" for k, v in record["check"].items()))
     tf = lambda r, key: f"{r[key]['TFLOPs']:6.0f}" if "TFLOPs" in r.get(key, {}) else "     -"
+    ratio = lambda r, a, b: (f"{r[a]['TFLOPs'] / r[b]['TFLOPs']:5.2f}x" if "TFLOPs" in r.get(a, {}) and "TFLOPs" in r.get(b, {})
+                             else "     -")
     steps = list(configs)
-    print("\nbf16 TFLOP/s (forward: ladder steps, best tile, torch; fwd+bwd: ours default vs torch)")
+    print("\nbf16 TFLOP/s (forward: rung 02's ladder steps, its best tile, rung 03 (wgmma: tuned "
+          "= TMA; TMA pipelined; the cp.async kernel, with BKV 64, pipelined, 3 warpgroups), torch; fwd+bwd: ours default vs torch)")
     print(f"{'d':>3} {'causal':>6} {'L':>5} | " + " ".join(f"{s[:6]:>6}" for s in steps)
-          + " | best_tile      | t_flash t_cudnn || fb_ours fb_flash fb_cudnn")
+          + " | best_tile      |  wgmma w_tmap w_cpas  w_b64 w_pipe  w_192 | t_flash t_cudnn 03/fla || fb_ours fb_flash fb_cudnn")
     for r in record["rows"]:
         best = max(((r[f"fwd {t}"]["TFLOPs"], t) for t in tiles if "TFLOPs" in r.get(f"fwd {t}", {})), default=None)
         best_s = f"{best[0]:6.0f} {best[1][6:]:>7}" if best else "     -        "
         print(f"{r['d']:>3} {str(r['causal']):>6} {r['L']:>5} | " + " ".join(tf(r, f"fwd {s}") for s in steps)
-              + f" | {best_s} | {tf(r, 'fwd torch_flash')}  {tf(r, 'fwd torch_cudnn')} || "
+              + f" | {best_s} | " + " ".join(tf(r, f"fwd {w}") for w in WGMMA_ROWS)
+              + f" | {tf(r, 'fwd torch_flash')}  {tf(r, 'fwd torch_cudnn')} {ratio(r, 'fwd wgmma', 'fwd torch_flash')} || "
               + f"{tf(r, 'fwdbwd tuned')}  {tf(r, 'fwdbwd torch_flash')}   {tf(r, 'fwdbwd torch_cudnn')}")
 
 

@@ -304,3 +304,128 @@ def test_memory_is_linear_in_length():
     scores = L * L * 2
     assert extra < scores // 4, (f"the bf16 flash path used {extra} bytes beyond its inputs at L={L}; an [L, L] "
                                  f"bf16 score matrix alone is {scores} bytes: it must be O(L), not O(L^2)")
+
+
+# ---- rung 3: the forward on Hopper's wgmma (03_flash_wgmma.cu, sm_90a only) -------------------------
+needs_sm90 = pytest.mark.skipif(int(cp.cuda.Device().compute_capability) != 90,
+                                reason="rung 3 (wgmma) is built for sm_90a: H100/H200 only")
+WGMMA_LENGTHS = [1, 7, 65, 200, 1000]
+WGMMA_OTHER = {1: 7, 7: 65, 65: 200, 200: 1000, 1000: 65}     # S for the non-causal cases (S != L)
+
+
+def _reference_forward(q, k, v, scale, causal):
+    """float64 output and natural log-sum-exp; q [BH, L, E], k, v [BH, S, E]."""
+    s = q @ k.transpose(0, 2, 1) * scale
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[1:], bool)), s, -np.inf)
+    mx = s.max(-1, keepdims=True)
+    lse = np.log(np.exp(s - mx).sum(-1)) + mx[..., 0]
+    return np.exp(s - lse[..., None]) @ v, lse
+
+
+def _rung(q, k, v, scale, causal, dtype, rung, config=None):
+    npdtype = DTYPES[dtype][1]
+    dev = lambda x: from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
+    out, lse = native.flash_attention_mma(dev(q), dev(k), dev(v), scale, causal, config, rung=rung)
+    return to_numpy(out).astype(np.float64), to_numpy(lse)
+
+
+@needs_sm90
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("E", [64, 128])
+@pytest.mark.parametrize("L", WGMMA_LENGTHS)
+@pytest.mark.parametrize("causal", [False, True])
+def test_wgmma_forward(rng, dtype, E, L, causal):
+    """Rung 3's output and log-sum-exp against float64, torch's SDPA (float32 on the same rounded
+    inputs) and rung 2 on odd lengths; 3 batch-heads, so a wrong head offset shows too."""
+    S = L if causal else WGMMA_OTHER[L]
+    npdtype = DTYPES[dtype][1]
+    q = _rounded(rng, (3, L, E), npdtype)
+    k, v = (_rounded(rng, (3, S, E), npdtype) for _ in range(2))
+    scale = 1 / np.sqrt(E)
+    out, lse = _rung(q, k, v, scale, causal, dtype, 3)
+    what = f"rung 3 {dtype} E={E} L={L} S={S} causal={causal}"
+    ref, ref_lse = _reference_forward(q, k, v, scale, causal)
+    _close(out, ref, dtype, "out", f"{what} output vs float64")
+    np.testing.assert_allclose(lse, ref_lse, rtol=1e-3, atol=1e-3, err_msg=f"{what}: the saved log-sum-exp")
+    tq, tk, tv = (torch.tensor(x, dtype=torch.float32) for x in (q, k, v))
+    _close(out, TF.scaled_dot_product_attention(tq, tk, tv, is_causal=causal, scale=scale).double().numpy(),
+           dtype, "out", f"{what} output vs torch float32")
+    _close(out, _rung(q, k, v, scale, causal, dtype, 2)[0], dtype, "out", f"{what} output vs rung 2")
+
+
+# (BKV, PIPELINE, NWG, E) that 03_flash_wgmma.cu's static_asserts and entry points allow (TMA = 0)
+WGMMA_CONFIGS = [(bkv, pipe, nwg, e) for bkv in (64, 128) for pipe in (0, 1) for nwg in (2, 3) for e in (64, 128)
+                 if nwg == 2 or (e == 64 and not (bkv == 128 and pipe))]
+ODD_SHAPES = [(300, 257, False), (300, 300, True), (129, 1000, True), (1000, 129, True), (1, 1, True), (7, 1, False)]
+
+
+def _check_configuration(rng, config, E, L, S, causal):
+    """Rung 3 in `config` against float64 on one shape, with scale 0.3: output and log-sum-exp."""
+    q = _rounded(rng, (2, L, E), ml_dtypes.bfloat16)
+    k, v = (_rounded(rng, (2, S, E), ml_dtypes.bfloat16) for _ in range(2))
+    out, lse = _rung(q, k, v, 0.3, causal, "bfloat16", 3, config)
+    ref, ref_lse = _reference_forward(q, k, v, 0.3, causal)
+    what = f"rung 3 {config} E={E} L={L} S={S} causal={causal} scale=0.3"
+    _close(out, ref, "bfloat16", "out", f"{what} output")
+    np.testing.assert_allclose(lse, ref_lse, rtol=1e-3, atol=1e-3, err_msg=f"{what}: the saved log-sum-exp")
+
+
+@needs_sm90
+@pytest.mark.parametrize("BKV,PIPELINE,NWG,E", WGMMA_CONFIGS)
+@pytest.mark.parametrize("L,S,causal", ODD_SHAPES)
+def test_wgmma_configurations(rng, BKV, PIPELINE, NWG, E, L, S, causal):
+    """Every compile-time configuration of the cp.async kernel (K/V tile, pipelining, warpgroups), a
+    scale other than 1/sqrt(E), causal with L != S (top-left aligned), a single key."""
+    _check_configuration(rng, {"BKV": BKV, "PIPELINE": PIPELINE, "NWG": NWG, "TMA": 0}, E, L, S, causal)
+
+
+@needs_sm90
+@pytest.mark.parametrize("BKV", [64, 128])
+@pytest.mark.parametrize("PIPELINE", [0, 1])
+@pytest.mark.parametrize("E", [64, 128])
+@pytest.mark.parametrize("L,S,causal", ODD_SHAPES + [(700, 700, True)])
+def test_wgmma_tma(rng, BKV, PIPELINE, E, L, S, causal):
+    """The warp-specialized TMA variant (TMA = 1: mbarriers, a producer warpgroup), the same shapes;
+    causal L = 700 gives blocks whose two warpgroups own different numbers of tiles (BKV 64)."""
+    _check_configuration(rng, {"BKV": BKV, "PIPELINE": PIPELINE, "NWG": 2, "TMA": 1}, E, L, S, causal)
+
+
+@needs_sm90
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("causal", [False, True])
+def test_wgmma_forward_feeds_rung2_backward(rng, dtype, causal):
+    """Rung 2's backward on rung 3's out and lse gives the float64 gradients."""
+    L, S, E = 200, 200 if causal else 65, 128
+    npdtype = DTYPES[dtype][1]
+    q = _rounded(rng, (2, L, E), npdtype)
+    k, v = (_rounded(rng, (2, S, E), npdtype) for _ in range(2))
+    w = _rounded(rng, (2, L, E), npdtype, -1, 1)
+    dev = lambda x: from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
+    scale = 1 / np.sqrt(E)
+    qd, kd, vd = dev(q), dev(k), dev(v)
+    out, lse = native.flash_attention_mma(qd, kd, vd, scale, causal, rung=3)
+    grads = native.flash_attention_mma_backward(qd, kd, vd, out, lse, dev(w), scale, causal)
+    ref = _torch_ref(q[None], k[None], v[None], w[None], causal, scale, torch.float64)
+    for name, g, r in zip(("dq", "dk", "dv"), grads, ref[1:]):
+        _close(to_numpy(g).astype(np.float64), r[0], dtype, "grad", f"{dtype} causal={causal} {name} after rung 3")
+
+
+@needs_sm90
+def test_dispatch_runs_wgmma_on_hopper(rng, monkeypatch):
+    """The default forward runs rung 3 for head dims 64 and 128 on sm_90; head dim 32, a rung-2
+    config (the ladder) and FORCE_RUNG_2 (MINITORCH_FLASH_RUNG=2) run rung 2."""
+    calls = []
+    real = NA._flash_wgmma
+    monkeypatch.setattr(NA, "_flash_wgmma", lambda *a: calls.append(a[0].shape[-1]) or real(*a))
+    for E in (32, 64, 128):
+        x = from_numpy(rng.standard_normal((2, 33, E)).astype(ml_dtypes.bfloat16), 0)
+        native.flash_attention_mma(x, x, x, 0.125, True)
+        native.flash_attention_mma(x, x, x, 0.125, True, NA.TUNED)
+    assert calls == [64, 128], f"rung 3 must run by default for head dims 64 and 128 only, ran for {calls}"
+    monkeypatch.setattr(NA, "FORCE_RUNG_2", True)
+    native.flash_attention_mma(x, x, x, 0.125, True)
+    assert calls == [64, 128], "FORCE_RUNG_2 must keep the forward on rung 2"
+    with pytest.raises(ValueError, match="rung 3"):
+        y = from_numpy(rng.standard_normal((2, 33, 32)).astype(ml_dtypes.bfloat16), 0)
+        native.flash_attention_mma(y, y, y, 0.125, True, rung=3)

@@ -52,3 +52,32 @@ def test_configuration_compiles_without_spills(name, arch, tmp_path):
     if shutil.which("cuobjdump"):
         sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True).stdout
         assert "HMMA.16816.F32" in sass, f"02_flash_mma.cu {name} ({arch}): no HMMA in the SASS"
+
+
+WGMMA_PATH = KERNEL_DIR / "attention" / "03_flash_wgmma.cu"
+
+
+WGMMA_CONFIGS = [(bkv, pipe, nwg, 0) for bkv in (64, 128) for pipe in (0, 1) for nwg in (2, 3)
+                 if not (nwg == 3 and bkv == 128 and pipe)] + [(bkv, pipe, 2, 1) for bkv in (64, 128) for pipe in (0, 1)]
+
+
+@pytest.mark.parametrize("bkv,pipeline,nwg,tma", WGMMA_CONFIGS)
+def test_wgmma_rung_compiles_without_spills(bkv, pipeline, nwg, tma, tmp_path):
+    """Rung 3 (03_flash_wgmma.cu, the forward on wgmma) in each configuration, for the arch-specific
+    target sm_90a only (the -gencode form: -arch=sm_90a would also run a plain sm_90 pass, which has
+    no wgmma and meets the file's #error); its SASS runs the warpgroup tensor-core instruction."""
+    cubin = tmp_path / "out.cubin"
+    cmd = [NVCC, "-gencode=arch=compute_90a,code=sm_90a", "-std=c++17", "-cubin", "-o", str(cubin),
+           "--resource-usage", f"-DBKV={bkv}", f"-DPIPELINE={pipeline}", f"-DNWG={nwg}", f"-DTMA={tma}", "-I", str(KERNEL_DIR), str(WGMMA_PATH)]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    log = run.stdout + run.stderr
+    assert run.returncode == 0, f"nvcc failed on 03_flash_wgmma.cu BKV={bkv} PIPELINE={pipeline} NWG={nwg} TMA={tma}:\n{log}"
+    kind = "flash_wgmma_tma_fwd" if tma else "flash_wgmma_fwd"
+    assert f"{kind}_f16_d64" in log and (f"{kind}_bf16_d128" in log) == (nwg == 2), (
+        f"entry points: {kind}, d64 always, d128 with 2 warpgroups only:\n{log}")
+    spilling = [f"{f}: {s} bytes spill stores" for f, _, s, l_ in SPILLS.findall(log) if int(s) or int(l_)]
+    assert not spilling, f"03_flash_wgmma.cu BKV={bkv} PIPELINE={pipeline} NWG={nwg} TMA={tma} spills registers:\n" + "\n".join(spilling)
+    assert "serialized" not in log, f"ptxas serialized the wgmmas (a register the async mma uses is touched):\n{log}"
+    if shutil.which("cuobjdump"):
+        sass = subprocess.run(["cuobjdump", "-sass", str(cubin)], capture_output=True, text=True).stdout
+        assert "HGMMA" in sass, f"03_flash_wgmma.cu BKV={bkv} PIPELINE={pipeline} NWG={nwg} TMA={tma}: no HGMMA in the SASS"

@@ -25,7 +25,9 @@ elements the fused softmax drops), head dimension 32, 64 or 128 shared by q, k a
 batch dimensions, unless ``minitorch.backends.cuda.enable_flash_sdp(False)``; else the decomposition.
 bfloat16 and float16 under the same conditions, without dropout and with scale > 0, take the
 tensor-core kernels of ``minitorch/cuda/attention/02_flash_mma.cu`` (FlashAttention-2 with mma.sync,
-float32 statistics); their backward adds dq with float32 atomics (as PyTorch's flash backward) unless
+float32 statistics); on an sm_90 GPU (H100) the forward of head dimensions 64 and 128 runs
+``03_flash_wgmma.cu`` (the same forward on Hopper's wgmma), whose output rung 2's backward takes.
+Their backward adds dq with float32 atomics (as PyTorch's flash backward) unless
 ``minitorch.use_deterministic_algorithms(True)``, which selects the slower kernels that give the
 same bits every run.
 """

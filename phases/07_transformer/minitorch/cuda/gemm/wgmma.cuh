@@ -143,4 +143,61 @@ template <> struct Op<float> {
     }
 };
 
+// What FlashAttention's Hopper rung (attention/03_flash_wgmma.cu) adds, for 16-bit inputs:
+//  - N = 64 (the wgmma's N is the K/V tile's keys or the head dimension there), and a run-time
+//    scale-d: accumulate = false makes D = A * B, so a fresh accumulator needs no zeroing first;
+//  - the form whose A operand comes from REGISTERS (`wgmma.mma_async ... d, {a0, a1, a2, a3},
+//    b-desc, ...`; B from shared memory as before, only B has a transpose bit). PTX ISA, "Register
+//    Fragments" of wgmma, matrix A for .bf16/.f16: warp w of the warpgroup holds rows 16w .. 16w + 15
+//    of the 64 x 16 A tile in mma.m16n8k16's A layout: lane 4g + t has a0 = A[16w + g][2t .. 2t + 1],
+//    a1 = A[16w + g + 8][2t .. 2t + 1], a2 = A[16w + g][2t + 8 .. 2t + 9], a3 = A[16w + g + 8][2t + 8 ..
+//    2t + 9], two elements per 32-bit register, the lower column in the low half.
+#define WGH_D16(i) WGH_D8(i), WGH_D8(i + 8)
+#define WGH_D32(i) WGH_D16(i), WGH_D16(i + 16)
+#define WGH_REGS_64 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+// A and B from shared memory (descriptors), scale-d from `acc` (0: overwrite D).
+#define WGH_SS(N, TYPE, D_OPS, NA, NB, NS, NTA, NTB)                                                 \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #NS ", 0;\n"                                   \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " WGH_REGS_##N     \
+                 ", %" #NA ", %" #NB ", p, 1, 1, %" #NTA ", %" #NTB ";\n}\n"                          \
+                 : D_OPS : "l"(da), "l"(db), "r"(acc), "n"(TRANS_A), "n"(TRANS_B))
+// A from the registers a[0..3] (operands A0..A3), B from shared memory, always accumulating.
+#define WGH_RS(N, TYPE, D_OPS, A0, A1, A2, A3, NB, NS, NTB)                                          \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #NS ", 0;\n"                                   \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " " WGH_REGS_##N     \
+                 ", {%" #A0 ", %" #A1 ", %" #A2 ", %" #A3 "}, %" #NB ", p, 1, 1, %" #NTB ";\n}\n"    \
+                 : D_OPS : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TRANS_B))
+
+template <typename T> struct IsBf16 { static constexpr bool value = false; };
+template <> struct IsBf16<__nv_bfloat16> { static constexpr bool value = true; };
+
+// D (64 x N, N = 64 or 128) = A B + (acc ? D : 0), A and B by descriptors (T = bf16 or f16).
+template <typename T, int N, int TRANS_A, int TRANS_B>
+__device__ __forceinline__ void mma_ss(float (&d)[N / 2], unsigned long long da, unsigned long long db, int acc) {
+    static_assert(N == 64 || N == 128, "N 64 or 128");
+#if WGMMA_OK
+    if constexpr (IsBf16<T>::value) {
+        if constexpr (N == 64) WGH_SS(64, "bf16", WGH_D32(0), 32, 33, 34, 35, 36);
+        else                   WGH_SS(128, "bf16", WGH_D64(0), 64, 65, 66, 67, 68);
+    } else {
+        if constexpr (N == 64) WGH_SS(64, "f16", WGH_D32(0), 32, 33, 34, 35, 36);
+        else                   WGH_SS(128, "f16", WGH_D64(0), 64, 65, 66, 67, 68);
+    }
+#endif
+}
+// D (64 x N) += A B, A = the 64 x 16 tile in registers a (the layout above), B by descriptor.
+template <typename T, int N, int TRANS_B>
+__device__ __forceinline__ void mma_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db) {
+    static_assert(N == 64 || N == 128, "N 64 or 128");
+#if WGMMA_OK
+    if constexpr (IsBf16<T>::value) {
+        if constexpr (N == 64) WGH_RS(64, "bf16", WGH_D32(0), 32, 33, 34, 35, 36, 37, 38);
+        else                   WGH_RS(128, "bf16", WGH_D64(0), 64, 65, 66, 67, 68, 69, 70);
+    } else {
+        if constexpr (N == 64) WGH_RS(64, "f16", WGH_D32(0), 32, 33, 34, 35, 36, 37, 38);
+        else                   WGH_RS(128, "f16", WGH_D64(0), 64, 65, 66, 67, 68, 69, 70);
+    }
+#endif
+}
 }  // namespace wgmma

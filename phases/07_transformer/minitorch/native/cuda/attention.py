@@ -3,7 +3,8 @@
 """FlashAttention on ``DeviceArray``s: the launchers of ``minitorch/cuda/attention/01_flash_fp32.cu``
 (float32, rung 1), of ``01b_flash_fp32_tiled.cu`` (rung 1b: the same float32 kernels with GEMM-style
 register tiling, what runs by default) and, at the end, of ``02_flash_mma.cu``
-(bfloat16 / float16 on tensor cores).
+(bfloat16 / float16 on tensor cores) and of its forward on Hopper's wgmma, ``03_flash_wgmma.cu``
+(sm_90 only; what the bf16/fp16 forward runs there for head dimensions 64 and 128).
 
 Float32 inputs are ``q [B, H, L, D]``, ``k, v [B, H, S, D]`` (or ``[BH, L, D]``, ``[BH, S, D]``, read
 as B = BH, H = 1; one head dimension D in {32, 64, 128} for all three). Rung 1b reads them through
@@ -21,12 +22,16 @@ forward: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks; 256 threads each. Sha
 dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB):
 past 48 KB a kernel must opt in once (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)).
 """
+import functools
+import os
+
 import numpy as np
 
 from ...cuda.array import empty, non_overlapping_and_dense
 from ..cpu import attention_dropout_threshold
 from .elementwise import contiguous
 from .creation import fill_
+from .gemm import arch_of, target_kernel, tensor_map
 from .launch import cdiv, cp, dtype_name, kernel, launch, launch_stride
 
 FILE = "attention/01_flash_fp32.cu"
@@ -312,16 +317,28 @@ def _check_mma(q, k, v):
     return suffix
 
 
-def flash_attention_mma(q, k, v, scale, causal, config=None):
-    """``softmax(q k^T * scale) v`` on tensor cores (02_flash_mma.cu), float32 accumulation.
+def flash_attention_mma(q, k, v, scale, causal, config=None, rung=None):
+    """``softmax(q k^T * scale) v`` on tensor cores, float32 accumulation: rung 3 (03_flash_wgmma.cu,
+    wgmma) where :func:`wgmma_applies`, else rung 2 (02_flash_mma.cu, mma.sync). Both write the same
+    out and lse, which :func:`flash_attention_mma_backward` (rung 2's backward) takes.
 
     Args: q [BH, L, D], k, v [BH, S, D] bfloat16 or float16 (one dtype), C-contiguous, 16-byte
-    aligned, D in {32, 64, 128}, S >= 1; scale > 0; causal a bool; config: the kernel's
-    compile-time options (a dict like TUNED; None = TUNED).
+    aligned, D in {32, 64, 128}, S >= 1; scale > 0; causal a bool; config: the chosen rung's
+    compile-time options (a dict like TUNED or WGMMA_TUNED; None = that rung's tuned ones, for rung 3
+    WGMMA_TUNED with the head dimension's WGMMA_TUNED_BY_DIM); rung:
+    2 or 3 to choose the kernel, None to let :func:`wgmma_applies` choose; a config without a rung
+    means rung 2 (the attention ladder's steps are its options).
     Returns: (out [BH, L, D] of q's dtype, lse [BH, L] float32, the natural log-sum-exp of each row).
-    Raises: ValueError for dtypes, shapes, layout or head dimension outside the above.
+    Raises: ValueError for dtypes, shapes, layout or head dimension outside the above, rung 3 where
+    it does not apply, a rung other than 2, 3 or None.
     """
     suffix = _check_mma(q, k, v)
+    if rung is None:
+        rung = 3 if config is None and wgmma_applies(q) else 2
+    if rung == 3:
+        return _flash_wgmma(q, k, v, scale, causal, suffix, config)
+    if rung != 2:
+        raise ValueError(f"flash_attention_mma: rung must be 2, 3 or None, got {rung!r}")
     config = TUNED if config is None else config
     bh, L, d = q.shape
     S = k.shape[1]
@@ -386,3 +403,88 @@ def flash_attention_mma_backward(q, k, v, out, lse, grad, scale, causal, determi
     launch(_mma_kernel("flash_mma_bwd_dq", suffix, d, idx, smem, opts), (bh, cdiv(L, BWD_ROWS)), (BWD_THREADS,),
            (q, k, v, grad, lse, delta, dq) + common, shared_mem=smem, index=idx)
     return dq, dk, dv
+
+
+# ---- Hopper: minitorch/cuda/attention/03_flash_wgmma.cu (forward only, sm_90a) ------------------------
+# Rung 3 is rung 2's forward on wgmma (see the .cu); it writes the same out and lse, so rung 2's
+# backward follows it unchanged. Built for the arch-specific target sm_90a by gemm.target_kernel
+# (CuPy's RawModule cannot ask NVRTC for it), so it runs on sm_90 GPUs only.
+WGMMA_FILE = "attention/03_flash_wgmma.cu"
+WGMMA_TARGET = "sm_90a"
+WGMMA_HEAD_DIMS = (64, 128)
+WGMMA_BQ = 128                           # query rows a block with NWG = 2 (the TMA variant's Q box)
+# BKV: keys per K/V tile (64 or 128); PIPELINE 1: the softmax of tile j + 1 overlaps P(j) V(j) (0: in
+# turn); NWG: warpgroups of 64 query rows a block, 128 threads each (3: head dimension 64 only); TMA 1:
+# a producer warpgroup copies with the TMA engine, mbarriers instead of __syncthreads (NWG 2).
+# TUNED: the fastest on the H100 (2026-11-25, benchmarks/probe_flash_mma.py --rungs-only, bf16, L 4096,
+# TFLOP/s, d 128 / d 64 non-causal): TMA 582 / 382 (PIPELINE 1: 586 / 369), the cp.async kernel 412 /
+# 293 (BKV 64: 351 / 335, PIPELINE 1: 370 / 265, NWG 3: - / 306); rung 2 303 / 223; PyTorch's flash
+# backend 362 / 292, cuDNN 677 / 483. Causal: TMA 499 / 335 against flash 305 / 279.
+WGMMA_TUNED = {"BKV": 128, "PIPELINE": 0, "NWG": 2, "TMA": 1}
+WGMMA_TUNED_BY_DIM = {}                  # head dimension -> the options where it differs from WGMMA_TUNED
+# MINITORCH_FLASH_RUNG=2 in the environment (read once, at import) keeps the bf16/fp16 forward on
+# rung 2 everywhere (to time the ladder, or to rule rung 3 out); rung=3 still runs rung 3.
+FORCE_RUNG_2 = os.environ.get("MINITORCH_FLASH_RUNG", "") in ("2", "02")
+
+
+@functools.lru_cache(maxsize=None)
+def _arch(idx):
+    return arch_of(idx)
+
+
+def wgmma_applies(q):
+    """Whether :func:`flash_attention_mma` runs rung 3 for ``q`` by default: not forced off
+    (FORCE_RUNG_2), a head dimension in WGMMA_HEAD_DIMS, and q on an sm_90 GPU (H100/H200)."""
+    return not FORCE_RUNG_2 and q.shape[-1] in WGMMA_HEAD_DIMS and _arch(q.device_id) == 90
+
+
+def _wgmma_smem(d, config):
+    """Bytes of dynamic shared memory of rung 3: Q [64 NWG][d], K and V [2 buffers][BKV][d] (2-byte
+    elements), and 1 KB to align the tiles to 1024 bytes (the 128-byte swizzle's atoms)."""
+    return 2 * d * (64 * config["NWG"] + 4 * config["BKV"]) + 1024
+
+
+def _flash_wgmma(q, k, v, scale, causal, suffix, config):
+    """Rung 3's forward (arguments as :func:`flash_attention_mma`'s, already checked)."""
+    bh, L, d = q.shape
+    idx = q.device_id
+    config = dict(WGMMA_TUNED, **WGMMA_TUNED_BY_DIM.get(d, {})) if config is None else config
+    if d not in WGMMA_HEAD_DIMS or _arch(idx) != 90 or (config["NWG"] == 3 and d != 64):
+        raise ValueError(f"flash_attention_mma: rung 3 (wgmma) needs an sm_90 GPU and a head dimension in "
+                         f"{WGMMA_HEAD_DIMS} (64 with NWG = 3), got sm_{_arch(idx)}, {d} and NWG = {config['NWG']}")
+    if config.get("TMA") and config["NWG"] != 2:
+        raise ValueError(f"flash_attention_mma: rung 3's TMA variant needs NWG = 2, got {config}")
+    out = empty((bh, L, d), q.dtype, idx)
+    lse = empty((bh, L), _F32, idx)
+    if bh and L:
+        S = k.shape[1]
+        if not S:           # (no keys: a tensor map needs every dimension >= 1; the cp.async kernel writes 0s)
+            config = dict(config, TMA=0)
+        smem = _wgmma_smem(d, config)
+        tma = config.get("TMA", 0)
+        name = f"flash_wgmma_{'tma_' if tma else ''}fwd_{suffix}_d{d}"
+        fn = target_kernel(WGMMA_FILE, name, idx, mma_options(config), WGMMA_TARGET)
+        if id(fn) not in _raised:
+            with cp.cuda.Device(idx):
+                fn.max_dynamic_shared_size_bytes = smem      # opt in once per kernel (see module doc)
+            _raised[id(fn)] = fn
+        if tma:
+            operands, threads = _tma_operands(q, k, v, suffix, config["BKV"]), 128 * (config["NWG"] + 1)
+        else:
+            operands, threads = (q, k, v), 128 * config["NWG"]
+        launch(fn, (bh * cdiv(L, 64 * config["NWG"]),), (threads,),
+               operands + (out, lse, L, S, np.float32(scale), np.bool_(causal)), shared_mem=smem, index=idx)
+    return out, lse
+
+
+def _tma_operands(q, k, v, suffix, bkv):
+    """The TMA variant's tensor maps of q [BH, L, D], k, v [BH, S, D] (gemm.tensor_map): dimensions
+    {D, rows, BH} innermost first, boxes of 64 columns (128 bytes, the swizzle's span) by the tile's
+    rows (128 queries, BKV keys); the copy engine fills past a head's last row with zeros.
+    Raises ValueError past the copies' 32-bit coordinates."""
+    bh, L, d = q.shape
+    S = k.shape[1]
+    if max(L, S, bh) >= 2 ** 31:
+        raise ValueError(f"flash_attention_mma: the TMA copies' coordinates are 32-bit, got BH = {bh}, L = {L}, S = {S}")
+    return tuple(tensor_map(a.ptr, suffix, (d, n, bh), (2 * d, 2 * d * n), (64, rows, 1))
+                 for a, n, rows in ((q, L, WGMMA_BQ), (k, S, bkv), (v, S, bkv)))
