@@ -1,8 +1,9 @@
 # phase: 07
 """FlashAttention on ``DeviceArray``s: the launchers of ``minitorch/cuda/attention/01_flash_fp32.cu``
 (float32, rung 1), of ``01b_flash_fp32_tiled.cu`` (rung 1b: the same float32 kernels with GEMM-style
-register tiling, what runs by default) and, at the end, of ``02_flash_mma.cu``
-(bfloat16 / float16 on tensor cores).
+register tiling, the backward that runs by default), of ``01c_flash_fp32_3xtf32.cu`` (rung 1c: rung
+1b's forward on TF32 tensor cores at float32 accuracy, "3xTF32", the forward that runs by default on
+sm_80 and later) and, at the end, of ``02_flash_mma.cu`` (bfloat16 / float16 on tensor cores).
 
 Float32 inputs are ``q [B, H, L, D]``, ``k, v [B, H, S, D]`` (or ``[BH, L, D]``, ``[BH, S, D]``, read
 as B = BH, H = 1; one head dimension D in {32, 64, 128} for all three). Rung 1b reads them through
@@ -16,10 +17,12 @@ Dropout (rung 1b only): ``seed`` (one uint64 Philox key in device memory, from
 ``attention_softmax`` drops for the same key on the [BH * L, S] scores (``minitorch/cuda/philox.cuh``).
 
 Grids (the kernels' tiles, see the .cu): forward and dQ: (BH, ceil(L / 64)) blocks (rung 1b's
-forward: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks; 256 threads each. Shared memory is
-dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB):
+forward and rung 1c: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks; 256 threads each. Shared memory
+is dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB, rung 1c: 204 KB):
 past 48 KB a kernel must opt in once (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)).
 """
+import functools
+
 import numpy as np
 
 from ...cuda.array import empty
@@ -36,6 +39,7 @@ QBQ, QBK = 64, 32            # dQ: query rows per block x keys per step
 TILED_FILE = "attention/01b_flash_fp32_tiled.cu"
 TBQ, TBK = 128, 64           # rung 1b's forward: query rows per block x keys per tile
 TSTEP = 64                   # rung 1b's backward: query rows (dK/dV) or keys (dQ) per step
+X3_FILE = "attention/01c_flash_fp32_3xtf32.cu"     # rung 1c: TBQ x TBK tiles as rung 1b's forward
 STATIC_SMEM = 48 * 1024
 _F32 = np.dtype(np.float32)
 _raised = {}                 # kernels already allowed their shared memory (kept alive: ids stay unique)
@@ -44,6 +48,8 @@ _raised = {}                 # kernels already allowed their shared memory (kept
 def _smem_floats(kind, d):
     """Floats of dynamic shared memory per block, as the kernel lays them out (rows padded to d + 1)."""
     dp = d + 1
+    if kind == "fwd_3xtf32":         # Q rows padded to d + 4; K, V as big and small, the same; keep bits
+        return (TBQ + 4 * TBK) * (d + 4) + TBQ * TBK // 32
     if kind == "fwd_tiled":          # Q, K, V rows padded to d + 4; P [TBQ][TBK + 16]; keep bits [TBQ][TBK / 32]
         return (TBQ + 2 * TBK) * (d + 4) + TBQ * (TBK + 16) + TBQ * TBK // 32
     if kind == "dkdv_tiled":         # K, V, Q, dO rows padded to d + 4; P^T, dS^T [KBK][TSTEP + 16]; lse, delta;
@@ -58,8 +64,8 @@ def _smem_floats(kind, d):
     return 2 * QBQ * dp + 2 * QBK * dp + QBQ * (QBK + 1)
 
 
-def _kernel(name, d, idx, kind, file=FILE):
-    fn = kernel(file, f"{name}_f32_d{d}", idx)
+def _kernel(name, d, idx, kind, file=FILE, options=()):
+    fn = kernel(file, f"{name}_f32_d{d}", idx, options)
     smem = 4 * _smem_floats(kind, d)
     if smem > STATIC_SMEM and id(fn) not in _raised:
         with cp.cuda.Device(idx):
@@ -138,24 +144,39 @@ def _strides(*arrays):
     return (np.int64(_heads(arrays[0])[0]),) + sum((_heads(a)[1] for a in arrays), ())
 
 
-def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0):
+@functools.lru_cache(maxsize=None)
+def _has_3xtf32(d, idx):
+    """Whether GPU ``idx`` runs rung 1c at head dimension ``d``: TF32 tensor cores (sm_80 and later) and
+    room for its shared memory (204 KB at d = 128: not on sm_86 / sm_89, whose blocks get 99 KB).
+    Cached: asked on every launch."""
+    props = cp.cuda.runtime.getDeviceProperties(idx)
+    return props["major"] >= 8 and 4 * _smem_floats("fwd_3xtf32", d) <= props.get("sharedMemPerBlockOptin", 0)
+
+
+def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0, tensor_cores=True, tf32_terms=3):
     """``dropout(softmax(q k^T * scale), p) v`` (causal: key j seen by query i iff j <= i), never
     forming [L, S].
 
     Args: q [B, H, L, D], k, v [B, H, S, D] float32 (or [BH, L, D], [BH, S, D]), L, S >= 1; scale a
-    float; tiled: run rung 1b (01b_flash_fp32_tiled.cu), which reads the arrays through their
-    strides and needs each :func:`rows_aligned` (the GPT's head views of one [B, T, 3 C] GEMM output
-    are); otherwise, or with tiled=False (the notebook's ladder), rung 1, which needs them C-contiguous.
-    seed, p: dropout (see the module doc); p > 0 needs rung 1b (ValueError otherwise).
+    float; tiled: run rung 1c or 1b, which read the arrays through their strides and need each
+    :func:`rows_aligned` (the GPT's head views of one [B, T, 3 C] GEMM output are); otherwise, or with
+    tiled=False (the notebook's ladder), rung 1, which needs them C-contiguous.
+    tensor_cores: rung 1c (01c_flash_fp32_3xtf32.cu: 3xTF32 on the tensor cores, float32 accuracy)
+    where the GPU has it (:func:`_has_3xtf32`), else rung 1b (01b_flash_fp32_tiled.cu: FFMA);
+    False forces rung 1b. tf32_terms: rung 1c's products as 3 TF32 mmas (3xTF32) or 1 (plain TF32,
+    ~1e-3 off: the notebook's and the tests' comparison).
+    seed, p: dropout (see the module doc); p > 0 needs rung 1b or 1c (ValueError otherwise).
     Returns: (out of q's shape, lse [BH, L]) with lse the natural log-sum-exp of each row's scaled scores
-    before dropout (the same from both rungs: flash_attention_backward takes either without dropout).
-    Rung 1b's out of a 4-D q lies in memory as [B, L, H, D] (:func:`_output`); otherwise contiguous.
+    before dropout (the same from every rung: flash_attention_backward takes any without dropout).
+    Rung 1b's and 1c's out of a 4-D q lies in memory as [B, L, H, D] (:func:`_output`); rung 1's is contiguous.
     Raises: ValueError for dtypes, shapes or head dimensions outside the above, rung 1 on
-    non-contiguous arrays, dropout without rung 1b or without a seed.
+    non-contiguous arrays, dropout without rung 1b or 1c or without a seed.
     """
     _check(q, k, v)
+    if tf32_terms not in (1, 3):
+        raise ValueError(f"flash_attention: tf32_terms must be 3 (3xTF32) or 1 (plain TF32), got {tf32_terms}")
     tiled = _runs_tiled(tiled, (q, k, v))
-    drop = _dropout_args(tiled, seed, p, (q, k, v))     # raises for dropout without rung 1b
+    drop = _dropout_args(tiled, seed, p, (q, k, v))     # raises for dropout without rung 1b or 1c
     L, d = q.shape[-2:]
     S = k.shape[-2]
     bh = int(np.prod(q.shape[:-2]))
@@ -165,8 +186,12 @@ def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0):
     lse = empty((bh, L), _F32, idx)
     if not (bh and L):
         return out, lse
-    if tiled:
-        fn, smem = _kernel("flash_fwd_tiled", d, idx, "fwd_tiled", TILED_FILE)
+    if tiled:       # rungs 1b and 1c: the same arguments and grid
+        if tensor_cores and _has_3xtf32(d, idx):
+            options = () if tf32_terms == 3 else (f"-DTF32_TERMS={int(tf32_terms)}",)
+            fn, smem = _kernel("flash_fwd_3xtf32", d, idx, "fwd_3xtf32", X3_FILE, options)
+        else:
+            fn, smem = _kernel("flash_fwd_tiled", d, idx, "fwd_tiled", TILED_FILE)
         extra, grid = drop + _strides(q, k, v, out), (bh, cdiv(L, TBQ))
     else:
         q = q if q.c_contiguous else contiguous(q)

@@ -1,0 +1,242 @@
+"""Phase 07 (issue 15): rung 1c of the attention ladder, the float32 FlashAttention forward on TF32
+tensor cores as 3xTF32 (minitorch/cuda/attention/01c_flash_fp32_3xtf32.cu), and its dispatch.
+
+3xTF32's point is float32 accuracy at tensor-core speed, so every case measures the largest |error|
+against float64 of rung 1c AND of rung 1b (FFMA, 01b_flash_fp32_tiled.cu) on the same inputs and
+asserts rung 1c's within FACTOR times rung 1b's (or times float32's rounding of the output, whichever
+is larger: a case rung 1b gets exactly right, one key, must not demand exactness). The very same
+kernel with one TF32 mma per product (TF32_TERMS=1, ~1e-3 off) must fail that bound: the check can
+fail. Lengths straddle the tiles (128 query rows, 64 keys; 16 rows per warp), head dims 32, 64, 128,
+causal and not, S != L, a running max that climbs, the GPT's strided head views (read in place,
+output in [B, T, H, D] memory) through F.scaled_dot_product_attention with the backward (rung 1b's,
+fed rung 1c's output and log-sum-exp), and the switch that forces rung 1b. Outputs come from a
+poisoned allocator (NaN bytes): an element the kernel never writes fails. Dropout in rung 1c: the
+native cases of tests/test_flash_dropout.py run both rungs.
+"""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import minitorch as mt
+import minitorch.nn.functional as F
+from minitorch import backends
+
+cuda = pytest.mark.cuda
+FACTOR = 8                     # rung 1c's error may be this many times rung 1b's (1xTF32: ~1000x)
+EPS32 = 2.0 ** -23             # float32's spacing at 1
+
+
+def _native():
+    if not mt.cuda.is_available():
+        pytest.skip("needs CuPy and a CUDA GPU")
+    from minitorch.cuda import array
+    from minitorch.native.cuda import attention as NA
+    return array, NA
+
+
+def _inputs(rng, bh, L, S, E):
+    q = (2 * rng.uniform(-2, 2, (bh, L, E))).astype(np.float32)     # sharp rows: the running max moves
+    k, v = (rng.uniform(-2, 2, (bh, S, E)).astype(np.float32) for _ in range(2))
+    return q, k, v
+
+
+def _reference(q, k, v, scale, causal):
+    """float64 output and natural log-sum-exp; q [..., L, d], k, v [..., S, d]."""
+    s = np.einsum("...ld,...sd->...ls", q.astype(np.float64), k.astype(np.float64)) * scale
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+    mx = s.max(-1, keepdims=True)
+    e = np.exp(s - mx)
+    return e / e.sum(-1, keepdims=True) @ v.astype(np.float64), (mx + np.log(e.sum(-1, keepdims=True)))[..., 0]
+
+
+def _max_error(ours, want):
+    ours = np.asarray(ours, np.float64)
+    return float("inf") if not np.isfinite(ours).all() else float(np.abs(ours - want).max())
+
+
+def _errors(NA, array, q, k, v, scale, causal):
+    """Max |error| vs float64 of out and lse for rung 1c (3 terms), rung 1c with 1 term, rung 1b."""
+    want, want_lse = _reference(q, k, v, scale, causal)
+    dev = [array.from_numpy(x, 0) for x in (q, k, v)]
+    errs = {}
+    for name, kw in (("3xtf32", {}), ("1xtf32", {"tf32_terms": 1}), ("ffma", {"tensor_cores": False})):
+        out, lse = NA.flash_attention(*dev, scale, causal, **kw)
+        errs[name] = (_max_error(array.to_numpy(out), want), _max_error(array.to_numpy(lse), want_lse))
+    return errs, float(np.abs(want).max()), float(np.abs(want_lse).max())
+
+
+def _bound(err_ffma, magnitude):
+    return FACTOR * max(err_ffma, EPS32 * magnitude)
+
+
+def _needs_3xtf32(NA, E):
+    if not NA._has_3xtf32(E, 0):
+        pytest.skip("rung 1c needs sm_80+ and its shared memory")
+
+
+#          BH   L    S    causal
+SHAPES = [(5, 1, 1, False), (3, 1, 65, False), (2, 63, 1, False), (3, 127, 129, False), (3, 129, 127, False),
+          (2, 300, 300, True), (2, 128, 128, True), (2, 65, 257, True), (2, 300, 129, True), (1, 513, 513, True),
+          (4, 257, 64, False)]
+
+
+@cuda
+@pytest.mark.usefixtures("poisoned_allocator")
+@pytest.mark.parametrize("E", [32, 64, 128])
+@pytest.mark.parametrize("bh,L,S,causal", SHAPES)
+def test_3xtf32_error_within_a_factor_of_ffma(rng, bh, L, S, causal, E):
+    """Rung 1c's out and lse vs float64: within FACTOR of rung 1b's error on the same inputs."""
+    array, NA = _native()
+    _needs_3xtf32(NA, E)
+    errs, mag, mag_lse = _errors(NA, array, *_inputs(rng, bh, L, S, E), 1 / np.sqrt(E), causal)
+    what = f"BH={bh} L={L} S={S} E={E} causal={causal}: errors (out, lse) {errs}"
+    assert errs["3xtf32"][0] <= _bound(errs["ffma"][0], mag), f"3xTF32 output not float32-accurate, {what}"
+    assert errs["3xtf32"][1] <= _bound(errs["ffma"][1], mag_lse), f"3xTF32 log-sum-exp not float32-accurate, {what}"
+
+
+@cuda
+@pytest.mark.usefixtures("poisoned_allocator")
+@pytest.mark.parametrize("E", [32, 64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_one_tf32_term_fails_the_bound(rng, E, causal):
+    """The check above can fail: the same kernel with plain TF32 products (TF32_TERMS=1) is far
+    outside it, and still right to TF32's ~1e-3 (so the bound measures precision, not a broken kernel)."""
+    array, NA = _native()
+    _needs_3xtf32(NA, E)
+    errs, mag, _ = _errors(NA, array, *_inputs(rng, 2, 200, 200, E), 1 / np.sqrt(E), causal)
+    assert errs["1xtf32"][0] > 10 * _bound(errs["ffma"][0], mag), f"1xTF32 must miss the 3xTF32 bound: {errs}"
+    assert errs["1xtf32"][0] < 2e-2, f"1xTF32 is TF32-accurate, not wrong: {errs}"
+
+
+@cuda
+@pytest.mark.usefixtures("poisoned_allocator")
+@pytest.mark.parametrize("causal", [False, True])
+def test_3xtf32_running_max_climbs_across_tiles(rng, causal):
+    """Keys grow along S, so each row's max moves up tile after tile (scores reach ~60 in base e): a
+    missing or doubled rescaling of O or l shows. A negative scale too."""
+    array, NA = _native()
+    _needs_3xtf32(NA, 64)
+    L = S = 300
+    q = rng.uniform(0.5, 1.0, (2, L, 64)).astype(np.float32)
+    k = (rng.uniform(0.5, 1.0, (2, S, 64)) * np.linspace(0.1, 8.0, S)[:, None]).astype(np.float32)
+    v = rng.standard_normal((2, S, 64)).astype(np.float32)
+    for scale in (0.125, -0.125):
+        errs, mag, mag_lse = _errors(NA, array, q, k, v, scale, causal)
+        assert errs["3xtf32"][0] <= _bound(errs["ffma"][0], mag), f"output, scale {scale}: {errs}"
+        assert errs["3xtf32"][1] <= _bound(errs["ffma"][1], mag_lse), f"log-sum-exp, scale {scale}: {errs}"
+
+
+@cuda
+@pytest.mark.usefixtures("poisoned_allocator")
+def test_3xtf32_strided_heads_and_layout(rng):
+    """4-D q, k, v read through their strides (q transposed out of [B, L, H, E]; k sliced; v broadcast
+    over the heads) equal the same values contiguous, and out lies in memory as [B, L, H, E]."""
+    array, NA = _native()
+    _needs_3xtf32(NA, 64)
+    B, H, L, S, E = 2, 3, 129, 67, 64
+    qb = rng.standard_normal((B, L, H, E)).astype(np.float32)
+    kb = rng.standard_normal((B, H, S + 5, E)).astype(np.float32)
+    vb = rng.standard_normal((B, 1, S, E)).astype(np.float32)
+    q = array.from_numpy(qb, 0).transpose(0, 2, 1, 3)
+    k = array.from_numpy(kb, 0)[:, :, 3:3 + S]
+    v = array.from_numpy(vb, 0).as_strided((B, H, S, E), (vb.strides[0], 0, vb.strides[2], vb.strides[3]))
+    assert all(NA.rows_aligned(x) for x in (q, k, v)) and not q.c_contiguous
+    dense = [np.ascontiguousarray(x) for x in (qb.transpose(0, 2, 1, 3), kb[:, :, 3:3 + S],
+                                                 np.broadcast_to(vb, (B, H, S, E)))]
+    for causal in (False, True):
+        out, lse = NA.flash_attention(q, k, v, 0.125, causal)
+        out2, lse2 = NA.flash_attention(*(array.from_numpy(x, 0) for x in dense), 0.125, causal)
+        assert out.transpose(0, 2, 1, 3).c_contiguous, "out must lie in memory as [B, L, H, E]"
+        np.testing.assert_array_equal(array.to_numpy(out.transpose(0, 2, 1, 3)), array.to_numpy(out2.transpose(0, 2, 1, 3)),
+                                      err_msg=f"strided vs contiguous, causal={causal}")
+        np.testing.assert_array_equal(array.to_numpy(lse), array.to_numpy(lse2))
+
+
+@cuda
+def test_tf32_terms_must_be_1_or_3():
+    array, NA = _native()
+    x = array.from_numpy(np.zeros((1, 8, 32), np.float32), 0)
+    with pytest.raises(ValueError, match="tf32_terms"):
+        NA.flash_attention(x, x, x, 0.1, False, tf32_terms=2)
+
+
+# ---- the public function: dispatch, the switch, the GPT's head views, the backward --------------------
+def _count_launches(mp):
+    """Record the name of every kernel launched (both of launch.launch's ways of launching), while
+    the MonkeyPatch ``mp`` holds (tests/test_flash_strided.py's helper)."""
+    from minitorch.native.cuda import launch as L
+    names = []
+    for attr in ("_launch_fast", "_launch_cupy"):
+        real = getattr(L, attr)
+
+        def record(fn, *args, _real=real, **kw):
+            names.append(fn.name if hasattr(fn, "name") else str(fn))
+            return _real(fn, *args, **kw)
+        mp.setattr(L, attr, record)
+    return names
+
+
+def _gpt_heads(x, B, T, H, E):
+    """q, k, v as CausalSelfAttention cuts them: split of [B, T, 3C], view, transpose: [B, H, T, E] views."""
+    return [t.view(B, T, H, E).transpose(1, 2) for t in x.split(H * E, dim=2)]
+
+
+def _sdpa(xs, ws, B, T, H, E, causal, tensor_cores):
+    """out, the gradient of sum(out * w) w.r.t. the [B, T, 3C] input, and the flash kernels launched,
+    with backends.cuda.enable_flash_3xtf32_sdp(tensor_cores)."""
+    before = backends.cuda.flash_3xtf32_sdp_enabled()
+    backends.cuda.enable_flash_3xtf32_sdp(tensor_cores)
+    try:
+        x = mt.tensor(xs.astype(np.float32), device="cuda").requires_grad_(True)
+        w = mt.tensor(ws.astype(np.float32), device="cuda")
+        with pytest.MonkeyPatch.context() as mp:
+            names = _count_launches(mp)
+            out = F.scaled_dot_product_attention(*_gpt_heads(x, B, T, H, E), is_causal=causal)
+            (out * w).sum().backward()
+        assert out.transpose(1, 2).is_contiguous(), "O must lie in memory as [B, T, H, E]"
+        return out.detach().cpu().numpy(), x.grad.cpu().numpy(), [n for n in names if n.startswith("flash_")]
+    finally:
+        backends.cuda.enable_flash_3xtf32_sdp(before)
+
+
+@cuda
+@pytest.mark.usefixtures("poisoned_allocator")
+@pytest.mark.parametrize("E", [32, 64, 128])
+@pytest.mark.parametrize("T", [1, 77, 131])
+@pytest.mark.parametrize("causal", [False, True])
+def test_sdpa_gpt_heads_3xtf32_vs_ffma_and_float64(rng, E, T, causal):
+    """F.scaled_dot_product_attention on the GPT's strided head views: the forward is rung 1c by
+    default and rung 1b with the switch off; both vs torch float64 (forward within FACTOR of rung 1b's
+    error; the gradients, rung 1b's backward fed either forward, to 1e-3)."""
+    _, NA = _native()
+    _needs_3xtf32(NA, E)
+    B, H = 2, 2
+    xs = rng.uniform(-2, 2, (B, T, 3 * H * E))
+    ws = rng.standard_normal((B, H, T, E))
+    out_c, gx_c, names_c = _sdpa(xs, ws, B, T, H, E, causal, True)
+    out_b, gx_b, names_b = _sdpa(xs, ws, B, T, H, E, causal, False)
+    bwd = [f"flash_bwd_{n}_tiled_f32_d{E}" for n in ("dot", "dkdv", "dq")]
+    assert names_c == [f"flash_fwd_3xtf32_f32_d{E}"] + bwd, names_c
+    assert names_b == [f"flash_fwd_tiled_f32_d{E}"] + bwd, names_b
+    tx = torch.tensor(xs, requires_grad=True)
+    want = TF.scaled_dot_product_attention(*_gpt_heads(tx, B, T, H, E), is_causal=causal)
+    (want * torch.tensor(ws)).sum().backward()
+    want = want.detach().numpy()
+    err_c, err_b = _max_error(out_c, want), _max_error(out_b, want)
+    what = f"T={T} E={E} causal={causal}"
+    assert err_c <= _bound(err_b, np.abs(want).max()), f"output error 3xTF32 {err_c:.3g} vs FFMA {err_b:.3g}, {what}"
+    for name, gx in (("3xtf32", gx_c), ("ffma", gx_b)):
+        np.testing.assert_allclose(gx, tx.grad.numpy(), rtol=1e-3, atol=1e-3, err_msg=f"input gradient, {name}, {what}")
+
+
+def test_switch_takes_bools_only():
+    assert backends.cuda.flash_3xtf32_sdp_enabled() is True, "3xTF32 is the default"
+    with pytest.raises(TypeError, match="bool"):
+        backends.cuda.enable_flash_3xtf32_sdp(1)
+    backends.cuda.enable_flash_3xtf32_sdp(False)
+    try:
+        assert backends.cuda.flash_3xtf32_sdp_enabled() is False
+    finally:
+        backends.cuda.enable_flash_3xtf32_sdp(True)
