@@ -1,17 +1,17 @@
-"""Phase 07 (issue 15): rung 1c of the attention ladder, the float32 FlashAttention forward on TF32
-tensor cores as 3xTF32 (minitorch/cuda/attention/01c_flash_fp32_3xtf32.cu), and its dispatch.
+"""Phase 07 (issue 15): rung 1c of the attention ladder, float32 FlashAttention forward and backward
+on TF32 tensor cores as 3xTF32 (minitorch/cuda/attention/01c_flash_fp32_3xtf32.cu), and its dispatch.
 
 3xTF32's point is float32 accuracy at tensor-core speed, so every case measures the largest |error|
 against float64 of rung 1c AND of rung 1b (FFMA, 01b_flash_fp32_tiled.cu) on the same inputs and
-asserts rung 1c's within FACTOR times rung 1b's (or times float32's rounding of the output, whichever
+asserts rung 1c's within FACTOR times rung 1b's (or times float32's rounding of the result, whichever
 is larger: a case rung 1b gets exactly right, one key, must not demand exactness). The very same
-kernel with one TF32 mma per product (TF32_TERMS=1, ~1e-3 off) must fail that bound: the check can
-fail. Lengths straddle the tiles (128 query rows, 64 keys; 16 rows per warp), head dims 32, 64, 128,
-causal and not, S != L, a running max that climbs, the GPT's strided head views (read in place,
-output in [B, T, H, D] memory) through F.scaled_dot_product_attention with the backward (rung 1b's,
-fed rung 1c's output and log-sum-exp), and the switch that forces rung 1b. Outputs come from a
-poisoned allocator (NaN bytes): an element the kernel never writes fails. Dropout in rung 1c: the
-native cases of tests/test_flash_dropout.py run both rungs.
+kernels with one TF32 mma per product (TF32_TERMS=1, ~1e-3 off) must fail that bound: the check can
+fail. Lengths straddle the tiles (forward 128 query rows x 64 keys, backward 128 rows x 32 (or 16)
+per step; 16 rows per warp), head dims 32, 64, 128, causal and not, S != L, a running max that
+climbs, the rungs mixed (one's forward, the other's backward), the GPT's strided head views (read in
+place, results in [B, T, H, D] memory) through F.scaled_dot_product_attention, and the switch that
+forces rung 1b. Outputs come from a poisoned allocator (NaN bytes): an element the kernels never
+write fails. Dropout in rung 1c: the native cases of tests/test_flash_dropout.py run both rungs.
 """
 import numpy as np
 import pytest
@@ -110,6 +110,59 @@ def test_one_tf32_term_fails_the_bound(rng, E, causal):
     assert errs["1xtf32"][0] < 2e-2, f"1xTF32 is TF32-accurate, not wrong: {errs}"
 
 
+def _grad_errors(NA, array, q, k, v, w, scale, causal):
+    """Max |error| of dq, dk, dv vs float64 torch (gradients of sum(out * w)) for each rung's backward
+    on its own forward (rung 1c with 3 terms and 1, rung 1b), and rung 1c's on rung 1b's forward."""
+    tq, tk, tv = (torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in (q, k, v))
+    out = TF.scaled_dot_product_attention(tq, tk, tv, is_causal=causal, scale=scale)
+    (out * torch.tensor(w, dtype=torch.float64)).sum().backward()
+    want = [t.grad.numpy() for t in (tq, tk, tv)]
+    dev = [array.from_numpy(x, 0) for x in (q, k, v)]
+    g = array.from_numpy(w, 0)
+    errs = {}
+    for name, fwd, bwd in (("3xtf32", {}, {}), ("1xtf32", {"tf32_terms": 1}, {"tf32_terms": 1}),
+                           ("ffma", {"tensor_cores": False}, {"tensor_cores": False}),
+                           ("mixed", {"tensor_cores": False}, {})):
+        out, lse = NA.flash_attention(*dev, scale, causal, **fwd)
+        grads = NA.flash_attention_backward(*dev, out, lse, g, scale, causal, **bwd)
+        errs[name] = [_max_error(array.to_numpy(x), ref) for x, ref in zip(grads, want)]
+    return errs, [float(np.abs(ref).max()) for ref in want]
+
+
+@cuda
+@pytest.mark.usefixtures("poisoned_allocator")
+@pytest.mark.parametrize("E", [32, 64, 128])
+@pytest.mark.parametrize("bh,L,S,causal", SHAPES)
+def test_3xtf32_backward_error_within_a_factor_of_ffma(rng, bh, L, S, causal, E):
+    """Rung 1c's dq, dk, dv vs float64: within FACTOR of rung 1b's error on the same inputs, on its own
+    forward and on rung 1b's."""
+    array, NA = _native()
+    _needs_3xtf32(NA, E)
+    q, k, v = _inputs(rng, bh, L, S, E)
+    w = rng.standard_normal(q.shape).astype(np.float32)
+    errs, mags = _grad_errors(NA, array, q, k, v, w, 1 / np.sqrt(E), causal)
+    what = f"BH={bh} L={L} S={S} E={E} causal={causal}: errors (dq, dk, dv) {errs}"
+    for i, name in enumerate(("dq", "dk", "dv")):
+        bound = _bound(errs["ffma"][i], mags[i])
+        assert errs["3xtf32"][i] <= bound, f"3xTF32 {name} not float32-accurate, {what}"
+        assert errs["mixed"][i] <= bound, f"3xTF32 {name} on rung 1b's forward not float32-accurate, {what}"
+
+
+@cuda
+@pytest.mark.usefixtures("poisoned_allocator")
+@pytest.mark.parametrize("E", [32, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_one_tf32_term_fails_the_backward_bound(rng, E, causal):
+    """The backward's check can fail too: plain TF32 products (TF32_TERMS=1) miss it, by far."""
+    array, NA = _native()
+    _needs_3xtf32(NA, E)
+    q, k, v = _inputs(rng, 2, 150, 150, E)
+    w = rng.standard_normal(q.shape).astype(np.float32)
+    errs, mags = _grad_errors(NA, array, q, k, v, w, 1 / np.sqrt(E), causal)
+    for i, name in enumerate(("dq", "dk", "dv")):
+        assert errs["1xtf32"][i] > 10 * _bound(errs["ffma"][i], mags[i]), f"1xTF32 {name} must miss the bound: {errs}"
+
+
 @cuda
 @pytest.mark.usefixtures("poisoned_allocator")
 @pytest.mark.parametrize("causal", [False, True])
@@ -131,8 +184,9 @@ def test_3xtf32_running_max_climbs_across_tiles(rng, causal):
 @cuda
 @pytest.mark.usefixtures("poisoned_allocator")
 def test_3xtf32_strided_heads_and_layout(rng):
-    """4-D q, k, v read through their strides (q transposed out of [B, L, H, E]; k sliced; v broadcast
-    over the heads) equal the same values contiguous, and out lies in memory as [B, L, H, E]."""
+    """4-D q, k, v (and the gradient) read through their strides (q transposed out of [B, L, H, E]; k
+    sliced; v broadcast over the heads) give what the same values contiguous give, and out, dq, dk, dv
+    lie in memory as [B, len, H, E]."""
     array, NA = _native()
     _needs_3xtf32(NA, 64)
     B, H, L, S, E = 2, 3, 129, 67, 64
@@ -145,13 +199,23 @@ def test_3xtf32_strided_heads_and_layout(rng):
     assert all(NA.rows_aligned(x) for x in (q, k, v)) and not q.c_contiguous
     dense = [np.ascontiguousarray(x) for x in (qb.transpose(0, 2, 1, 3), kb[:, :, 3:3 + S],
                                                  np.broadcast_to(vb, (B, H, S, E)))]
+    gb = rng.standard_normal((B, L, H, E)).astype(np.float32)
+    g = array.from_numpy(gb, 0).transpose(0, 2, 1, 3)
+    dense = [array.from_numpy(x, 0) for x in dense]
+    g2 = array.from_numpy(np.ascontiguousarray(gb.transpose(0, 2, 1, 3)), 0)
+
+    def host(a):             # [B, H, len, E] in [B, len, H, E] memory, as NumPy [B, len, H, E]
+        assert a.transpose(0, 2, 1, 3).c_contiguous, "results must lie in memory as [B, len, H, E]"
+        return array.to_numpy(a.transpose(0, 2, 1, 3))
     for causal in (False, True):
         out, lse = NA.flash_attention(q, k, v, 0.125, causal)
-        out2, lse2 = NA.flash_attention(*(array.from_numpy(x, 0) for x in dense), 0.125, causal)
-        assert out.transpose(0, 2, 1, 3).c_contiguous, "out must lie in memory as [B, L, H, E]"
-        np.testing.assert_array_equal(array.to_numpy(out.transpose(0, 2, 1, 3)), array.to_numpy(out2.transpose(0, 2, 1, 3)),
-                                      err_msg=f"strided vs contiguous, causal={causal}")
+        out2, lse2 = NA.flash_attention(*dense, 0.125, causal)
+        np.testing.assert_array_equal(host(out), host(out2), err_msg=f"strided vs contiguous, causal={causal}")
         np.testing.assert_array_equal(array.to_numpy(lse), array.to_numpy(lse2))
+        grads = NA.flash_attention_backward(q, k, v, out, lse, g, 0.125, causal)
+        grads2 = NA.flash_attention_backward(*dense, out2, lse2, g2, 0.125, causal)
+        for name, a, b in zip("qkv", grads, grads2):
+            np.testing.assert_array_equal(host(a), host(b), err_msg=f"d{name} strided vs contiguous, causal={causal}")
 
 
 @cuda
@@ -207,9 +271,9 @@ def _sdpa(xs, ws, B, T, H, E, causal, tensor_cores):
 @pytest.mark.parametrize("T", [1, 77, 131])
 @pytest.mark.parametrize("causal", [False, True])
 def test_sdpa_gpt_heads_3xtf32_vs_ffma_and_float64(rng, E, T, causal):
-    """F.scaled_dot_product_attention on the GPT's strided head views: the forward is rung 1c by
-    default and rung 1b with the switch off; both vs torch float64 (forward within FACTOR of rung 1b's
-    error; the gradients, rung 1b's backward fed either forward, to 1e-3)."""
+    """F.scaled_dot_product_attention on the GPT's strided head views: rung 1c by default, rung 1b
+    with the switch off; both vs torch float64, rung 1c's output and input gradient within FACTOR of
+    rung 1b's errors."""
     _, NA = _native()
     _needs_3xtf32(NA, E)
     B, H = 2, 2
@@ -217,18 +281,18 @@ def test_sdpa_gpt_heads_3xtf32_vs_ffma_and_float64(rng, E, T, causal):
     ws = rng.standard_normal((B, H, T, E))
     out_c, gx_c, names_c = _sdpa(xs, ws, B, T, H, E, causal, True)
     out_b, gx_b, names_b = _sdpa(xs, ws, B, T, H, E, causal, False)
-    bwd = [f"flash_bwd_{n}_tiled_f32_d{E}" for n in ("dot", "dkdv", "dq")]
-    assert names_c == [f"flash_fwd_3xtf32_f32_d{E}"] + bwd, names_c
-    assert names_b == [f"flash_fwd_tiled_f32_d{E}"] + bwd, names_b
+    assert names_c == [f"flash_fwd_3xtf32_f32_d{E}", f"flash_bwd_dot_tiled_f32_d{E}", f"flash_bwd_dkdv_3xtf32_f32_d{E}",
+                       f"flash_bwd_dq_3xtf32_f32_d{E}"], names_c
+    assert names_b == [f"flash_{n}_tiled_f32_d{E}" for n in ("fwd", "bwd_dot", "bwd_dkdv", "bwd_dq")], names_b
     tx = torch.tensor(xs, requires_grad=True)
     want = TF.scaled_dot_product_attention(*_gpt_heads(tx, B, T, H, E), is_causal=causal)
     (want * torch.tensor(ws)).sum().backward()
     want = want.detach().numpy()
-    err_c, err_b = _max_error(out_c, want), _max_error(out_b, want)
     what = f"T={T} E={E} causal={causal}"
-    assert err_c <= _bound(err_b, np.abs(want).max()), f"output error 3xTF32 {err_c:.3g} vs FFMA {err_b:.3g}, {what}"
-    for name, gx in (("3xtf32", gx_c), ("ffma", gx_b)):
-        np.testing.assert_allclose(gx, tx.grad.numpy(), rtol=1e-3, atol=1e-3, err_msg=f"input gradient, {name}, {what}")
+    for name, c, b, ref in (("output", out_c, out_b, want), ("input gradient", gx_c, gx_b, tx.grad.numpy())):
+        err_c, err_b = _max_error(c, ref), _max_error(b, ref)
+        assert err_c <= _bound(err_b, np.abs(ref).max()), f"{name} error 3xTF32 {err_c:.3g} vs FFMA {err_b:.3g}, {what}"
+        assert err_b < 1e-3, f"{name} error of rung 1b {err_b:.3g}, {what}"
 
 
 def test_switch_takes_bools_only():

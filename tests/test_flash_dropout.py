@@ -1,5 +1,5 @@
-"""Phase 07: dropout inside the float32 flash kernels (rung 1b, minitorch/cuda/attention/01b_flash_fp32_tiled.cu),
-cuda only.
+"""Phase 07: dropout inside the float32 flash kernels (rung 1b, minitorch/cuda/attention/01b_flash_fp32_tiled.cu,
+and rung 1c, 01c_flash_fp32_3xtf32.cu), cuda only.
 
 The kernels must drop exactly the elements the fused softmax (attention_softmax.cu) drops for the same
 Philox key: element (row bh * L + q, key k) of the [BH * L, S] scores, by the rule of philox.cuh. So:
@@ -64,7 +64,7 @@ def _reference(q, k, v, w, causal, scale, keep, keep_scale):
 def test_native_dropout_matches_numpy_mask(rng, bh, L, S, causal, E, p, tensor_cores):
     """The launchers with a fixed key: output and gradients equal float64 PyTorch's for the mask
     NumPy draws from that key (atol scaled by 1 / (1 - p): kept weights are that much larger).
-    The forward of rung 1b (tensor_cores=False) and of rung 1c (01c_flash_fp32_3xtf32.cu)."""
+    Rung 1b's kernels (tensor_cores=False) and rung 1c's (01c_flash_fp32_3xtf32.cu: other keep-bit layouts)."""
     array, NA = _native()
     q = rng.uniform(-2, 2, (bh, L, E)).astype(np.float32)
     k, v = (rng.uniform(-2, 2, (bh, S, E)).astype(np.float32) for _ in range(2))
@@ -74,7 +74,8 @@ def test_native_dropout_matches_numpy_mask(rng, bh, L, S, causal, E, p, tensor_c
     dev = [array.from_numpy(x, 0) for x in (q, k, v)]
     seed = array.from_numpy(KEY, 0)
     out, lse = NA.flash_attention(*dev, scale, causal, seed=seed, p=p, tensor_cores=tensor_cores)
-    grads = NA.flash_attention_backward(*dev, out, lse, array.from_numpy(w, 0), scale, causal, seed=seed, p=p)
+    grads = NA.flash_attention_backward(*dev, out, lse, array.from_numpy(w, 0), scale, causal, seed=seed, p=p,
+                                        tensor_cores=tensor_cores)
     want, want_grads = _reference(q, k, v, w, causal, scale, keep, keep_scale)
     what = f"BH={bh} L={L} S={S} E={E} causal={causal} p={p} tensor_cores={tensor_cores}"
     tol = 1e-4 * keep_scale

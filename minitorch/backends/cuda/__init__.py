@@ -78,10 +78,10 @@ _flash_3xtf32_sdp = True
 
 def enable_flash_3xtf32_sdp(enabled):
     """Allow (True, the default) or forbid the float32 flash path of ``F.scaled_dot_product_attention``
-    to run its forward on the tensor cores as 3xTF32 (``minitorch/cuda/attention/01c_flash_fp32_3xtf32.cu``:
+    to run on the tensor cores as 3xTF32 (``minitorch/cuda/attention/01c_flash_fp32_3xtf32.cu``:
     float32 accuracy, each product as three TF32 mmas; sm_80 and later); forbidden, it runs the FFMA
-    kernel (``01b_flash_fp32_tiled.cu``). minitorch's own switch (PyTorch's memory-efficient backend
-    always takes its 3xTF32 kernel on sm_80+).
+    kernels (``01b_flash_fp32_tiled.cu``). Read at each forward; its backward follows the forward.
+    minitorch's own switch (PyTorch's memory-efficient backend always takes its 3xTF32 kernel on sm_80+).
 
     Raises:
         TypeError: ``enabled`` is not a bool.

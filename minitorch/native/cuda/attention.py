@@ -1,24 +1,24 @@
 # phase: 07
 """FlashAttention on ``DeviceArray``s: the launchers of ``minitorch/cuda/attention/01_flash_fp32.cu``
 (float32, rung 1), of ``01b_flash_fp32_tiled.cu`` (rung 1b: the same float32 kernels with GEMM-style
-register tiling, the backward that runs by default), of ``01c_flash_fp32_3xtf32.cu`` (rung 1c: rung
-1b's forward on TF32 tensor cores at float32 accuracy, "3xTF32", the forward that runs by default on
-sm_80 and later) and, at the end, of ``02_flash_mma.cu`` (bfloat16 / float16 on tensor cores).
+register tiling), of ``01c_flash_fp32_3xtf32.cu`` (rung 1c: rung 1b's kernels on TF32 tensor cores
+at float32 accuracy, "3xTF32", what runs by default on sm_80 and later; rung 1b elsewhere) and, at the
+end, of ``02_flash_mma.cu`` (bfloat16 / float16 on tensor cores).
 
 Float32 inputs are ``q [B, H, L, D]``, ``k, v [B, H, S, D]`` (or ``[BH, L, D]``, ``[BH, S, D]``, read
-as B = BH, H = 1; one head dimension D in {32, 64, 128} for all three). Rung 1b reads them through
+as B = BH, H = 1; one head dimension D in {32, 64, 128} for all three). Rungs 1b and 1c read them through
 their strides, rows contiguous and 16-byte aligned (:func:`rows_aligned`: the q, k, v head views a
 GPT cuts from one [B, T, 3 C] GEMM output qualify), and writes O, dQ, dK, dV in PyTorch flash's
 [B, T, H, D] memory layout (returned as [B, H, T, D] views); rung 1 needs C-contiguous arrays (the
 Tensor layer copies what does not fit). Nothing here waits for the GPU.
 
-Dropout (rung 1b only): ``seed`` (one uint64 Philox key in device memory, from
+Dropout (rungs 1b and 1c): ``seed`` (one uint64 Philox key in device memory, from
 ``attention_seed`` as the fused softmax draws it) and ``p`` drop the very elements that
 ``attention_softmax`` drops for the same key on the [BH * L, S] scores (``minitorch/cuda/philox.cuh``).
 
 Grids (the kernels' tiles, see the .cu): forward and dQ: (BH, ceil(L / 64)) blocks (rung 1b's
-forward and rung 1c: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks; 256 threads each. Shared memory
-is dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB, rung 1c: 204 KB):
+forward and rung 1c: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks (rung 1c: ceil(S / 128)); 256
+threads each. Shared memory is dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB, rung 1c: 204 KB):
 past 48 KB a kernel must opt in once (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)).
 """
 import functools
@@ -40,6 +40,7 @@ TILED_FILE = "attention/01b_flash_fp32_tiled.cu"
 TBQ, TBK = 128, 64           # rung 1b's forward: query rows per block x keys per tile
 TSTEP = 64                   # rung 1b's backward: query rows (dK/dV) or keys (dQ) per step
 X3_FILE = "attention/01c_flash_fp32_3xtf32.cu"     # rung 1c: TBQ x TBK tiles as rung 1b's forward
+X3_ROWS, X3_STEP = 128, 32   # rung 1c's backward: keys (dK/dV) or queries (dQ) per block, the other per step
 STATIC_SMEM = 48 * 1024
 _F32 = np.dtype(np.float32)
 _raised = {}                 # kernels already allowed their shared memory (kept alive: ids stay unique)
@@ -50,6 +51,11 @@ def _smem_floats(kind, d):
     dp = d + 1
     if kind == "fwd_3xtf32":         # Q rows padded to d + 4; K, V as big and small, the same; keep bits
         return (TBQ + 4 * TBK) * (d + 4) + TBQ * TBK // 32
+    if kind == "dkdv_3xtf32":        # K, V rows; Q, dO of a step big and small; lse, delta; keep bits (16-bit)
+        step = X3_STEP // 2 if d == 128 else X3_STEP       # the kernel's DKDV_STEP
+        return (2 * X3_ROWS + 4 * step) * (d + 4) + 2 * step + step * X3_ROWS // 32
+    if kind == "dq_3xtf32":          # Q, dO rows; K, V of a step big and small; keep bits (16-bit)
+        return (2 * X3_ROWS + 4 * X3_STEP) * (d + 4) + X3_ROWS * X3_STEP // 32
     if kind == "fwd_tiled":          # Q, K, V rows padded to d + 4; P [TBQ][TBK + 16]; keep bits [TBQ][TBK / 32]
         return (TBQ + 2 * TBK) * (d + 4) + TBQ * (TBK + 16) + TBQ * TBK // 32
     if kind == "dkdv_tiled":         # K, V, Q, dO rows padded to d + 4; P^T, dS^T [KBK][TSTEP + 16]; lse, delta;
@@ -127,6 +133,13 @@ def _output(shape, tiled, idx):
     return empty((b, t, h, d), _F32, idx).transpose(0, 2, 1, 3)
 
 
+def _tf32_options(tf32_terms):
+    """Rung 1c's NVRTC options: none for 3xTF32 (the file's default), TF32_TERMS=1 for plain TF32."""
+    if tf32_terms not in (1, 3):
+        raise ValueError(f"flash_attention: tf32_terms must be 3 (3xTF32) or 1 (plain TF32), got {tf32_terms}")
+    return () if tf32_terms == 3 else ("-DTF32_TERMS=1",)
+
+
 def _dropout_args(tiled, seed, p, arrays):
     """The tiled kernels' dropout arguments, for ``tiled`` = :func:`_runs_tiled`'s answer; dropout
     needs rung 1b (rung 1 has no such arguments): else ValueError."""
@@ -173,8 +186,7 @@ def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0, tensor
     non-contiguous arrays, dropout without rung 1b or 1c or without a seed.
     """
     _check(q, k, v)
-    if tf32_terms not in (1, 3):
-        raise ValueError(f"flash_attention: tf32_terms must be 3 (3xTF32) or 1 (plain TF32), got {tf32_terms}")
+    options = _tf32_options(tf32_terms)
     tiled = _runs_tiled(tiled, (q, k, v))
     drop = _dropout_args(tiled, seed, p, (q, k, v))     # raises for dropout without rung 1b or 1c
     L, d = q.shape[-2:]
@@ -188,7 +200,6 @@ def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0, tensor
         return out, lse
     if tiled:       # rungs 1b and 1c: the same arguments and grid
         if tensor_cores and _has_3xtf32(d, idx):
-            options = () if tf32_terms == 3 else (f"-DTF32_TERMS={int(tf32_terms)}",)
             fn, smem = _kernel("flash_fwd_3xtf32", d, idx, "fwd_3xtf32", X3_FILE, options)
         else:
             fn, smem = _kernel("flash_fwd_tiled", d, idx, "fwd_tiled", TILED_FILE)
@@ -202,20 +213,24 @@ def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0, tensor
     return out, lse
 
 
-def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True, seed=None, p=0.0):
+def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True, seed=None, p=0.0,
+                             tensor_cores=True, tf32_terms=3):
     """Gradients (dq, dk, dv) of :func:`flash_attention` from its inputs, output, log-sum-exp and the
     upstream gradient ``grad`` (float32, out's shape). Three kernels: delta = rowsum(grad * out);
     dK and dV per key tile; dQ per query tile (FlashAttention-2's backward, deterministic).
-    tiled: rung 1b's three when q, k, v, out and grad are :func:`rows_aligned` (read through their
-    strides; dq, dk, dv of a 4-D q then lie in memory as [B, T, H, D], as rung 1b's out), else rung
-    1's, which need all five C-contiguous (ValueError otherwise).
-    seed, p: the forward's dropout (the same key redraws the same mask); p > 0 needs rung 1b."""
+    tiled: rung 1c's (3xTF32 on the tensor cores: ``tensor_cores`` and :func:`_has_3xtf32`) or rung
+    1b's kernels when q, k, v, out and grad are :func:`rows_aligned` (read through their strides; dq,
+    dk, dv of a 4-D q then lie in memory as [B, T, H, D], as rung 1b's out), else rung 1's, which
+    need all five C-contiguous (ValueError otherwise). Any rung's forward feeds any rung's backward.
+    tf32_terms: as :func:`flash_attention`'s, for rung 1c.
+    seed, p: the forward's dropout (the same key redraws the same mask); p > 0 needs rung 1b or 1c."""
     _check(q, k, v)
     if out.shape != q.shape or grad.shape != q.shape or grad.dtype != _F32 or out.dtype != _F32:
         raise ValueError(f"flash_attention_backward: expected out and grad of q's shape {q.shape}, float32, got "
                          f"{out.dtype} {out.shape} and {grad.dtype} {grad.shape}")
+    options = _tf32_options(tf32_terms)
     tiled = _runs_tiled(tiled, (q, k, v, out, grad))
-    drop = _dropout_args(tiled, seed, p, (q, k, v, grad))     # raises for dropout without rung 1b
+    drop = _dropout_args(tiled, seed, p, (q, k, v, grad))     # raises for dropout without rung 1b or 1c
     L, d = q.shape[-2:]
     S = k.shape[-2]
     bh = int(np.prod(q.shape[:-2]))
@@ -233,18 +248,21 @@ def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True,
                (grad, out, delta, h, np.int64(L), np.int64(rows), *strides), index=idx)
         common += drop
         dkdv_strides, dq_strides = _strides(q, k, v, grad, dk, dv), _strides(q, k, v, grad, dq)
-        suffix, file = "_tiled", TILED_FILE
+        if tensor_cores and _has_3xtf32(d, idx):
+            suffix, file, block_rows = "_3xtf32", X3_FILE, X3_ROWS
+        else:
+            suffix, file, block_rows, options = "_tiled", TILED_FILE, KBK, ()
     else:
         launch(kernel(FILE, f"flash_bwd_dot_f32_d{d}", idx), grid, (THREADS,), (grad, out, delta, rows), index=idx)
         dkdv_strides = dq_strides = ()
-        suffix, file = "", FILE
-    # rung 1b's kernels take rung 1's arguments (then the dropout's and the strides), grids and threads;
-    # only names and shared memory differ
-    fn, smem = _kernel(f"flash_bwd_dkdv{suffix}", d, idx, f"dkdv{suffix}", file)
-    launch(fn, (bh, cdiv(S, KBK)), (THREADS,), (q, k, v, grad, lse, delta, dk, dv) + common + dkdv_strides,
+        suffix, file, block_rows, options = "", FILE, KBK, ()
+    # rungs 1b and 1c take rung 1's arguments (then the dropout's and the strides) and threads; only
+    # names, shared memory and the rows per block (keys for dK/dV, queries for dQ: KBK = QBQ, X3_ROWS) differ
+    fn, smem = _kernel(f"flash_bwd_dkdv{suffix}", d, idx, f"dkdv{suffix}", file, options)
+    launch(fn, (bh, cdiv(S, block_rows)), (THREADS,), (q, k, v, grad, lse, delta, dk, dv) + common + dkdv_strides,
            shared_mem=smem, index=idx)
-    fn, smem = _kernel(f"flash_bwd_dq{suffix}", d, idx, f"dq{suffix}", file)
-    launch(fn, (bh, cdiv(L, QBQ)), (THREADS,), (q, k, v, grad, lse, delta, dq) + common + dq_strides,
+    fn, smem = _kernel(f"flash_bwd_dq{suffix}", d, idx, f"dq{suffix}", file, options)
+    launch(fn, (bh, cdiv(L, block_rows)), (THREADS,), (q, k, v, grad, lse, delta, dq) + common + dq_strides,
            shared_mem=smem, index=idx)
     return dq, dk, dv
 

@@ -1,8 +1,9 @@
 // GENERATED from minitorch/cuda/attention/01c_flash_fp32_3xtf32.cu by tools/sync_phases.py (phase 07 snapshot): edit the source and re-run, not this file.
 // phase: 07
-// 01c_flash_fp32_3xtf32.cu - rung 1c of the attention ladder: rung 1b's float32 FlashAttention forward
-// (01b_flash_fp32_tiled.cu: same algorithm, arguments, grid, outputs O and lse, dropout, strides) with
-// its two products, S = Q K^T and O += P V, on the tensor cores, at float32's accuracy.
+// 01c_flash_fp32_3xtf32.cu - rung 1c of the attention ladder: rung 1b's float32 FlashAttention
+// (01b_flash_fp32_tiled.cu: same algorithm, arguments, outputs O, lse, dQ, dK, dV, dropout, strides)
+// with its products (forward: S = Q K^T, O += P V; backward: the same two shapes, twice each) on
+// the tensor cores, at float32's accuracy. The backward is at the end of the file.
 //
 // 3xTF32. A TF32 tensor-core mma (mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32, the GEMM's rung
 // 10) reads each float32 operand with 10 of its 23 mantissa bits: a product is off by ~2^-11 relative,
@@ -52,10 +53,14 @@
 // and are never stored; keys past S get p = 0; every row sees key 0 in the first tile, so its
 // running max is finite from then on (exp2f(m - m_new) never meets -inf - -inf).
 //
-// Entry points (D = 32, 64, 128), 256 threads, the arguments of rung 1b's flash_fwd_tiled_f32_dD:
-//   flash_fwd_3xtf32_f32_dD   grid (BH, ceil(L / 128)), shared 4 * (128 (D + 4) + 4 * 64 (D + 4) + 256) bytes
-// Its O and lse are rung 1b's (O in the Heads given, lse natural log [BH, L]): rung 1b's backward
-// takes them. Needs sm_80 (cp.async, TF32 mma).
+// Entry points (D = 32, 64, 128), 256 threads, the arguments of rung 1b's kernels of the same name
+// with _tiled (the backward's delta = rowsum(dO O) is rung 1b's flash_bwd_dot_tiled_f32_dD):
+//   flash_fwd_3xtf32_f32_dD        grid (BH, ceil(L / 128)), shared 4 * ((128 + 4 * 64) (D + 4) + 256) bytes
+//   flash_bwd_dkdv_3xtf32_f32_dD   grid (BH, ceil(S / 128)), shared 4 * ((256 + 4 s) (D + 4) + 2 s + 4 s) bytes,
+//                                  s = 32 (D = 128: 16) queries per step
+//   flash_bwd_dq_3xtf32_f32_dD     grid (BH, ceil(L / 128)), shared 4 * ((256 + 128) (D + 4) + 128) bytes
+// O and lse are rung 1b's (O in the Heads given, lse natural log [BH, L]): either rung's backward takes
+// either rung's forward. Needs sm_80 (cp.async, TF32 mma).
 #include "flash_tiled.cuh"    // THREADS, load_rows, Dropout, Heads, the entries' argument macros
 
 #ifndef TF32_TERMS
@@ -116,6 +121,56 @@ __device__ __forceinline__ void split_rows(float* big, float* small) {
     }
 }
 
+// x[j] += A B^T for the warp's 16 rows of A (float32 rows of stride D + 4 from `a`, split here) and
+// the 8 NJ rows of B (big `bb` and small `bs` tiles of stride D + 4): the 16 x 8 NJ product in C
+// fragments, x[j] = columns 8 j .. 8 j + 7 (the header's S = Q K^T).
+template <int D, int NJ>
+__device__ __forceinline__ void scores(float (&x)[NJ][4], const float* a, const float* bb, const float* bs, int g,
+                                       int t) {
+    constexpr int DP = D + 4;
+    const float* ar = a + g * DP + t;                          // A fragments: (g, t), + 8 rows, + 4 columns
+#pragma unroll 1
+    for (int d = 0; d < D; d += 8) {
+        unsigned ab[4], as[4];
+        split(ar[d], ab[0], as[0]);
+        split(ar[8 * DP + d], ab[1], as[1]);
+        split(ar[d + 4], ab[2], as[2]);
+        split(ar[8 * DP + d + 4], ab[3], as[3]);
+#pragma unroll
+        for (int j = 0; j < NJ; ++j) {
+            const int at = (8 * j + g) * DP + d + t;
+            const unsigned b_big[2] = {__float_as_uint(bb[at]), __float_as_uint(bb[at + 4])};
+            const unsigned b_small[2] = {__float_as_uint(bs[at]), __float_as_uint(bs[at + 4])};
+            mma3(x[j], ab, as, b_big, b_small);
+        }
+    }
+}
+
+// acc[n] += P B for P the warp's 16 x 8 NJ product in C fragments (p[j]: columns 8 j ..; used as A
+// fragments with the header's permuted k: slot t = column 8 j + 2 t, slot t + 4 = 8 j + 2 t + 1) and
+// B the 8 NJ rows of big `bb` / small `bs` tiles of stride D + 4: acc[n] = columns 8 n .. 8 n + 7.
+template <int D, int NJ>
+__device__ __forceinline__ void accumulate(float (&acc)[D / 8][4], const float (&p)[NJ][4], const float* bb,
+                                           const float* bs, int g, int t) {
+    constexpr int DP = D + 4;
+#pragma unroll
+    for (int j = 0; j < NJ; ++j) {
+        unsigned ab[4], as[4];
+        split(p[j][0], ab[0], as[0]);
+        split(p[j][2], ab[1], as[1]);
+        split(p[j][1], ab[2], as[2]);
+        split(p[j][3], ab[3], as[3]);
+        const int row = (8 * j + 2 * t) * DP + g;
+#pragma unroll
+        for (int n = 0; n < D / 8; ++n) {
+            const int at = row + 8 * n;
+            const unsigned b_big[2] = {__float_as_uint(bb[at]), __float_as_uint(bb[at + DP])};
+            const unsigned b_small[2] = {__float_as_uint(bs[at]), __float_as_uint(bs[at + DP])};
+            mma3(acc[n], ab, as, b_big, b_small);
+        }
+    }
+}
+
 template <int D>
 __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__ K, const float* __restrict__ V,
                           float* __restrict__ O, float* __restrict__ lse, long long L, long long S, float scale,
@@ -146,13 +201,13 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
     float o[NO][4];
 #pragma unroll
     for (int n = 0; n < NO; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
-    const float* qa = Qs + (w0 + g) * DP + t;                  // A fragments: (g, t), + 8 rows, + 4 columns
     for (long long k0 = 0; k0 < kv_end; k0 += BK) {
         tiled::load_rows<D, BK>(Vb, V, k0, S, v_at.st);
         tc::cp_async_commit();                                 // group: V of this tile
         // dropout: thread T draws the keep bits of row T / 2, keys 32 (T % 2) .. + 31 of the tile
         // (while V copies; last tile's bits were read before its last __syncthreads)
-        if (drop.on) kbits[threadIdx.x] = drop.bits<32>((bh * L + q0 + threadIdx.x / 2) * S + k0 + 32 * (threadIdx.x % 2));
+        if (drop.on)
+            kbits[threadIdx.x] = drop.bits<32>((bh * L + q0 + threadIdx.x / 2) * S + k0 + 32 * (threadIdx.x % 2));
         tc::cp_async_wait<1>();                                // this thread's copies of K (and Q) landed
         split_rows<D, BK>(Kb, Ks);                             // ... split by this thread
         __syncthreads();                                       // ... and everyone's
@@ -161,21 +216,7 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
         float s[NJ][4];
 #pragma unroll
         for (int j = 0; j < NJ; ++j) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.0f;
-#pragma unroll 1
-        for (int d = 0; d < D; d += 8) {
-            unsigned ab[4], as[4];
-            split(qa[d], ab[0], as[0]);
-            split(qa[8 * DP + d], ab[1], as[1]);
-            split(qa[d + 4], ab[2], as[2]);
-            split(qa[8 * DP + d + 4], ab[3], as[3]);
-#pragma unroll
-            for (int j = 0; j < NJ; ++j) {
-                const int at = (8 * j + g) * DP + d + t;
-                const unsigned bb[2] = {__float_as_uint(Kb[at]), __float_as_uint(Kb[at + 4])};
-                const unsigned bs[2] = {__float_as_uint(Ks[at]), __float_as_uint(Ks[at + 4])};
-                mma3(s[j], ab, as, bb, bs);
-            }
-        }
+        scores<D, NJ>(s, Qs + w0 * DP, Kb, Ks, g, t);
 
         // online softmax (base 2) of rows g (h = 0) and g + 8 (h = 1): s becomes P (dropped), O is
         // rescaled once for the tile; l sums the probabilities before dropout (the softmax's).
@@ -227,22 +268,7 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
 
         // O += P V: per key tile j, P's fragment (the permuted keys of the header) split once, then
         // D / 8 column tiles x 3 mmas
-#pragma unroll
-        for (int j = 0; j < NJ; ++j) {
-            unsigned ab[4], as[4];
-            split(s[j][0], ab[0], as[0]);
-            split(s[j][2], ab[1], as[1]);
-            split(s[j][1], ab[2], as[2]);
-            split(s[j][3], ab[3], as[3]);
-            const int row = (8 * j + 2 * t) * DP + g;
-#pragma unroll
-            for (int n = 0; n < NO; ++n) {
-                const int at = row + 8 * n;
-                const unsigned bb[2] = {__float_as_uint(Vb[at]), __float_as_uint(Vb[at + DP])};
-                const unsigned bs[2] = {__float_as_uint(Vs[at]), __float_as_uint(Vs[at + DP])};
-                mma3(o[n], ab, as, bb, bs);
-            }
-        }
+        accumulate<D, NJ>(o, s, Vb, Vs, g, t);
         __syncthreads();                                       // V read: the next tile may overwrite it
     }
     tc::cp_async_wait<0>();                                    // S = 0: the loop never ran; nothing left in flight
@@ -267,6 +293,217 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
     }
 }
 
+// ---- backward ------------------------------------------------------------------------------------
+// Rung 1b's backward (FlashAttention-2's without atomics: delta = rowsum(dO O) by rung 1b's
+// flash_bwd_dot_tiled_f32_dD, then dK, dV per key block and dQ per query block) with the forward's
+// warp roles: a block of 8 warps owns 128 rows (keys for dK/dV, queries for dQ), 16 per warp, and
+// walks the other dimension 32 at a time; each of the four products per step is the forward's
+// scores() or accumulate():
+//   dK, dV of keys k0 .. k0 + 127:  S^T = K Q^T, dP^T = V dO^T (K, V the warp's rows, split as read;
+//     Q, dO of the step split in shared memory), P^T = exp2(S^T scale2 - lse2), Z the dropout,
+//     dS^T = P^T (dP^T Z - delta); dV += (P^T Z) dO, dK += dS^T Q (P^T, dS^T never leave the registers)
+//   dQ of queries q0 .. q0 + 127:   S = Q K^T, dP = dO V^T, dS = P (dP Z - delta); dQ += dS K
+// Shared memory (floats): the block's two row operands [128][D+4] as float32; the step's two
+// operands [32][D+4], big and small each; lse2, delta [32] (dK/dV); keep bits [128 x 32 bits].
+// The keep bits of a 128 x 32 tile: thread T draws 16 consecutive elements of one query row (dK/dV:
+// query T / 8, keys 16 (T % 8) ..; dQ: query T / 2, keys 16 (T % 2) ..), the elements of the forward's.
+// Per step: copies, a wait, the split, __syncthreads(), the products, __syncthreads() (no overlap).
+constexpr int BR = 128, STEP = 32;   // a block's rows (8 warps x 16), the walked rows per step
+// dK/dV for D = 128 walks 16 queries per step: its 128 accumulators and the scores of 32 need more
+// than 255 registers
+template <int D>
+constexpr int DKDV_STEP = D == 128 ? 16 : STEP;
+
+template <int D>
+__device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restrict__ K,
+                               const float* __restrict__ V, const float* __restrict__ dO,
+                               const float* __restrict__ lse, const float* __restrict__ delta,
+                               float* __restrict__ dK, float* __restrict__ dV, long long L, long long S,
+                               float scale, bool causal, const tiled::Dropout& drop, long long H,
+                               const tiled::Heads& q_at, const tiled::Heads& k_at, const tiled::Heads& v_at,
+                               const tiled::Heads& do_at, const tiled::Heads& dk_at, const tiled::Heads& dv_at) {
+    constexpr int DP = D + 4, NO = D / 8, STEP = DKDV_STEP<D>, NS = STEP / 8;   // NS: mma tiles of the step
+    extern __shared__ float4 smem4[];
+    float* Ks = reinterpret_cast<float*>(smem4);   // [BR][DP] float32
+    float* Vs = Ks + BR * DP;                      // [BR][DP] float32
+    float* Qb = Vs + BR * DP;                      // [STEP][DP] big
+    float* Qs = Qb + STEP * DP;                    // small
+    float* dOb = Qs + STEP * DP;
+    float* dOs = dOb + STEP * DP;
+    float* lse2s = dOs + STEP * DP;                // [STEP]
+    float* deltas = lse2s + STEP;                  // [STEP]
+    unsigned short* kbits = reinterpret_cast<unsigned short*>(deltas + STEP);   // [STEP][BR / 16]
+    const long long bh = blockIdx.x;
+    const long long k0 = (long long)blockIdx.y * BR;            // causal: the first blocks walk the most
+    const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    const int w0 = 16 * warp;
+    Q += q_at.head(bh, H); K += k_at.head(bh, H); V += v_at.head(bh, H); dO += do_at.head(bh, H);
+    lse += bh * L; delta += bh * L;
+    const float scale2 = scale * LOG2E;
+
+    float dk[NO][4], dv[NO][4];
+#pragma unroll
+    for (int n = 0; n < NO; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) dk[n][e] = dv[n][e] = 0.0f;
+    tiled::load_rows<D, BR>(Ks, K, k0, S, k_at.st);
+    tiled::load_rows<D, BR>(Vs, V, k0, S, v_at.st);
+    // causal: queries before k0 see none of these keys; start at the step holding k0
+    const long long q_begin = causal ? (k0 / STEP) * STEP : 0;
+    for (long long q0 = q_begin; q0 < L; q0 += STEP) {
+        tiled::load_rows<D, STEP>(Qb, Q, q0, L, q_at.st);
+        tiled::load_rows<D, STEP>(dOb, dO, q0, L, do_at.st);
+        tc::cp_async_commit();
+        if (threadIdx.x < STEP) {
+            const long long r = q0 + threadIdx.x;
+            lse2s[threadIdx.x] = r < L ? lse[r] * LOG2E : 0.0f;
+            deltas[threadIdx.x] = r < L ? delta[r] : 0.0f;
+        }
+        if (drop.on && threadIdx.x < STEP * (BR / 16))
+            kbits[threadIdx.x] = drop.bits<16>((bh * L + q0 + threadIdx.x / 8) * S + k0 + 16 * (threadIdx.x % 8));
+        tc::cp_async_wait<0>();                            // this thread's copies (K, V on the first step too)
+        split_rows<D, STEP>(Qb, Qs);
+        split_rows<D, STEP>(dOb, dOs);
+        __syncthreads();                                   // everyone's: K, V, Q, dO, lse2, delta, keep bits
+        float s[NS][4], dp[NS][4];
+#pragma unroll
+        for (int j = 0; j < NS; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[j][e] = dp[j][e] = 0.0f;
+        scores<D, NS>(s, Ks + w0 * DP, Qb, Qs, g, t);      // S^T = K Q^T (the warp's 16 keys x 32 queries)
+        scores<D, NS>(dp, Vs + w0 * DP, dOb, dOs, g, t);   // dP^T = V dO^T
+        // key kk (block row), query qq (step column), in block coordinates: masked if past S or L, or
+        // causal and kk - qq > q0 - k0 (clamped to a range where it changes nothing)
+        const int q_left = (int)min(L - q0, (long long)STEP), k_left = (int)min(S - k0, (long long)BR);
+        const int diag = (int)max(min(q0 - k0, (long long)BR), (long long)-STEP);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int kk = w0 + g + 8 * h;
+#pragma unroll
+            for (int j = 0; j < NS; ++j)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int qq = 8 * j + 2 * t + e;
+                    const bool keep = qq < q_left && kk < k_left && !(causal && kk - qq > diag);
+                    const float p = keep ? exp2f(s[j][2 * h + e] * scale2 - lse2s[qq]) : 0.0f;
+                    // Z of (query qq, key kk): bit kk % 16 (= g + 8 h) of the query's piece kk / 16 (= warp)
+                    const bool dropped = drop.on && !((kbits[qq * (BR / 16) + warp] >> (g + 8 * h)) & 1u);
+                    const float z = dropped ? 0.0f : drop.scale;
+                    s[j][2 * h + e] = p * z;                                   // P^T Z, for dV
+                    dp[j][2 * h + e] = p * (dp[j][2 * h + e] * z - deltas[qq]);   // dS^T, for dK
+                }
+        }
+        accumulate<D, NS>(dv, s, dOb, dOs, g, t);          // dV += (P^T Z) dO
+        accumulate<D, NS>(dk, dp, Qb, Qs, g, t);           // dK += dS^T Q
+        __syncthreads();                                   // Q, dO, lse2, delta, bits read: the next step may load
+    }
+    tc::cp_async_commit();                                 // L <= q_begin: K and V were never committed
+    tc::cp_async_wait<0>();                                // nothing left in flight at exit
+    dK += dk_at.head(bh, H); dV += dv_at.head(bh, H);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const long long r = k0 + w0 + g + 8 * h;
+        if (r >= S) continue;
+        float* dkr = dK + r * dk_at.st + 2 * t;
+        float* dvr = dV + r * dv_at.st + 2 * t;
+#pragma unroll
+        for (int n = 0; n < NO; ++n) {
+            *reinterpret_cast<float2*>(dkr + 8 * n) = make_float2(dk[n][2 * h] * scale, dk[n][2 * h + 1] * scale);
+            *reinterpret_cast<float2*>(dvr + 8 * n) = make_float2(dv[n][2 * h], dv[n][2 * h + 1]);
+        }
+    }
+}
+
+template <int D>
+__device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restrict__ K,
+                             const float* __restrict__ V, const float* __restrict__ dO,
+                             const float* __restrict__ lse, const float* __restrict__ delta,
+                             float* __restrict__ dQ, long long L, long long S, float scale, bool causal,
+                             const tiled::Dropout& drop, long long H, const tiled::Heads& q_at,
+                             const tiled::Heads& k_at, const tiled::Heads& v_at, const tiled::Heads& do_at,
+                             const tiled::Heads& dq_at) {
+    constexpr int DP = D + 4, NO = D / 8, NS = STEP / 8;     // NS: mma tiles of the step
+    extern __shared__ float4 smem4[];
+    float* Qs = reinterpret_cast<float*>(smem4);   // [BR][DP] float32
+    float* dOs = Qs + BR * DP;                     // [BR][DP] float32
+    float* Kb = dOs + BR * DP;                     // [STEP][DP] big
+    float* Ks = Kb + STEP * DP;                    // small
+    float* Vb = Ks + STEP * DP;
+    float* Vs = Vb + STEP * DP;
+    unsigned short* kbits = reinterpret_cast<unsigned short*>(Vs + STEP * DP);   // [BR][STEP / 16]
+    const long long bh = blockIdx.x;
+    const long long q0 = (long long)(gridDim.y - 1 - blockIdx.y) * BR;   // causal: long rows first
+    const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    const int w0 = 16 * warp;
+    Q += q_at.head(bh, H); K += k_at.head(bh, H); V += v_at.head(bh, H); dO += do_at.head(bh, H);
+    lse += bh * L; delta += bh * L;
+    const float scale2 = scale * LOG2E;
+
+    float lse2[2], dl[2], acc[NO][4];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const long long r = q0 + w0 + g + 8 * h;
+        lse2[h] = r < L ? lse[r] * LOG2E : 0.0f;
+        dl[h] = r < L ? delta[r] : 0.0f;
+    }
+#pragma unroll
+    for (int n = 0; n < NO; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0f;
+    tiled::load_rows<D, BR>(Qs, Q, q0, L, q_at.st);
+    tiled::load_rows<D, BR>(dOs, dO, q0, L, do_at.st);
+    const long long kv_end = causal ? min(S, q0 + BR) : S;
+    for (long long k0 = 0; k0 < kv_end; k0 += STEP) {
+        tiled::load_rows<D, STEP>(Kb, K, k0, S, k_at.st);
+        tiled::load_rows<D, STEP>(Vb, V, k0, S, v_at.st);
+        tc::cp_async_commit();
+        if (drop.on)
+            kbits[threadIdx.x] = drop.bits<16>((bh * L + q0 + threadIdx.x / 2) * S + k0 + 16 * (threadIdx.x % 2));
+        tc::cp_async_wait<0>();                            // this thread's copies (Q, dO on the first step too)
+        split_rows<D, STEP>(Kb, Ks);
+        split_rows<D, STEP>(Vb, Vs);
+        __syncthreads();                                   // everyone's: Q, dO, K, V, keep bits
+        float s[NS][4], dp[NS][4];
+#pragma unroll
+        for (int j = 0; j < NS; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[j][e] = dp[j][e] = 0.0f;
+        scores<D, NS>(s, Qs + w0 * DP, Kb, Ks, g, t);      // S = Q K^T (the warp's 16 queries x 32 keys)
+        scores<D, NS>(dp, dOs + w0 * DP, Vb, Vs, g, t);    // dP = dO V^T
+        // query qq (block row), key kk (step column), in block coordinates: masked as in dK/dV
+        const int q_left = (int)min(L - q0, (long long)BR), k_left = (int)min(S - k0, (long long)STEP);
+        const int diag = (int)max(min(q0 - k0, (long long)STEP), (long long)-BR);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int qq = w0 + g + 8 * h;
+#pragma unroll
+            for (int j = 0; j < NS; ++j)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int kk = 8 * j + 2 * t + e;
+                    const bool keep = qq < q_left && kk < k_left && !(causal && kk - qq > diag);
+                    const float p = keep ? exp2f(s[j][2 * h + e] * scale2 - lse2[h]) : 0.0f;
+                    // Z of (query qq, key kk): bit kk % 16 of the query's piece kk / 16 (= j / 2)
+                    const float z = drop.on && !((kbits[qq * (STEP / 16) + j / 2] >> (8 * (j % 2) + 2 * t + e)) & 1u)
+                                        ? 0.0f : drop.scale;
+                    dp[j][2 * h + e] = p * (dp[j][2 * h + e] * z - dl[h]);     // dS
+                }
+        }
+        accumulate<D, NS>(acc, dp, Kb, Ks, g, t);          // dQ += dS K
+        __syncthreads();                                   // K, V, bits read: the next step may load
+    }
+    tc::cp_async_commit();                                 // S = 0: Q and dO were never committed
+    tc::cp_async_wait<0>();                                // nothing left in flight at exit
+    dQ += dq_at.head(bh, H);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const long long r = q0 + w0 + g + 8 * h;
+        if (r >= L) continue;
+        float* row = dQ + r * dq_at.st + 2 * t;
+#pragma unroll
+        for (int n = 0; n < NO; ++n)
+            *reinterpret_cast<float2*>(row + 8 * n) = make_float2(acc[n][2 * h] * scale, acc[n][2 * h + 1] * scale);
+    }
+}
+
 }  // namespace x3
 
 // D <= 64: two blocks per SM (registers capped at 128; shared memory 55 / 105 KiB a block), except
@@ -285,6 +522,29 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
                          HEADS(o));                                                                      \
     }
 
+// The backward: dK/dV one block per SM (its 2 x D / 2 accumulators and the step's scores spill under
+// a 128-register cap); dQ as the forward.
+#define FLASH_3XTF32_BWD_ENTRIES(D, MIN_BLOCKS)                                                         \
+    extern "C" __global__ void __launch_bounds__(tiled::THREADS, 1) flash_bwd_dkdv_3xtf32_f32_d##D(      \
+        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
+        const float* delta, float* dK, float* dV, long long L, long long S, float scale, bool causal,   \
+        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
+        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dk), HEADS_ARGS(dv)) { \
+        x3::flash_bwd_dkdv<D>(Q, K, V, dO, lse, delta, dK, dV, L, S, scale, causal, DROPOUT, H,          \
+                              HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dk), HEADS(dv));          \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dq_3xtf32_f32_d##D(   \
+        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
+        const float* delta, float* dQ, long long L, long long S, float scale, bool causal,              \
+        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
+        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dq)) {                 \
+        x3::flash_bwd_dq<D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal, DROPOUT, H,                \
+                            HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dq));                       \
+    }
+
 FLASH_3XTF32_ENTRY(32, 2)
 FLASH_3XTF32_ENTRY(64, D64_BLOCKS)
 FLASH_3XTF32_ENTRY(128, 1)
+FLASH_3XTF32_BWD_ENTRIES(32, 2)
+FLASH_3XTF32_BWD_ENTRIES(64, D64_BLOCKS)
+FLASH_3XTF32_BWD_ENTRIES(128, 1)
