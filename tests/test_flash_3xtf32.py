@@ -23,7 +23,7 @@ import minitorch.nn.functional as F
 from minitorch import backends
 
 cuda = pytest.mark.cuda
-FACTOR = 8                     # rung 1c's error may be this many times rung 1b's (1xTF32: ~1000x)
+FACTOR = 8                     # rung 1c's error may be this many times rung 1b's (1xTF32: hundreds of times)
 EPS32 = 2.0 ** -23             # float32's spacing at 1
 
 

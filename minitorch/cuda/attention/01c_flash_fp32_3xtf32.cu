@@ -5,25 +5,28 @@
 // the tensor cores, at float32's accuracy. The backward is at the end of the file.
 //
 // 3xTF32. A TF32 tensor-core mma (mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32, the GEMM's rung
-// 10) reads each float32 operand with 10 of its 23 mantissa bits: a product is off by ~2^-11 relative,
-// a thousand times float32's 2^-24. Split each operand in two TF32 numbers instead:
+// 10) reads each float32 operand with 10 of its 23 mantissa bits: a product is off by up to ~2^-11
+// relative, a thousand times float32's 2^-24. Split each operand in two TF32 numbers instead:
 //     x = big + small,   big = tf32(x),   small = tf32(x - big)
-// (x - big is exact in float32; |small| <= 2^-11 |x|, and rounding it to TF32 leaves x - big - small
-// <= 2^-22 |x|). Then
+// (x - big is exact in float32 and |x - big| <= 2^-11 |x|; rounding it to TF32 leaves
+// |x - big - small| <= 2^-22 |x|). Then
 //     a b = big_a big_b + big_a small_b + small_a big_b + small_a small_b
 // and each term's TF32 factors multiply exactly on the tensor cores (11 x 11 significant bits fit a
-// float32) into float32 accumulators. The last term is at most 2^-22 |a b|, below the float32 rounding
-// of the sum, so it is dropped: THREE mmas per product instead of one, float32-level results
-// (per product ~2^-21 relative at worst, against FFMA's 2^-24 for the product and its rounding: the
-// errors of a length-D dot product stay within a small factor of rung 1b's, as tests/test_flash_3xtf32.py
-// checks, where one TF32 mma is ~100x off). The tensor cores do TF32 ~8x faster than the CUDA cores do
-// float32 FFMA on an H100, so three mmas still beat FFMA. The idea is CUTLASS's: the
-// OpMultiplyAddFastF32 math operator (cutlass/gemm/warp/mma_tensor_op_fast_f32.h) and its example
-// 27_ampere_3xtf32_fast_accurate_tensorop_gemm, which PyTorch's float32 memory-efficient attention (xformers,
-// CUTLASS) runs on sm_80+ even with TF32 off. TF32_TERMS=1 (an NVRTC option) keeps only big_a big_b:
-// plain TF32, for the notebook's and the tests' comparison.
-// Rounding: big and small with cvt.rna.tf32.f32 (to nearest, ties away; the low 13 bits zeroed, so
-// x - big is computed from what the mma will see).
+// float32's 24) into float32 accumulators. Why three products: big_a big_b alone is plain TF32; the
+// two cross terms carry the 11 bits below, which bring the product back to float32's precision.
+// Why small_a small_b is dropped: it is at most 2^-22 |a b|, the size of float32's own rounding of
+// the sum it joins, so a fourth mma would buy nothing. The error bound: per product at most about
+// 3 x 2^-22 relative (the two operands' leftovers and the dropped term), against 2^-24 for FFMA's
+// one rounding; summed over a dot product both stay at float32 level (the accumulators are float32
+// either way), so rung 1c's errors stay within a small factor of rung 1b's, as
+// tests/test_flash_3xtf32.py checks, where one TF32 mma per product is hundreds of times off. The
+// H100's tensor cores do TF32 ~7x faster than its CUDA cores do float32 FFMA (495 vs 67 TFLOP/s),
+// so three mmas still beat one FFMA. The idea is CUTLASS's: the OpMultiplyAddFastF32 math operator
+// (cutlass/gemm/warp/mma_tensor_op_fast_f32.h) and its example 27_ampere_3xtf32_fast_accurate_tensorop_gemm;
+// PyTorch's float32 memory-efficient attention (xFormers, CUTLASS) runs it on sm_80+ even with TF32 off.
+// TF32_TERMS=1 (an NVRTC option) keeps only big_a big_b: plain TF32, for the tests' and the notebook's
+// comparison. Rounding: big and small with cvt.rna.tf32.f32 (to nearest, ties away; it zeroes the low
+// 13 bits, so x - big is taken from what the mma will see).
 //
 // Threads and data. A block of 256 threads = 8 warps owns query rows q0 .. q0 + 127 (as rung 1b);
 // warp w owns rows 16 w .. 16 w + 15 of the block: one m16 tile of every product. In a warp,
