@@ -204,3 +204,35 @@ def test_from_cuda_array_errors(arr):
 
     with pytest.raises(TypeError, match="int32 has no kernels"):
         arr.from_cuda_array(Int32())
+
+
+# ---- joined_view: a cat that needs no copy (phase 04) -------------------------------------------------
+@pytest.mark.parametrize("shape,dim,sizes", [((2, 5, 12), 2, (4, 4, 4)), ((6, 3), 0, (1, 2, 3)), ((4, 9), 1, (9,))])
+def test_joined_view_of_adjacent_pieces_is_their_cat(arr, shape, dim, sizes):
+    """Pieces cut along ``dim`` from one array (also viewed through a transpose) join back into a view
+    with the values of np.concatenate, at the first piece's address."""
+    host, dev = host_and_device(arr, shape)
+    starts = np.cumsum((0,) + sizes[:-1])
+    key = lambda b, n: (slice(None),) * dim + (slice(b, b + n),)  # noqa: E731
+    pieces = [dev[key(b, n)] for b, n in zip(starts, sizes)]
+    joined = arr.joined_view(pieces, dim)
+    assert joined is not None and joined.ptr == pieces[0].ptr and joined.shape == shape
+    np.testing.assert_array_equal(arr.to_numpy(joined), np.concatenate([host[key(b, n)] for b, n in zip(starts, sizes)], dim))
+    flipped = [p.transpose() for p in pieces]                 # the same pieces, dimensions reversed
+    back = arr.joined_view(flipped, len(shape) - 1 - dim)
+    assert (back.ptr, back.shape, back.strides) == (joined.ptr, joined.T.shape, joined.T.strides)
+
+
+def test_joined_view_refuses_what_a_cat_must_copy(arr):
+    """Out of order, with a gap, from two allocations, overlapping (stride 0) or of different strides:
+    None, so the caller copies."""
+    host, dev = host_and_device(arr, (4, 12))
+    a, b, c = dev[:, 0:4], dev[:, 4:8], dev[:, 8:12]
+    assert arr.joined_view([b, a], 1) is None, "out of order"
+    assert arr.joined_view([a, c], 1) is None, "a gap between the pieces"
+    other = host_and_device(arr, (4, 4))[1]
+    assert arr.joined_view([a, other], 1) is None, "two allocations"
+    row = dev[0:1, 0:4]
+    assert arr.joined_view([row.as_strided((2, 4), (0, 4)), row.as_strided((2, 4), (0, 4), 0)], 0) is None, "overlap"
+    assert arr.joined_view([dev[0:2, 0:4], dev[2:4, 0:8:2]], 0) is None, "different strides"
+    assert arr.non_overlapping_and_dense((3, 2, 4), (32, 16, 4), 4) and not arr.non_overlapping_and_dense((2, 4), (0, 4), 4)

@@ -70,9 +70,11 @@ def test_views_match_pytorch(device, rng, name, fn, shape, layout):
 @pytest.mark.parametrize("fn", [
     lambda x: x.split(2, 1)[1], lambda x: x.chunk(2, 0)[1], lambda x: x.unbind(1)[2],
     lambda x: x.narrow(1, 1, 2), lambda x: x.movedim(0, 1), lambda x: x.mT, lambda x: x.diagonal(1),
+    lambda x: x[:, 1:5].reshape(4, 2, 2), lambda x: x.mT.reshape(5, 2, 2),
 ])
 def test_views_share_memory(device, fn):
-    """Writing through the view changes the base: no copy was made."""
+    """Writing through the view changes the base: no copy was made. (reshape of a non-contiguous
+    tensor: a view where strides allow one, as PyTorch's.)"""
     base = mt.zeros(4, 5, device=device)
     view = fn(base)
     view.fill_(1.0)

@@ -380,11 +380,14 @@ def test_dropout_in_a_model_trains_and_evaluates(device, rng):
 def test_fused_dropout_draws_the_two_step_mask(rng, dtype):
     """The cuda forward (cuRAND's draw, then one kernel: compare, mask, scale) gives the mask and
     output of the two-step path (dropout_mask, then masked_scale) from the same generator state:
-    dropout and dropout2d's channel groups, sizes off any block."""
+    dropout and dropout2d's channel groups, sizes off any block; an input one element into its
+    buffer takes the scalar path instead of 16-byte vectors, and both match a NumPy reference."""
     from minitorch import random
     from minitorch.native import cuda as B
-    for mask_shape, shape in (((1003,), (1003,)), ((6, 5), (6, 5, 7, 3))):
-        x = mt.tensor(rng.standard_normal(shape), device="cuda").to(getattr(mt, dtype))
+    for mask_shape, shape, offset in (((1003,), (1003,), 0), ((1003,), (1003,), 1), ((6, 5), (6, 5, 7, 3), 0)):
+        n = int(np.prod(shape))
+        buffer = mt.tensor(rng.standard_normal(n + offset), device="cuda").to(getattr(mt, dtype))
+        x = buffer[offset:].reshape(shape)
         device = x.device
         mt.manual_seed(7)
         out, mask = B.dropout(x._data, mask_shape, 0.3, 1 / 0.7, random.engine(None, device), index=0)
@@ -393,4 +396,8 @@ def test_fused_dropout_draws_the_two_step_mask(rng, dtype):
         np.testing.assert_array_equal(B.to_numpy(mask), B.to_numpy(mask2))
         np.testing.assert_array_equal(B.to_numpy(out).astype(np.float64),
                                       B.to_numpy(B.masked_scale(x._data, mask2, 1 / 0.7)).astype(np.float64))
+        keep = B.to_numpy(mask).reshape(mask_shape + (1,) * (len(shape) - len(mask_shape)))
+        xs = B.to_numpy(x._data).astype(np.float64)
+        np.testing.assert_allclose(B.to_numpy(out).astype(np.float64), np.where(keep, xs / 0.7, 0.0),
+                                   rtol=1e-2 if dtype == "bfloat16" else 1e-6)
         assert 0.2 < B.to_numpy(mask).mean() < 0.95

@@ -327,3 +327,5 @@ def from_cuda_array(obj):
     device_id = _runtime.pointerGetAttributes(ptr).device if ptr else _runtime.getDevice()
     return DeviceArray(obj, ptr, shape, strides, dtype, _product(shape),
                        is_c_contiguous(shape, strides, dtype.itemsize), device_id)
+
+

@@ -711,6 +711,12 @@ def multinomial(probs, num_samples, replacement, generator):
     with np.errstate(divide="ignore"):
         keys = generator.exponential(size=(rows, n)) / p          # p = 0: inf, never picked first
     return _c(np.argsort(keys, axis=1, kind="stable")[:, :num_samples], dtype=np.int64)
+
+
+def joined_view(pieces, dim):
+    """None: on the host a cat always copies. (The cuda backend returns a view when the pieces
+    already lie where the cat would put them: cuda/array.py's joined_view.)"""
+    return None
 # ---- optimizers and gradient clipping on lists of parameters ---------------------------------------
 # The cuda backend updates a whole list of parameters in one kernel launch (multi_tensor.cu); here
 # each function loops over the list and updates one parameter at a time, in place, with the same

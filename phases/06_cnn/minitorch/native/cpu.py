@@ -823,6 +823,12 @@ def multinomial(probs, num_samples, replacement, generator):
     with np.errstate(divide="ignore"):
         keys = generator.exponential(size=(rows, n)) / p          # p = 0: inf, never picked first
     return _c(np.argsort(keys, axis=1, kind="stable")[:, :num_samples], dtype=np.int64)
+
+
+def joined_view(pieces, dim):
+    """None: on the host a cat always copies. (The cuda backend returns a view when the pieces
+    already lie where the cat would put them: cuda/array.py's joined_view.)"""
+    return None
 # ---- 2-D convolution: im2col + matmul, col2im ---------------------------------------------------
 # Shapes are cuDNN's: x [N, C, H, W], weight [K, C/groups, R, S], y [N, K, P, Q]. ``stride`` and
 # ``dilation`` are (rows, cols) pairs, ``padding`` ((top, bottom), (left, right)): 'same' with an

@@ -128,7 +128,13 @@ def reshape(a, *shape):
         RuntimeError: if the element counts differ, naming both shapes.
     """
     shape = _resolved(a, shape)
-    return a if shape == a.shape else Reshape.apply(a, shape)
+    if shape == a.shape:
+        return a
+    if not a.is_contiguous():       # a view when strides allow one, as PyTorch's reshape; else a copy
+        strides = _view_strides(a.shape, a.stride(), shape)
+        if strides is not None:
+            return View.apply(a, shape, strides)
+    return Reshape.apply(a, shape)
 
 
 def _view_strides(old_shape, old_strides, shape):

@@ -328,3 +328,36 @@ def from_cuda_array(obj):
     device_id = _runtime.pointerGetAttributes(ptr).device if ptr else _runtime.getDevice()
     return DeviceArray(obj, ptr, shape, strides, dtype, _product(shape),
                        is_c_contiguous(shape, strides, dtype.itemsize), device_id)
+
+
+def non_overlapping_and_dense(shape, strides, itemsize):
+    """True when the layout covers a gap-free block of memory and no two indices share an element:
+    with its dimensions ordered by stride (size-1 ones dropped), each stride is the bytes of all the
+    smaller ones, as in a contiguous array whose dimensions were permuted (PyTorch's
+    ``is_non_overlapping_and_dense``)."""
+    step = itemsize
+    for st, n in sorted((st, n) for n, st in zip(shape, strides) if n != 1):
+        if st != step:
+            return False
+        step *= n
+    return True
+
+
+def joined_view(pieces, dim):
+    """What ``cat(pieces, dim)`` would hold, as a view over the pieces' own memory, when they already
+    lie where a cat would put them: one allocation, one dtype, the same strides, each piece starting
+    where the one before ends along ``dim``, and the joined layout non-overlapping and dense. None
+    otherwise. A GPT's attention backward writes q, k and v's gradients as pieces of one buffer, laid
+    out as the [B, T, 3C] product they were split from (native/cuda/attention.py), so the split's
+    backward joins them with no copy."""
+    first = pieces[0]
+    step, offset = first.strides[dim], 0
+    for p in pieces:
+        if (p.owner is not first.owner or p.dtype != first.dtype or p.strides != first.strides
+                or p.ptr != first.ptr + offset * step):
+            return None
+        offset += p.shape[dim]
+    shape = first.shape[:dim] + (offset,) + first.shape[dim + 1:]
+    if not non_overlapping_and_dense(shape, first.strides, first.itemsize):
+        return None
+    return first.as_strided(shape, first.strides)

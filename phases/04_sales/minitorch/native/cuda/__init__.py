@@ -24,3 +24,4 @@ from .histogram import bincount, histc
 from .reduce import fold
 from .scan import cumulative
 from .sort import mode, sort, unique
+from ...cuda.array import joined_view

@@ -24,6 +24,7 @@ from .histogram import bincount, histc
 from .reduce import fold
 from .scan import cumulative
 from .sort import mode, sort, unique
+from ...cuda.array import joined_view
 from .gemm import linear, matmul   # the GEMM ladder, rung chosen per shape (replaces matrix.py's naive matmul)
 from .multi_tensor import (adagrad_step, adam_step, grads_clamp_, grads_norm, grads_scale_, rmsprop_step,
                            sgd_step_list)

@@ -26,7 +26,7 @@ import functools
 
 import numpy as np
 
-from ...cuda.array import empty
+from ...cuda.array import empty, non_overlapping_and_dense
 from ..cpu import attention_dropout_threshold
 from .elementwise import contiguous
 from .launch import cdiv, cp, kernel, launch
@@ -141,6 +141,21 @@ def _tf32_options(tf32_terms):
     return () if tf32_terms == 3 else ("-DTF32_TERMS=1",)
 
 
+def _gradients(q, k, v, tiled, idx):
+    """Fresh dq, dk, dv for rung 1b's or 1c's backward. When q, k and v are equally spaced pieces of one
+    dense layout (a GPT's head views of one [B, T, 3C] product: one allocation, the same shape and strides,
+    k starting d bytes after q and v d after k), the gradients are the same pieces of one fresh
+    buffer, which the split's backward then takes whole (cuda.array.joined_view) instead of copying
+    three gradients into it. Otherwise each is :func:`_output`."""
+    if (tiled and q.ndim == 4 and q.owner is k.owner is v.owner and q.shape == k.shape == v.shape
+            and q.strides == k.strides == v.strides):
+        d = k.ptr - q.ptr
+        if d > 0 and v.ptr - k.ptr == d and non_overlapping_and_dense((3,) + q.shape, (d,) + q.strides, 4):
+            buffer = empty((3 * q.size,), _F32, idx)
+            return tuple(buffer.as_strided(q.shape, q.strides, j * d) for j in range(3))
+    return tuple(_output(a.shape, tiled, idx) for a in (q, k, v))
+
+
 def _dropout_args(tiled, seed, p, arrays):
     """The tiled kernels' dropout arguments, for ``tiled`` = :func:`_runs_tiled`'s answer; dropout
     needs rung 1b (rung 1 has no such arguments): else ValueError."""
@@ -236,7 +251,7 @@ def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True,
     S = k.shape[-2]
     bh = int(np.prod(q.shape[:-2]))
     idx = q.device_id
-    dq, dk, dv = (_output(a.shape, tiled, idx) for a in (q, k, v))
+    dq, dk, dv = _gradients(q, k, v, tiled, idx)
     if not (bh and L and S):
         return dq, dk, dv
     delta = empty((bh, L), _F32, idx)
