@@ -25,8 +25,14 @@
 // (cutlass/gemm/warp/mma_tensor_op_fast_f32.h) and its example 27_ampere_3xtf32_fast_accurate_tensorop_gemm;
 // PyTorch's float32 memory-efficient attention (xFormers, CUTLASS) runs it on sm_80+ even with TF32 off.
 // TF32_TERMS=1 (an NVRTC option) keeps only big_a big_b: plain TF32, for the tests' and the notebook's
-// comparison. Rounding: big and small with cvt.rna.tf32.f32 (to nearest, ties away; it zeroes the low
-// 13 bits, so x - big is taken from what the mma will see).
+// comparison. Rounding (split() below, 3 instructions: it runs for every A fragment element): big is
+// x rounded to the nearest TF32 (ties away) as cvt.rna.tf32.f32 rounds, written as the two integer
+// operations that instruction compiles to (add half a TF32 ulp to the bits, clear the low 13), without
+// its inf/NaN guard (a third instruction; a NaN still reaches the mma through small); small = x - big,
+// exact, goes in as float32: the tensor core reads the top 19 bits of an operand register (it
+// truncates), which leaves |x - big - small| <= 2^-21 |x|, CUTLASS's choice too (its big is
+// truncated, its small rounded). In a NumPy emulation this costs nothing measurable: the float32
+// accumulators' own rounding inside the mma dominates (rung 1c's errors are 2 to 4 times rung 1b's).
 //
 // Threads and data. A block of 256 threads = 8 warps owns query rows q0 .. q0 + 127 (as rung 1b);
 // warp w owns rows 16 w .. 16 w + 15 of the block: one m16 tile of every product. In a warp,
@@ -76,16 +82,11 @@ constexpr int BQ = 128, BK = 64;     // query rows per block (16 per warp), keys
 constexpr int NJ = BK / 8;           // mma tiles of S per warp (8 keys each)
 static_assert(TF32_TERMS == 1 || TF32_TERMS == 3, "TF32_TERMS: 3 (3xTF32) or 1 (plain TF32)");
 
-__device__ __forceinline__ unsigned to_tf32(float x) {
-    unsigned r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-    return r;
-}
-
-// x = big + small, both TF32 (as float32 bit patterns, low 13 bits zero).
+// x = big + small as the mma's operand registers (see the header: big rounded to TF32, small the exact
+// rest, read by the tensor core as TF32).
 __device__ __forceinline__ void split(float x, unsigned& big, unsigned& small) {
-    big = to_tf32(x);
-    small = to_tf32(x - __uint_as_float(big));
+    big = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
+    small = __float_as_uint(x - __uint_as_float(big));
 }
 
 __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
