@@ -78,8 +78,10 @@ def _needs_3xtf32(NA, E):
 
 #          BH   L    S    causal
 SHAPES = [(5, 1, 1, False), (3, 1, 65, False), (2, 63, 1, False), (3, 127, 129, False), (3, 129, 127, False),
-          (2, 300, 300, True), (2, 128, 128, True), (2, 65, 257, True), (2, 300, 129, True), (1, 513, 513, True),
-          (4, 257, 64, False)]
+          (2, 300, 300, True), (2, 65, 257, True), (1, 513, 513, True)]
+# the backward's: key blocks past every query (causal, L < S) and query blocks past S
+BWD_SHAPES = [(5, 1, 1, False), (2, 63, 1, False), (3, 127, 129, False), (3, 129, 127, False), (2, 300, 300, True),
+              (2, 65, 257, True), (2, 300, 129, True)]
 
 
 @cuda
@@ -132,7 +134,7 @@ def _grad_errors(NA, array, q, k, v, w, scale, causal):
 @cuda
 @pytest.mark.usefixtures("poisoned_allocator")
 @pytest.mark.parametrize("E", [32, 64, 128])
-@pytest.mark.parametrize("bh,L,S,causal", SHAPES)
+@pytest.mark.parametrize("bh,L,S,causal", BWD_SHAPES)
 def test_3xtf32_backward_error_within_a_factor_of_ffma(rng, bh, L, S, causal, E):
     """Rung 1c's dq, dk, dv vs float64: within FACTOR of rung 1b's error on the same inputs, on its own
     forward and on rung 1b's."""
@@ -268,7 +270,7 @@ def _sdpa(xs, ws, B, T, H, E, causal, tensor_cores):
 @cuda
 @pytest.mark.usefixtures("poisoned_allocator")
 @pytest.mark.parametrize("E", [32, 64, 128])
-@pytest.mark.parametrize("T", [1, 77, 131])
+@pytest.mark.parametrize("T", [1, 131])
 @pytest.mark.parametrize("causal", [False, True])
 def test_sdpa_gpt_heads_3xtf32_vs_ffma_and_float64(rng, E, T, causal):
     """F.scaled_dot_product_attention on the GPT's strided head views: rung 1c by default, rung 1b
