@@ -41,6 +41,7 @@ TBQ, TBK = 128, 64           # rung 1b's forward: query rows per block x keys pe
 TSTEP = 64                   # rung 1b's backward: query rows (dK/dV) or keys (dQ) per step
 X3_FILE = "attention/01c_flash_fp32_3xtf32.cu"     # rung 1c: TBQ x TBK tiles as rung 1b's forward
 X3_ROWS, X3_STEP = 128, 32   # rung 1c's backward: keys (dK/dV) or queries (dQ) per block, the other per step
+X3_OPTIONS = ()              # more NVRTC options for rung 1c: its experiment switches (probe_flash_fp32.py times them)
 STATIC_SMEM = 48 * 1024
 _F32 = np.dtype(np.float32)
 _raised = {}                 # kernels already allowed their shared memory (kept alive: ids stay unique)
@@ -134,10 +135,10 @@ def _output(shape, tiled, idx):
 
 
 def _tf32_options(tf32_terms):
-    """Rung 1c's NVRTC options: none for 3xTF32 (the file's default), TF32_TERMS=1 for plain TF32."""
+    """Rung 1c's NVRTC options: X3_OPTIONS, and TF32_TERMS=1 for plain TF32 (3xTF32 is the file's default)."""
     if tf32_terms not in (1, 3):
         raise ValueError(f"flash_attention: tf32_terms must be 3 (3xTF32) or 1 (plain TF32), got {tf32_terms}")
-    return () if tf32_terms == 3 else ("-DTF32_TERMS=1",)
+    return X3_OPTIONS + (() if tf32_terms == 3 else ("-DTF32_TERMS=1",))
 
 
 def _gradients(q, k, v, tiled, idx):

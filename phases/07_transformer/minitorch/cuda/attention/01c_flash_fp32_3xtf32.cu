@@ -75,6 +75,12 @@
 #ifndef TF32_TERMS
 #define TF32_TERMS 3
 #endif
+// SPLIT_SMEM=0 (an experiment, benchmarks/probe_flash_fp32.py): B operands stay float32 in shared memory
+// and are split as each warp reads them (half the shared-memory reads, 8x the splits) instead of once
+// by split_rows().
+#ifndef SPLIT_SMEM
+#define SPLIT_SMEM 1
+#endif
 
 namespace x3 {
 
@@ -111,6 +117,7 @@ __device__ __forceinline__ void mma3(float (&d)[4], const unsigned (&a_big)[4], 
 // (load_rows' mapping) as big, in place, and their small parts into `small` (same layout).
 template <int D, int ROWS>
 __device__ __forceinline__ void split_rows(float* big, float* small) {
+    if constexpr (!SPLIT_SMEM) return;
     constexpr int CPR = D / 4;
 #pragma unroll
     for (int c = threadIdx.x; c < ROWS * CPR; c += THREADS) {
@@ -122,6 +129,19 @@ __device__ __forceinline__ void split_rows(float* big, float* small) {
             make_float4(__uint_as_float(b[0]), __uint_as_float(b[1]), __uint_as_float(b[2]), __uint_as_float(b[3]));
         *reinterpret_cast<float4*>(small + at) =
             make_float4(__uint_as_float(s[0]), __uint_as_float(s[1]), __uint_as_float(s[2]), __uint_as_float(s[3]));
+    }
+}
+
+// A B fragment's two elements (offsets at0, at1 of the tiles), big and small: read from the split
+// tiles, or (SPLIT_SMEM=0) split here from the float32 tile `bb`.
+__device__ __forceinline__ void b_operand(unsigned (&big)[2], unsigned (&small)[2], const float* bb, const float* bs,
+                                          int at0, int at1) {
+    if constexpr (SPLIT_SMEM) {
+        big[0] = __float_as_uint(bb[at0]); big[1] = __float_as_uint(bb[at1]);
+        small[0] = __float_as_uint(bs[at0]); small[1] = __float_as_uint(bs[at1]);
+    } else {
+        split(bb[at0], big[0], small[0]);
+        split(bb[at1], big[1], small[1]);
     }
 }
 
@@ -143,8 +163,8 @@ __device__ __forceinline__ void scores(float (&x)[NJ][4], const float* a, const 
 #pragma unroll
         for (int j = 0; j < NJ; ++j) {
             const int at = (8 * j + g) * DP + d + t;
-            const unsigned b_big[2] = {__float_as_uint(bb[at]), __float_as_uint(bb[at + 4])};
-            const unsigned b_small[2] = {__float_as_uint(bs[at]), __float_as_uint(bs[at + 4])};
+            unsigned b_big[2], b_small[2];
+            b_operand(b_big, b_small, bb, bs, at, at + 4);
             mma3(x[j], ab, as, b_big, b_small);
         }
     }
@@ -168,8 +188,8 @@ __device__ __forceinline__ void accumulate(float (&acc)[D / 8][4], const float (
 #pragma unroll
         for (int n = 0; n < D / 8; ++n) {
             const int at = row + 8 * n;
-            const unsigned b_big[2] = {__float_as_uint(bb[at]), __float_as_uint(bb[at + DP])};
-            const unsigned b_small[2] = {__float_as_uint(bs[at]), __float_as_uint(bs[at + DP])};
+            unsigned b_big[2], b_small[2];
+            b_operand(b_big, b_small, bb, bs, at, at + DP);
             mma3(acc[n], ab, as, b_big, b_small);
         }
     }
