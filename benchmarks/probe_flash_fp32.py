@@ -66,7 +66,9 @@ def max_error(ours, ref):
 # name -> flash_attention's keywords; 1xtf32 (plain TF32) is shown, not held to float32's tolerance
 RUNGS = {"3xtf32": {}, "tiled": {"tensor_cores": False}, "rung1": {"tiled": False}, "1xtf32": {"tf32_terms": 1}}
 # rung 1c's experiment switches (NVRTC options of 01c_flash_fp32_3xtf32.cu), checked and timed like a rung
-VARIANTS = {"3x_nosplit": ("-DSPLIT_SMEM=0",)}
+VARIANTS = {"3x_nosplit": ("-DSPLIT_SMEM=0",), "3x_pipe": ("-DBWD_PIPELINE=1",),
+            "3x_nosplit_pipe": ("-DBWD_PIPELINE=1", "-DSPLIT_SMEM=0")}
+FWD_VARIANTS = [name for name, options in VARIANTS.items() if "-DSPLIT_SMEM=0" in options and len(options) == 1]
 
 
 class variant:
@@ -193,7 +195,7 @@ def cases(NA, L, d, causal):
     return {"fwd rung1": ours_fwd("rung1"),
             "fwd tiled": ours_fwd("tiled"),
             "fwd 3xtf32": ours_fwd("3xtf32"),
-            **{f"fwd {name}": ours_fwd(name) for name in VARIANTS},
+            **{f"fwd {name}": ours_fwd(name) for name in FWD_VARIANTS},     # the others change the backward only
             "fwd torch_efficient": torch_fwd(SDPBackend.EFFICIENT_ATTENTION),
             "fwd torch_math": torch_fwd(SDPBackend.MATH),
             "fwdbwd rung1": ours_fb("rung1"),
@@ -272,11 +274,11 @@ def print_table(record):
             return f"{r[a]['TFLOPs'] / r[b]['TFLOPs']:6.2f}x"
         return "      -"
     print("\nfloat32 TFLOP/s, TF32 off (ratios: rung 1c (3xtf32) and rung 1b (tiled) / torch efficient)")
-    extra = "".join(f" {n[:7]:>7}" for n in VARIANTS)
-    print(f"{'d':>3} {'causal':>6} {'L':>5} |   rung1   tiled  3xtf32{extra} t_effic  t_math  1c/eff  1b/eff "
-          f"||   rung1   tiled  3xtf32{extra} t_effic  1c/eff  1b/eff  (forward + backward)")
+    head = lambda names: "".join(f" {n[-7:]:>7}" for n in names)
+    print(f"{'d':>3} {'causal':>6} {'L':>5} |   rung1   tiled  3xtf32{head(FWD_VARIANTS)} t_effic  t_math  1c/eff  1b/eff "
+          f"||   rung1   tiled  3xtf32{head(VARIANTS)} t_effic  1c/eff  1b/eff  (forward + backward)")
     for r in record["rows"]:
-        fwd = " ".join(tf(r, f"fwd {n}") for n in ("rung1", "tiled", "3xtf32", *VARIANTS, "torch_efficient", "torch_math"))
+        fwd = " ".join(tf(r, f"fwd {n}") for n in ("rung1", "tiled", "3xtf32", *FWD_VARIANTS, "torch_efficient", "torch_math"))
         fb = " ".join(tf(r, f"fwdbwd {n}") for n in ("rung1", "tiled", "3xtf32", *VARIANTS, "torch_efficient"))
         print(f"{r['d']:>3} {str(r['causal']):>6} {r['L']:>5} | {fwd} "
               f"{ratio(r, 'fwd 3xtf32', 'fwd torch_efficient')} {ratio(r, 'fwd tiled', 'fwd torch_efficient')} || {fb} "

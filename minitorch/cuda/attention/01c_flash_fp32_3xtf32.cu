@@ -80,6 +80,11 @@
 #ifndef SPLIT_SMEM
 #define SPLIT_SMEM 1
 #endif
+// BWD_PIPELINE=1 (an experiment): dK/dV keeps two stages of the walked Q, dO tiles, so the copies of
+// step i + 1 fly while step i computes (one __syncthreads() a step instead of two).
+#ifndef BWD_PIPELINE
+#define BWD_PIPELINE 0
+#endif
 
 namespace x3 {
 
@@ -346,16 +351,12 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
                                const tiled::Heads& q_at, const tiled::Heads& k_at, const tiled::Heads& v_at,
                                const tiled::Heads& do_at, const tiled::Heads& dk_at, const tiled::Heads& dv_at) {
     constexpr int DP = D + 4, NO = D / 8, STEP = DKDV_STEP<D>, NS = STEP / 8;   // NS: mma tiles of the step
+    // a stage (floats): Q, dO of a step, big and small [STEP][DP] each; lse2, delta [STEP]; keep bits
+    constexpr int STAGES = BWD_PIPELINE ? 2 : 1, STAGE = 4 * STEP * DP + 2 * STEP + STEP * BR / 32;
     extern __shared__ float4 smem4[];
     float* Ks = reinterpret_cast<float*>(smem4);   // [BR][DP] float32
     float* Vs = Ks + BR * DP;                      // [BR][DP] float32
-    float* Qb = Vs + BR * DP;                      // [STEP][DP] big
-    float* Qs = Qb + STEP * DP;                    // small
-    float* dOb = Qs + STEP * DP;
-    float* dOs = dOb + STEP * DP;
-    float* lse2s = dOs + STEP * DP;                // [STEP]
-    float* deltas = lse2s + STEP;                  // [STEP]
-    unsigned short* kbits = reinterpret_cast<unsigned short*>(deltas + STEP);   // [STEP][BR / 16]
+    float* stages = Vs + BR * DP;                  // [STAGES][STAGE]
     const long long bh = blockIdx.x;
     const long long k0 = (long long)blockIdx.y * BR;            // causal: the first blocks walk the most
     const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
@@ -369,14 +370,26 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
     for (int n = 0; n < NO; ++n)
 #pragma unroll
         for (int e = 0; e < 4; ++e) dk[n][e] = dv[n][e] = 0.0f;
+    // the copies of the step at q0 into stage st (Q and dO: the first two [STEP][DP] tiles' big halves)
+    auto load_step = [&](long long q0, int st) {
+        tiled::load_rows<D, STEP>(stages + st * STAGE, Q, q0, L, q_at.st);
+        tiled::load_rows<D, STEP>(stages + st * STAGE + 2 * STEP * DP, dO, q0, L, do_at.st);
+    };
     tiled::load_rows<D, BR>(Ks, K, k0, S, k_at.st);
     tiled::load_rows<D, BR>(Vs, V, k0, S, v_at.st);
     // causal: queries before k0 see none of these keys; start at the step holding k0
     const long long q_begin = causal ? (k0 / STEP) * STEP : 0;
+    if (q_begin < L) load_step(q_begin, 0);
+    tc::cp_async_commit();                                 // group: K, V and the first step
+    int st = 0;                                            // the stage of this step
     for (long long q0 = q_begin; q0 < L; q0 += STEP) {
-        tiled::load_rows<D, STEP>(Qb, Q, q0, L, q_at.st);
-        tiled::load_rows<D, STEP>(dOb, dO, q0, L, do_at.st);
-        tc::cp_async_commit();
+        float* Qb = stages + st * STAGE;                   // [STEP][DP] big
+        float* Qs = Qb + STEP * DP;                        // small
+        float* dOb = Qs + STEP * DP;
+        float* dOs = dOb + STEP * DP;
+        float* lse2s = dOs + STEP * DP;                    // [STEP]
+        float* deltas = lse2s + STEP;                      // [STEP]
+        unsigned short* kbits = reinterpret_cast<unsigned short*>(deltas + STEP);   // [STEP][BR / 16]
         if (threadIdx.x < STEP) {
             const long long r = q0 + threadIdx.x;
             lse2s[threadIdx.x] = r < L ? lse[r] * LOG2E : 0.0f;
@@ -384,10 +397,14 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
         }
         if (drop.on && threadIdx.x < STEP * (BR / 16))
             kbits[threadIdx.x] = drop.bits<16>((bh * L + q0 + threadIdx.x / 8) * S + k0 + 16 * (threadIdx.x % 8));
-        tc::cp_async_wait<0>();                            // this thread's copies (K, V on the first step too)
+        tc::cp_async_wait<0>();                            // this thread's copies of the step (K, V on the first)
         split_rows<D, STEP>(Qb, Qs);
         split_rows<D, STEP>(dOb, dOs);
         __syncthreads();                                   // everyone's: K, V, Q, dO, lse2, delta, keep bits
+        if (STAGES == 2) {                                 // the other stage was read last step, before this barrier
+            if (q0 + STEP < L) load_step(q0 + STEP, st ^ 1);
+            tc::cp_async_commit();
+        }
         float s[NS][4], dp[NS][4];
 #pragma unroll
         for (int j = 0; j < NS; ++j)
@@ -418,9 +435,13 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
         }
         accumulate<D, NS>(dv, s, dOb, dOs, g, t);          // dV += (P^T Z) dO
         accumulate<D, NS>(dk, dp, Qb, Qs, g, t);           // dK += dS^T Q
-        __syncthreads();                                   // Q, dO, lse2, delta, bits read: the next step may load
+        if (STAGES == 1) {
+            __syncthreads();                               // Q, dO, lse2, delta, bits read: the next step may load
+            if (q0 + STEP < L) load_step(q0 + STEP, 0);
+            tc::cp_async_commit();
+        }
+        st ^= STAGES - 1;
     }
-    tc::cp_async_commit();                                 // L <= q_begin: K and V were never committed
     tc::cp_async_wait<0>();                                // nothing left in flight at exit
     dK += dk_at.head(bh, H); dV += dv_at.head(bh, H);
 #pragma unroll

@@ -52,9 +52,10 @@ def _smem_floats(kind, d):
     dp = d + 1
     if kind == "fwd_3xtf32":         # Q rows padded to d + 4; K, V as big and small, the same; keep bits
         return (TBQ + 4 * TBK) * (d + 4) + TBQ * TBK // 32
-    if kind == "dkdv_3xtf32":        # K, V rows; Q, dO of a step big and small; lse, delta; keep bits (16-bit)
+    if kind == "dkdv_3xtf32":        # K, V rows; per stage Q, dO of a step big and small, lse, delta, keep bits
         step = X3_STEP // 2 if d == 128 else X3_STEP       # the kernel's DKDV_STEP
-        return (2 * X3_ROWS + 4 * step) * (d + 4) + 2 * step + step * X3_ROWS // 32
+        stages = 2 if "-DBWD_PIPELINE=1" in X3_OPTIONS else 1
+        return 2 * X3_ROWS * (d + 4) + stages * (4 * step * (d + 4) + 2 * step + step * X3_ROWS // 32)
     if kind == "dq_3xtf32":          # Q, dO rows; K, V of a step big and small; keep bits (16-bit)
         return (2 * X3_ROWS + 4 * X3_STEP) * (d + 4) + X3_ROWS * X3_STEP // 32
     if kind == "fwd_tiled":          # Q, K, V rows padded to d + 4; P [TBQ][TBK + 16]; keep bits [TBQ][TBK / 32]
