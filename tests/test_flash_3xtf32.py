@@ -43,7 +43,7 @@ def _inputs(rng, bh, L, S, E):
 
 def _reference(q, k, v, scale, causal):
     """float64 output and natural log-sum-exp; q [..., L, d], k, v [..., S, d]."""
-    s = np.einsum("...ld,...sd->...ls", q.astype(np.float64), k.astype(np.float64)) * scale
+    s = q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), -1, -2) * scale
     if causal:
         s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
     mx = s.max(-1, keepdims=True)
