@@ -10,8 +10,9 @@ fail. Lengths straddle the tiles (forward 128 query rows x 64 keys, backward 128
 per step; 16 rows per warp), head dims 32, 64, 128, causal and not, S != L, a running max that
 climbs, the rungs mixed (one's forward, the other's backward), the GPT's strided head views (read in
 place, results in [B, T, H, D] memory) through F.scaled_dot_product_attention, and the switch that
-forces rung 1b. Outputs come from a poisoned allocator (NaN bytes): an element the kernels never
-write fails. Dropout in rung 1c: the native cases of tests/test_flash_dropout.py run both rungs.
+forces rung 1b, dropout (rung 1c equals rung 1b, which tests/test_flash_dropout.py checks against
+NumPy's mask; its native cases run both rungs too). Outputs come from a poisoned allocator (NaN
+bytes): an element the kernels never write fails.
 """
 import numpy as np
 import pytest
@@ -218,6 +219,32 @@ def test_3xtf32_strided_heads_and_layout(rng):
         grads2 = NA.flash_attention_backward(*dense, out2, lse2, g2, 0.125, causal)
         for name, a, b in zip("qkv", grads, grads2):
             np.testing.assert_array_equal(host(a), host(b), err_msg=f"d{name} strided vs contiguous, causal={causal}")
+
+
+@cuda
+@pytest.mark.usefixtures("poisoned_allocator")
+@pytest.mark.parametrize("E", [32, 128])
+@pytest.mark.parametrize("bh,L,S,causal", [(2, 65, 129, False), (2, 130, 130, True), (1, 200, 77, True)])
+def test_3xtf32_dropout_matches_ffma(rng, bh, L, S, causal, E):
+    """Dropout 0.3 with one Philox key: rung 1c's output and gradients equal rung 1b's (which
+    tests/test_flash_dropout.py checks against NumPy's mask) to float32 level: both drop the same
+    elements (a keep bit read at the wrong place moves a value by O(1))."""
+    array, NA = _native()
+    _needs_3xtf32(NA, E)
+    q, k, v = _inputs(rng, bh, L, S, E)
+    w = rng.standard_normal(q.shape).astype(np.float32)
+    dev = [array.from_numpy(x, 0) for x in (q, k, v)]
+    g = array.from_numpy(w, 0)
+    seed = array.from_numpy(np.array([0x0123456789ABCDEF], dtype=np.uint64), 0)
+    runs = {}
+    for tensor_cores in (True, False):
+        kw = dict(seed=seed, p=0.3, tensor_cores=tensor_cores)
+        out, lse = NA.flash_attention(*dev, 1 / np.sqrt(E), causal, **kw)
+        grads = NA.flash_attention_backward(*dev, out, lse, g, 1 / np.sqrt(E), causal, **kw)
+        runs[tensor_cores] = [array.to_numpy(x) for x in (out, lse, *grads)]
+    what = f"BH={bh} L={L} S={S} E={E} causal={causal}"
+    for name, a, b in zip(("out", "lse", "dq", "dk", "dv"), runs[True], runs[False]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4, err_msg=f"rung 1c vs 1b with dropout: {name}, {what}")
 
 
 @cuda
