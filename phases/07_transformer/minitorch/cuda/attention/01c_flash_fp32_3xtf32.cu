@@ -411,7 +411,7 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
         for (int j = 0; j < NS; ++j)
 #pragma unroll
             for (int e = 0; e < 4; ++e) s[j][e] = dp[j][e] = 0.0f;
-        scores<D, NS>(s, Ks + w0 * DP, Qb, Qs, g, t);      // S^T = K Q^T (the warp's 16 keys x 32 queries)
+        scores<D, NS>(s, Ks + w0 * DP, Qb, Qs, g, t);      // S^T = K Q^T (the warp's 16 keys x STEP queries)
         scores<D, NS>(dp, Vs + w0 * DP, dOb, dOs, g, t);   // dP^T = V dO^T
         // key kk (block row), query qq (step column), in block coordinates: masked if past S or L, or
         // causal and kk - qq > q0 - k0 (clamped to a range where it changes nothing)
