@@ -1,21 +1,23 @@
-"""One GPU call for the float32 rungs of the attention ladder: rung 1 (``01_flash_fp32.cu``) and
-rung 1b (``01b_flash_fp32_tiled.cu``, register-tiled forward and backward), checked, then timed
-against PyTorch's SDPA memory-efficient and math backends (issue 15's float32 target: >= 1.0x the
-efficient backend; it runs 3xTF32 on the tensor cores, ours plain FFMA).
+"""One GPU call for the float32 rungs of the attention ladder: rung 1 (``01_flash_fp32.cu``), rung 1b
+(``01b_flash_fp32_tiled.cu``, register-tiled FFMA forward and backward) and rung 1c
+(``01c_flash_fp32_3xtf32.cu``, forward and backward on TF32 tensor cores as 3xTF32),
+checked, then timed against PyTorch's SDPA memory-efficient and math backends (issue 15's float32
+target: >= 1.0x the efficient backend, which runs 3xTF32 on the tensor cores on sm_80+).
 
-1. Correctness, outputs poisoned (NaN bytes: an unwritten element shows): both rungs' output and
+1. Correctness, outputs poisoned (NaN bytes: an unwritten element shows): each rung's output and
    log-sum-exp against float64 NumPy on ragged shapes (L, S in {1, 65, 129, 300, 513}, head dims 32,
-   64, 128, causal and not, BH > 1); then, at L = 512, each rung's output and gradients (its own
-   forward and backward) against torch's math backend (float32, TF32 off).
+   64, 128, causal and not, BH > 1), beside torch efficient's on the same inputs and rung 1c with one
+   TF32 mma per product (plain TF32: what 3xTF32 buys); then, at L = 512, each rung's output and
+   gradients (its own forward and backward) against torch's math backend (float32, TF32 off).
 2. Timing, float32, TF32 off on both sides, B = 4, H = 8 (as bench_attention.py), L = S in
-   512..4096, d 64 and 128, causal and not: the forward of rung 1, rung 1b, torch efficient, torch
-   math; forward + backward of rung 1, rung 1b and torch efficient.
+   512..4096, d 64 and 128, causal and not: the forward of rung 1, rung 1b, rung 1c, torch efficient,
+   torch math; forward + backward of rung 1, rung 1b, rung 1c and torch efficient.
    CUDA events, L2 flushed before each call, median of the repeats. Ours runs on raw arrays
    (minitorch.native.cuda), torch through F.scaled_dot_product_attention under sdpa_kernel.
    TFLOP/s: forward 4 B H L S d (x 0.5 causal), forward + backward 3.5 times that.
 JSON to $OUT/probe_flash_fp32.json (or benchmarks/results/), a table last. About a minute on an H100.
 
-    python benchmarks/probe_flash_fp32.py [--quick]
+    python benchmarks/probe_flash_fp32.py [--quick] [--deadline SECONDS]
 """
 import argparse
 import json
@@ -35,7 +37,7 @@ from bench_attention import flops  # noqa: E402  (B, H = 4, 8 there too)
 import torch  # noqa: E402
 
 B, H = 4, 8
-DEADLINE_S = 80             # stop starting new timings after this: the whole call stays under ~90 s
+DEADLINE_S = 80             # stop starting new timings after this (--deadline): the call stays under ~90 s
 T0 = time.time()
 #          BH   L    S    causal
 CHECKS = [(3, 1, 65, False), (2, 65, 65, True), (3, 129, 300, False), (2, 300, 129, False),
@@ -61,9 +63,46 @@ def max_error(ours, ref):
     return float("inf") if not np.isfinite(ours).all() else float(np.abs(ours - ref).max())
 
 
+# name -> flash_attention's keywords; 1xtf32 (plain TF32) is shown, not held to float32's tolerance
+RUNGS = {"3xtf32": {}, "tiled": {"tensor_cores": False}, "rung1": {"tiled": False}, "1xtf32": {"tf32_terms": 1}}
+# rung 1c's experiment switches (NVRTC options of 01c_flash_fp32_3xtf32.cu), checked and timed like a rung
+VARIANTS = {"3x_nosplit": ("-DSPLIT_SMEM=0",), "3x_pipe": ("-DBWD_PIPELINE=1",),
+            "3x_nosplit_pipe": ("-DBWD_PIPELINE=1", "-DSPLIT_SMEM=0")}
+FWD_VARIANTS = [name for name, options in VARIANTS.items() if "-DSPLIT_SMEM=0" in options and len(options) == 1]
+
+
+class variant:
+    """Run rung 1c with the NVRTC options of VARIANTS[name] (or none for another name) inside the block."""
+
+    def __init__(self, NA, name):
+        self.NA, self.options = NA, VARIANTS.get(name, ())
+
+    def __enter__(self):
+        self.before, self.NA.X3_OPTIONS = self.NA.X3_OPTIONS, self.options
+
+    def __exit__(self, *exc):
+        self.NA.X3_OPTIONS = self.before
+
+
+def rung_keywords(name):
+    return RUNGS.get(name, {})
+
+
+def torch_efficient(q, k, v, scale, causal):
+    """torch's memory-efficient SDPA (float32, TF32 off) of float32 NumPy [BH, L, d] arrays, as float64."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    tq, tk, tv = (torch.tensor(x, device="cuda")[None] for x in (q, k, v))
+    with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
+        out = torch.nn.functional.scaled_dot_product_attention(tq, tk, tv, is_causal=causal, scale=scale)
+    return out[0].double().cpu().numpy()
+
+
 def check_rungs(NA, array, rng):
-    """Largest |error| of each rung's output and lse over CHECKS and head dims; failures listed."""
-    worst = {"tiled": {"out": 0.0, "lse": 0.0}, "rung1": {"out": 0.0, "lse": 0.0}, "failures": []}
+    """Largest |error| of each rung's output and lse (and torch efficient's output) over CHECKS and
+    head dims, one line per case; failures listed."""
+    worst = {name: {"out": 0.0, "lse": 0.0} for name in (*RUNGS, *VARIANTS)}
+    worst["torch_efficient"], worst["failures"] = {"out": 0.0}, []
+    log("max |error| vs float64 (out / lse), float32 inputs:")
     for d in (32, 64, 128):
         for bh, L, S, causal in CHECKS:
             q = 2 * rng.uniform(-2, 2, (bh, L, d))
@@ -72,17 +111,24 @@ def check_rungs(NA, array, rng):
             scale = 1 / np.sqrt(d)
             want, want_lse = reference(*(x.astype(np.float64) for x in (q, k, v)), scale, causal)
             dev = [array.from_numpy(x, 0) for x in (q, k, v)]
-            for name, tiled in (("tiled", True), ("rung1", False)):
-                out, lse = NA.flash_attention(*dev, scale, causal, tiled=tiled)
+            line = []
+            for name in (*RUNGS, *VARIANTS):
+                with variant(NA, name):
+                    out, lse = NA.flash_attention(*dev, scale, causal, **rung_keywords(name))
                 e_out, e_lse = max_error(array.to_numpy(out), want), max_error(array.to_numpy(lse), want_lse)
                 worst[name]["out"] = max(worst[name]["out"], e_out)
                 worst[name]["lse"] = max(worst[name]["lse"], e_lse)
-                if not (e_out < 1e-4 and e_lse < 1e-4):
+                line.append(f"{name} {e_out:.1e}/{e_lse:.1e}")
+                if name != "1xtf32" and not (e_out < 1e-4 and e_lse < 1e-4):
                     worst["failures"].append(f"{name} d={d} BH={bh} L={L} S={S} causal={causal}: "
                                              f"out {e_out:.2e} lse {e_lse:.2e}")
+            e_torch = max_error(torch_efficient(q, k, v, scale, causal), want)
+            worst["torch_efficient"]["out"] = max(worst["torch_efficient"]["out"], e_torch)
+            log(f"  d={d:3d} BH={bh} L={L:3d} S={S:3d} causal={causal!s:5s}:", " ".join(line),
+                f"torch_efficient {e_torch:.1e}")
     worst["ok"] = not worst["failures"]
-    log("rungs vs float64:", "ok" if worst["ok"] else "WRONG", {k: worst[k] for k in ("tiled", "rung1")},
-        *worst["failures"][:6])
+    log("rungs vs float64:", "ok" if worst["ok"] else "WRONG",
+        {k: v for k, v in worst.items() if k not in ("failures", "ok")}, *worst["failures"][:6])
     return worst
 
 
@@ -98,9 +144,10 @@ def check_against_torch(NA, array, d, causal):
     scale = 1 / d ** 0.5
     g = array.from_numpy(np.ones((8, 512, d), np.float32), 0)
     errs = {}
-    for rung, tiled in (("tiled", True), ("rung1", False)):
-        out, lse = NA.flash_attention(q, k, v, scale, causal, tiled=tiled)
-        grads = NA.flash_attention_backward(q, k, v, out, lse, g, scale, causal, tiled=tiled)
+    for rung in ("3xtf32", *VARIANTS, "tiled", "rung1"):
+        with variant(NA, rung):
+            out, lse = NA.flash_attention(q, k, v, scale, causal, **rung_keywords(rung))
+            grads = NA.flash_attention_backward(q, k, v, out, lse, g, scale, causal, **rung_keywords(rung))
         errs[f"{rung} out"] = max_error(array.to_numpy(out), ref.detach().cpu().numpy())
         for name, ours, t in zip(("dq", "dk", "dv"), grads, (tq, tk, tv)):
             errs[f"{rung} {name}"] = max_error(array.to_numpy(ours), t.grad.cpu().numpy())
@@ -120,10 +167,17 @@ def cases(NA, L, d, causal):
     tg = torch.ones_like(tq)
     scale = 1 / d ** 0.5
 
-    def ours_fb(tiled):
+    def ours_fwd(rung):
         def run():
-            out, lse = NA.flash_attention(q, k, v, scale, causal, tiled=tiled)
-            NA.flash_attention_backward(q, k, v, out, lse, g, scale, causal, tiled=tiled)
+            with variant(NA, rung):
+                NA.flash_attention(q, k, v, scale, causal, **rung_keywords(rung))
+        return run
+
+    def ours_fb(rung):
+        def run():
+            with variant(NA, rung):
+                out, lse = NA.flash_attention(q, k, v, scale, causal, **rung_keywords(rung))
+                NA.flash_attention_backward(q, k, v, out, lse, g, scale, causal, **rung_keywords(rung))
         return run
 
     def torch_fwd(be):
@@ -138,23 +192,29 @@ def cases(NA, L, d, causal):
         out.backward(tg)
         for t in tl:
             t.grad = None
-    return {"fwd rung1": lambda: NA.flash_attention(q, k, v, scale, causal, tiled=False),
-            "fwd tiled": lambda: NA.flash_attention(q, k, v, scale, causal),
+    return {"fwd rung1": ours_fwd("rung1"),
+            "fwd tiled": ours_fwd("tiled"),
+            "fwd 3xtf32": ours_fwd("3xtf32"),
+            **{f"fwd {name}": ours_fwd(name) for name in FWD_VARIANTS},     # the others change the backward only
             "fwd torch_efficient": torch_fwd(SDPBackend.EFFICIENT_ATTENTION),
             "fwd torch_math": torch_fwd(SDPBackend.MATH),
-            "fwdbwd rung1": ours_fb(False),
-            "fwdbwd tiled": ours_fb(True),
+            "fwdbwd rung1": ours_fb("rung1"),
+            "fwdbwd tiled": ours_fb("tiled"),
+            "fwdbwd 3xtf32": ours_fb("3xtf32"),
+            **{f"fwdbwd {name}": ours_fb(name) for name in VARIANTS},
             "fwdbwd torch_efficient": torch_fb}
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="L 1024 and 4096 only")
+    p.add_argument("--quick", action="store_true", help="L 4096 and 1024 only, d 128 first")
+    p.add_argument("--deadline", type=float, default=DEADLINE_S, help="seconds after which no timing starts")
     args = p.parse_args()
     if not (minitorch.cuda.is_available() and torch.cuda.is_available()):
         sys.exit("probe_flash_fp32 needs CuPy, a CUDA GPU and a CUDA build of PyTorch")
     from minitorch.cuda import array
     from minitorch.native.cuda import attention as NA
+    log("rung 1c runs here (d 32 / 64 / 128):", [NA._has_3xtf32(d, 0) for d in (32, 64, 128)])
     record = {"probe": "flash_fp32", "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
               "tf32": set_torch_tf32(torch, False), "batch": B, "heads": H,
               "timing": "CUDA events, L2 flushed, median of 10 after 3",
@@ -178,13 +238,14 @@ def main():
                     log("vs torch: ERROR", repr(e)); traceback.print_exc()
 
     # 2. timing
-    lengths = [1024, 4096] if args.quick else [512, 1024, 2048, 4096]
-    for d in (64, 128):
+    # --quick: issue 15's headline shape (d 128, L 4096) first, in case the deadline cuts the sweep
+    lengths = [4096, 1024] if args.quick else [512, 1024, 2048, 4096]
+    for d in ((128, 64) if args.quick else (64, 128)):
         for causal in (False, True):
             for L in lengths:
                 row = {"d": d, "causal": causal, "L": L}
                 for name, fn in cases(NA, L, d, causal).items():
-                    if time.time() - T0 > DEADLINE_S:
+                    if time.time() - T0 > args.deadline:
                         row[name] = {"skipped": "time budget"}
                         continue
                     try:
@@ -212,13 +273,16 @@ def print_table(record):
         if "TFLOPs" in r.get(a, {}) and "TFLOPs" in r.get(b, {}):
             return f"{r[a]['TFLOPs'] / r[b]['TFLOPs']:6.2f}x"
         return "      -"
-    print("\nfloat32 TFLOP/s, TF32 off (ratio: ours / torch efficient)")
-    print(f"{'d':>3} {'causal':>6} {'L':>5} |   rung1   tiled t_effic  t_math   ratio || fb_rung1 fb_tiled fb_effic  ratio")
+    print("\nfloat32 TFLOP/s, TF32 off (ratios: rung 1c (3xtf32) and rung 1b (tiled) / torch efficient)")
+    head = lambda names: "".join(f" {n[-7:]:>7}" for n in names)
+    print(f"{'d':>3} {'causal':>6} {'L':>5} |   rung1   tiled  3xtf32{head(FWD_VARIANTS)} t_effic  t_math  1c/eff  1b/eff "
+          f"||   rung1   tiled  3xtf32{head(VARIANTS)} t_effic  1c/eff  1b/eff  (forward + backward)")
     for r in record["rows"]:
-        fwd = " ".join(tf(r, f"fwd {n}") for n in ("rung1", "tiled", "torch_efficient", "torch_math"))
-        fb = " ".join(tf(r, f"fwdbwd {n}") for n in ("rung1", "tiled", "torch_efficient"))
-        print(f"{r['d']:>3} {str(r['causal']):>6} {r['L']:>5} | {fwd} {ratio(r, 'fwd tiled', 'fwd torch_efficient')} || "
-              f"{fb} {ratio(r, 'fwdbwd tiled', 'fwdbwd torch_efficient')}")
+        fwd = " ".join(tf(r, f"fwd {n}") for n in ("rung1", "tiled", "3xtf32", *FWD_VARIANTS, "torch_efficient", "torch_math"))
+        fb = " ".join(tf(r, f"fwdbwd {n}") for n in ("rung1", "tiled", "3xtf32", *VARIANTS, "torch_efficient"))
+        print(f"{r['d']:>3} {str(r['causal']):>6} {r['L']:>5} | {fwd} "
+              f"{ratio(r, 'fwd 3xtf32', 'fwd torch_efficient')} {ratio(r, 'fwd tiled', 'fwd torch_efficient')} || {fb} "
+              f"{ratio(r, 'fwdbwd 3xtf32', 'fwdbwd torch_efficient')} {ratio(r, 'fwdbwd tiled', 'fwdbwd torch_efficient')}")
 
 
 if __name__ == "__main__":

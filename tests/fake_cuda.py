@@ -165,7 +165,7 @@ class FakeGPU(FakeCuda):
 
         self.cuda.get_current_stream = lambda device_id=-1: fake.current
         properties = {"name": b"Fake H100 (tests/fake_cuda.py)", "major": 9, "minor": 0,
-                      "multiProcessorCount": 132, "totalGlobalMem": self.limit}
+                      "multiProcessorCount": 132, "totalGlobalMem": self.limit, "sharedMemPerBlockOptin": 232448}
         runtime = self.cuda.runtime
         runtime.getDeviceCount = lambda: 1
         runtime.getDeviceProperties = lambda index: properties

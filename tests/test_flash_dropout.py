@@ -1,5 +1,5 @@
-"""Phase 07: dropout inside the float32 flash kernels (rung 1b, minitorch/cuda/attention/01b_flash_fp32_tiled.cu),
-cuda only.
+"""Phase 07: dropout inside the float32 flash kernels (rung 1b, minitorch/cuda/attention/01b_flash_fp32_tiled.cu,
+and rung 1c, 01c_flash_fp32_3xtf32.cu), cuda only.
 
 The kernels must drop exactly the elements the fused softmax (attention_softmax.cu) drops for the same
 Philox key: element (row bh * L + q, key k) of the [BH * L, S] scores, by the rule of philox.cuh. So:
@@ -57,12 +57,14 @@ def _reference(q, k, v, w, causal, scale, keep, keep_scale):
     return out.detach().numpy(), [t.grad.numpy() for t in (tq, tk, tv)]
 
 
+@pytest.mark.parametrize("tensor_cores", [False, True])
 @pytest.mark.parametrize("p", [0.2, 0.9])
 @pytest.mark.parametrize("E", [32, 64, 128])
 @pytest.mark.parametrize("bh,L,S,causal", SHAPES)
-def test_native_dropout_matches_numpy_mask(rng, bh, L, S, causal, E, p):
+def test_native_dropout_matches_numpy_mask(rng, bh, L, S, causal, E, p, tensor_cores):
     """The launchers with a fixed key: output and gradients equal float64 PyTorch's for the mask
-    NumPy draws from that key (atol scaled by 1 / (1 - p): kept weights are that much larger)."""
+    NumPy draws from that key (atol scaled by 1 / (1 - p): kept weights are that much larger).
+    Rung 1b's kernels (tensor_cores=False) and rung 1c's (01c_flash_fp32_3xtf32.cu: other keep-bit layouts)."""
     array, NA = _native()
     q = rng.uniform(-2, 2, (bh, L, E)).astype(np.float32)
     k, v = (rng.uniform(-2, 2, (bh, S, E)).astype(np.float32) for _ in range(2))
@@ -71,21 +73,24 @@ def test_native_dropout_matches_numpy_mask(rng, bh, L, S, causal, E, p):
     keep, keep_scale = _keep(bh, L, S, p)
     dev = [array.from_numpy(x, 0) for x in (q, k, v)]
     seed = array.from_numpy(KEY, 0)
-    out, lse = NA.flash_attention(*dev, scale, causal, seed=seed, p=p)
-    grads = NA.flash_attention_backward(*dev, out, lse, array.from_numpy(w, 0), scale, causal, seed=seed, p=p)
+    out, lse = NA.flash_attention(*dev, scale, causal, seed=seed, p=p, tensor_cores=tensor_cores)
+    grads = NA.flash_attention_backward(*dev, out, lse, array.from_numpy(w, 0), scale, causal, seed=seed, p=p,
+                                        tensor_cores=tensor_cores)
     want, want_grads = _reference(q, k, v, w, causal, scale, keep, keep_scale)
-    what = f"BH={bh} L={L} S={S} E={E} causal={causal} p={p}"
+    what = f"BH={bh} L={L} S={S} E={E} causal={causal} p={p} tensor_cores={tensor_cores}"
     tol = 1e-4 * keep_scale
     np.testing.assert_allclose(array.to_numpy(out), want, rtol=1e-4, atol=tol, err_msg=f"output, {what}")
     for name, ours, ref in zip("qkv", grads, want_grads):
         np.testing.assert_allclose(array.to_numpy(ours), ref, rtol=1e-3, atol=10 * tol, err_msg=f"d{name}, {what}")
 
 
+@pytest.mark.parametrize("tensor_cores", [False, True])
 @pytest.mark.parametrize("p", [0.2, 0.9])
 @pytest.mark.parametrize("L,S,E,causal", [(131, 37, 64, False), (70, 100, 128, False), (200, 128, 128, True)])
-def test_native_keep_mask_bit_for_bit(rng, L, S, E, causal, p):
-    """V row j = unit vector j, so out[q, j] = P[q, j] * Z[q, j] exactly: its nonzeros are the kept
-    elements, which must be NumPy's, at the rate 1 - p, each P / (1 - p)."""
+def test_native_keep_mask_bit_for_bit(rng, L, S, E, causal, p, tensor_cores):
+    """V row j = unit vector j, so out[q, j] = P[q, j] * Z[q, j] (exactly with FFMA; with 3xTF32, P
+    as big + small, to ~2^-22): its nonzeros are the kept elements, which must be NumPy's, at the
+    rate 1 - p, each P / (1 - p). Rung 1b's forward and rung 1c's."""
     array, NA = _native()
     bh = 4
     q = rng.uniform(-0.5, 0.5, (bh, L, E)).astype(np.float32)      # small scores: no P underflows to 0
@@ -94,7 +99,7 @@ def test_native_keep_mask_bit_for_bit(rng, L, S, E, causal, p):
     v[:, np.arange(S), np.arange(S)] = 1.0
     scale = 1 / np.sqrt(E)
     dev = [array.from_numpy(x, 0) for x in (q, k, v)]
-    out, _ = NA.flash_attention(*dev, scale, causal, seed=array.from_numpy(KEY, 0), p=p)
+    out, _ = NA.flash_attention(*dev, scale, causal, seed=array.from_numpy(KEY, 0), p=p, tensor_cores=tensor_cores)
     y = array.to_numpy(out)[..., :S]
     keep, keep_scale = _keep(bh, L, S, p)
     visible = np.ones((L, S), bool) if not causal else np.tril(np.ones((L, S), bool))

@@ -88,7 +88,7 @@ def test_tiled_forward_output_and_lse(rng, bh, L, S, causal, E):
     q, k, v, w = _inputs(rng, (bh,), L, S, E)
     scale = 1 / np.sqrt(E)
     dev = [array.from_numpy(x, 0) for x in (q, k, v)]
-    out, lse = (array.to_numpy(a) for a in NA.flash_attention(*dev, scale, causal))
+    out, lse = (array.to_numpy(a) for a in NA.flash_attention(*dev, scale, causal, tensor_cores=False))
     out1, lse1 = (array.to_numpy(a) for a in NA.flash_attention(*dev, scale, causal, tiled=False))
     want, want_lse, _ = _reference(q, k, v, w, causal, scale)
     what = f"BH={bh} L={L} S={S} E={E} causal={causal}"
@@ -113,8 +113,8 @@ def test_tiled_backward_gradients(rng, bh, L, S, causal, E):
     _, _, want = _reference(q, k, v, w, causal, scale)
     runs = {}
     for fwd, bwd in ((True, True), (False, False), (False, True)):
-        out, lse = NA.flash_attention(*dev, scale, causal, tiled=fwd)
-        grads = NA.flash_attention_backward(*dev, out, lse, g, scale, causal, tiled=bwd)
+        out, lse = NA.flash_attention(*dev, scale, causal, tiled=fwd, tensor_cores=False)
+        grads = NA.flash_attention_backward(*dev, out, lse, g, scale, causal, tiled=bwd, tensor_cores=False)
         runs[fwd, bwd] = [array.to_numpy(x) for x in grads]
     what = f"BH={bh} L={L} S={S} E={E} causal={causal}"
     for name, ours, ref, rung1, mixed in zip("qkv", runs[True, True], want, runs[False, False], runs[False, True]):
@@ -137,7 +137,7 @@ def test_tiled_running_max_climbs_across_tiles(rng, causal):
     v = rng.standard_normal((2, S, 64)).astype(np.float32)
     for scale in (0.125, -0.125):
         out, lse = (array.to_numpy(a) for a in NA.flash_attention(*(array.from_numpy(x, 0) for x in (q, k, v)),
-                                                                   scale, causal))
+                                                                   scale, causal, tensor_cores=False))
         want, want_lse, _ = _reference(q, k, v, np.zeros_like(q), causal, scale)
         np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4, err_msg=f"output, scale {scale}")
         np.testing.assert_allclose(lse, want_lse, rtol=1e-5, atol=1e-4, err_msg=f"log-sum-exp, scale {scale}")

@@ -12,7 +12,9 @@
 * FlashAttention (Dao et al. 2022, arXiv:2205.14135; FlashAttention-2, Dao 2023, arXiv:2307.08691):
   the kernels of ``minitorch/cuda/attention/01_flash_fp32.cu`` walk K/V tile by tile with an online
   softmax and keep only O(L) per row (the log-sum-exp the backward needs to recompute P); float32
-  runs their register-tiled rewrite, ``01b_flash_fp32_tiled.cu``, which also applies dropout inside
+  runs their register-tiled rewrite, ``01b_flash_fp32_tiled.cu`` (on sm_80+ as
+  ``01c_flash_fp32_3xtf32.cu``: the same on TF32 tensor cores at float32 accuracy, "3xTF32", unless
+  ``minitorch.backends.cuda.enable_flash_3xtf32_sdp(False)``), which also applies dropout inside
   the kernels and reads q, k, v and the output's gradient through their strides (a GPT block's head
   views of one projection are read where they lie; arrays whose rows are not contiguous and 16-byte
   aligned are copied), and writes the output and the gradients of q, k, v as PyTorch's flash does,
@@ -55,9 +57,10 @@ def _dropout_seed(b, device, p):
 
 
 class FlashAttention(Function):
-    """Attention of float32 q [B, H, L, D], k, v [B, H, S, D] on cuda with the flash kernels of rung 1b,
-    which read q, k, v (and the gradient) through their strides where their rows are contiguous and
-    16-byte aligned (else a contiguous copy, :func:`_rows_aligned`), and write the output and dq, dk, dv
+    """Attention of float32 q [B, H, L, D], k, v [B, H, S, D] on cuda with the flash kernels of rung 1c
+    (3xTF32 on the tensor cores, where it runs and ``backends.cuda.flash_3xtf32_sdp_enabled()``, as
+    the forward found it) or rung 1b, which read q, k, v (and the gradient) through their strides
+    where their rows are contiguous and 16-byte aligned (else a contiguous copy, :func:`_rows_aligned`), and write the output and dq, dk, dv
     as [B, L, H, D] memory seen as [B, H, L, D] (PyTorch flash's layout: a GPT's transpose back is free).
     Dropout p inside the kernels: the Philox key is drawn as :class:`AttentionSoftmax` draws it, so both
     paths drop the same elements after the same ``manual_seed``; backward redraws the mask from the
@@ -68,16 +71,17 @@ class FlashAttention(Function):
         b, device = q._backend, q.device
         q, k, v = (_rows_aligned(x, b) for x in (q, k, v))
         seed = _dropout_seed(b, device, p)
-        out, lse = b.flash_attention(q, k, v, scale, causal, seed=seed, p=p)
+        tensor_cores = backends.cuda.flash_3xtf32_sdp_enabled()
+        out, lse = b.flash_attention(q, k, v, scale, causal, seed=seed, p=p, tensor_cores=tensor_cores)
         ctx.saved = (q, k, v, out, lse)
-        ctx.args = (scale, causal, seed, p)
+        ctx.args = (scale, causal, seed, p, tensor_cores)
         return Tensor(out, device)
 
     @staticmethod
     def backward(ctx, grad):
-        scale, causal, seed, p = ctx.args
+        scale, causal, seed, p, tensor_cores = ctx.args
         dq, dk, dv = grad._backend.flash_attention_backward(*ctx.saved, _rows_aligned(grad, grad._backend), scale,
-                                                            causal, seed=seed, p=p)
+                                                            causal, seed=seed, p=p, tensor_cores=tensor_cores)
         return Tensor(dq, grad.device), Tensor(dk, grad.device), Tensor(dv, grad.device), None, None, None
 
 

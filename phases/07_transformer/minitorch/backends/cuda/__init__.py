@@ -72,3 +72,26 @@ def fused_softmax_sdp_enabled():
     """Whether the cuda decomposition may fuse scale, mask, softmax and dropout (see
     :func:`enable_fused_softmax_sdp`)."""
     return _fused_softmax_sdp
+
+_flash_3xtf32_sdp = True
+
+
+def enable_flash_3xtf32_sdp(enabled):
+    """Allow (True, the default) or forbid the float32 flash path of ``F.scaled_dot_product_attention``
+    to run on the tensor cores as 3xTF32 (``minitorch/cuda/attention/01c_flash_fp32_3xtf32.cu``:
+    float32 accuracy, each product as three TF32 mmas; sm_80 and later); forbidden, it runs the FFMA
+    kernels (``01b_flash_fp32_tiled.cu``). Read at each forward; its backward follows the forward.
+    minitorch's own switch (PyTorch's memory-efficient backend always takes its 3xTF32 kernel on sm_80+).
+
+    Raises:
+        TypeError: ``enabled`` is not a bool.
+    """
+    global _flash_3xtf32_sdp
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enable_flash_3xtf32_sdp: expected a bool, got {type(enabled).__name__}")
+    _flash_3xtf32_sdp = enabled
+
+
+def flash_3xtf32_sdp_enabled():
+    """Whether float32 flash attention may run 3xTF32 on the tensor cores (see :func:`enable_flash_3xtf32_sdp`)."""
+    return _flash_3xtf32_sdp

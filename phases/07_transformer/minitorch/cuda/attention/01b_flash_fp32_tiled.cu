@@ -40,10 +40,10 @@
 // Every row sees key 0 (S >= 1, and causal keeps k <= q), so after the first tile each row's
 // running max m is finite and exp2f(m - m_new) never meets -inf - -inf.
 //
-// Dropout (attention's, p > 0): see struct Dropout below. Its keep bits take 1 KiB (forward) or
+// Dropout (attention's, p > 0): see struct Dropout (flash_tiled.cuh). Its keep bits take 1 KiB (forward) or
 // 512 bytes (backward) of shared memory more, drawn once per tile by all 256 threads.
 //
-// Strides: unlike rung 1, every operand is read or written through its Heads (struct Heads below:
+// Strides: unlike rung 1, every operand is read or written through its Heads (struct Heads, flash_tiled.cuh:
 // [B, H, T, D] at any element strides sb, sh, st, rows contiguous and 16-byte aligned), so that the
 // q, k, v views a GPT cuts from one GEMM output are read where they lie, and O, dQ, dK, dV land in
 // the [B, T, H, D] memory the GPT transposes back to. Row bh = b H + h of the grid is one head.
@@ -63,35 +63,13 @@
 //                                 strides of Q, K, V, dO, dK, dV
 //   flash_bwd_dq_tiled_f32_dD     grid (BH, ceil(L / 64)),  shared 4 * (256 (D + 4) + 64 * 80 + 128)
 //                                 strides of Q, K, V, dO, dQ
-#include "../gemm/mma.cuh"
-#include "../philox.cuh"
-
-#define NEG_INF __int_as_float(0xff800000)
-#define LOG2E 1.4426950408889634f
-#define LN2 0.6931471805599453f
+#include "flash_tiled.cuh"    // THREADS, load_rows, Dropout, Heads, the entries' argument macros
 
 namespace tiled {
 
-constexpr int THREADS = 256;
 constexpr int BQ = 128, BK = 64;     // query rows per block, keys per K/V tile
 constexpr int RM = 8, RN = 4;        // a thread's rows (ty + 16 i) and keys (tx + 16 j)
 constexpr int PS = BK + 16;          // row stride of P: 16 (mod 32) banks between a warp's two rows
-
-// cp.async rows [r0, r0 + ROWS) of an [n, D] matrix whose rows are st floats apart (st % 4 == 0, the
-// rows 16-byte aligned) into a tile of row stride D + 4 (zero past n).
-// Consecutive threads copy consecutive 16-byte chunks of a row: coalesced reads, conflict-free writes.
-template <int D, int ROWS>
-__device__ __forceinline__ void load_rows(float* tile, const float* __restrict__ g, long long r0, long long n,
-                                          long long st) {
-    constexpr int CPR = D / 4;                                  // 16-byte chunks per row
-    static_assert(ROWS * CPR % THREADS == 0, "every thread copies the same number of chunks");
-#pragma unroll
-    for (int c = threadIdx.x; c < ROWS * CPR; c += THREADS) {
-        const int r = c / CPR, col = (c % CPR) * 4;
-        const bool ok = r0 + r < n;
-        tc::cp_async16(tc::smem_u32(tile + r * (D + 4) + col), ok ? g + (r0 + r) * st + col : g, ok ? 16 : 0);
-    }
-}
 
 // This thread's D / 16 columns of one row (see the header: 4 tx + 64 g + e, or 2 tx + e).
 template <int D>
@@ -129,41 +107,6 @@ __device__ __forceinline__ float half_warp_sum(float v) {
     for (int o = 8; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
 }
-
-// Dropout inside the kernels (FlashAttention's way, Dao et al. 2022, sec. 3.1, alg. 2 and 4): the
-// softmax statistics (m, l, lse) are those of the probabilities before dropout; the forward multiplies
-// each probability by Z = keep / (1 - p) before P V; the backward recomputes P, redraws the same Z and
-// takes dV = (P Z)^T dO, dP = (dO V^T) Z, dS = P (dP - delta) with delta = rowsum(dO O) (O as dropped).
-// Element (row bh * L + q, key k) of the [BH * L, S] scores uses the keep rule of philox.cuh, the
-// fused softmax's (attention_softmax.cu): for the same key both paths drop the same elements.
-// A block draws a tile's bits once into shared memory: each thread 16 or 32 consecutive elements of
-// one row (4 or 8 Philox calls, one more where the row's start is not a multiple of 4).
-// The fields are the kernel's arguments as they came (the compiler reads them from the constant bank
-// where needed instead of holding them in registers: the forward for D = 64 has none to spare).
-struct Dropout {
-    const unsigned long long* seed;   // the Philox key, in device memory (read per tile: an L1 hit)
-    unsigned threshold;               // keep iff a 24-bit uniform >= threshold
-    float scale;                      // what a kept probability is multiplied by: 1 / (1 - p); 1 when off
-    bool on;
-
-    // keep bits of elements e0 .. e0 + N - 1 (bit i: element e0 + i)
-    template <int N>
-    __device__ __forceinline__ unsigned bits(long long e0) const {
-        return rng::keep_bits<N>(*seed, (unsigned long long)e0, threshold);
-    }
-};
-
-// Where an operand's heads live (PyTorch's memory layouts, not only contiguous [B, H, T, D]): element
-// (b, h, t, d) of a [B, H, T, D] operand is at b * sb + h * sh + t * st + d (element strides, d
-// contiguous; the launcher checks st, sh, sb % 4 == 0 so that every row is 16-byte aligned). Block
-// row blockIdx.x = b H + h is one head; lse, delta and dropout's element numbers stay [B H, L].
-// The GPT's q, k, v are views of one [B, T, 3 C] GEMM output (sb = 3 C T, sh = D, st = 3 C) and
-// O, dQ, dK, dV are written as [B, T, H, D] (sb = T H D, sh = D, st = H D), PyTorch flash's output
-// layout: the GPT's transpose back to [B, T, H, D] is then free.
-struct Heads {
-    long long sb, sh, st;
-    __device__ __forceinline__ long long head(long long bh, long long H) const { return bh / H * sb + bh % H * sh; }
-};
 
 template <int D>
 __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__ K, const float* __restrict__ V,
@@ -557,9 +500,6 @@ __device__ void flash_bwd_dot(const float* __restrict__ dO, const float* __restr
 
 // D <= 64: two blocks per SM (registers capped at 128; shared memory 76 / 108 KiB a block);
 // D = 128: one (about 240 registers, 172 KiB). Each operand X's Heads come as three long longs X_sb, X_sh, X_st.
-#define HEADS_ARGS(X) long long X##_sb, long long X##_sh, long long X##_st
-#define HEADS(X) tiled::Heads{X##_sb, X##_sh, X##_st}
-#define DROPOUT tiled::Dropout{seed, (unsigned)threshold, keep_scale, dropout}
 
 #define FLASH_TILED_ENTRY(D, MIN_BLOCKS)                                                                 \
     extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_fwd_tiled_f32_d##D(   \

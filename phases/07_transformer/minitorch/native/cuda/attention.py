@@ -2,24 +2,25 @@
 # phase: 07
 """FlashAttention on ``DeviceArray``s: the launchers of ``minitorch/cuda/attention/01_flash_fp32.cu``
 (float32, rung 1), of ``01b_flash_fp32_tiled.cu`` (rung 1b: the same float32 kernels with GEMM-style
-register tiling, what runs by default) and, at the end, of ``02_flash_mma.cu``
-(bfloat16 / float16 on tensor cores) and of its forward on Hopper's wgmma, ``03_flash_wgmma.cu``
-(sm_90 only; what the bf16/fp16 forward runs there for head dimensions 64 and 128).
+register tiling), of ``01c_flash_fp32_3xtf32.cu`` (rung 1c: rung 1b's kernels on TF32 tensor cores
+at float32 accuracy, "3xTF32", what runs by default on sm_80 and later; rung 1b elsewhere) and, at the
+end, of ``02_flash_mma.cu`` (bfloat16 / float16 on tensor cores) and of its forward on Hopper's wgmma,
+``03_flash_wgmma.cu`` (sm_90 only; what the bf16/fp16 forward runs there for head dimensions 64 and 128).
 
 Float32 inputs are ``q [B, H, L, D]``, ``k, v [B, H, S, D]`` (or ``[BH, L, D]``, ``[BH, S, D]``, read
-as B = BH, H = 1; one head dimension D in {32, 64, 128} for all three). Rung 1b reads them through
+as B = BH, H = 1; one head dimension D in {32, 64, 128} for all three). Rungs 1b and 1c read them through
 their strides, rows contiguous and 16-byte aligned (:func:`rows_aligned`: the q, k, v head views a
 GPT cuts from one [B, T, 3 C] GEMM output qualify), and writes O, dQ, dK, dV in PyTorch flash's
 [B, T, H, D] memory layout (returned as [B, H, T, D] views); rung 1 needs C-contiguous arrays (the
 Tensor layer copies what does not fit). Nothing here waits for the GPU.
 
-Dropout (rung 1b only): ``seed`` (one uint64 Philox key in device memory, from
+Dropout (rungs 1b and 1c): ``seed`` (one uint64 Philox key in device memory, from
 ``attention_seed`` as the fused softmax draws it) and ``p`` drop the very elements that
 ``attention_softmax`` drops for the same key on the [BH * L, S] scores (``minitorch/cuda/philox.cuh``).
 
 Grids (the kernels' tiles, see the .cu): forward and dQ: (BH, ceil(L / 64)) blocks (rung 1b's
-forward: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks; 256 threads each. Shared memory is
-dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB):
+forward and rung 1c: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks (rung 1c: ceil(S / 128)); 256
+threads each. Shared memory is dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB, rung 1c: 204 KB):
 past 48 KB a kernel must opt in once (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)).
 """
 import functools
@@ -43,6 +44,9 @@ QBQ, QBK = 64, 32            # dQ: query rows per block x keys per step
 TILED_FILE = "attention/01b_flash_fp32_tiled.cu"
 TBQ, TBK = 128, 64           # rung 1b's forward: query rows per block x keys per tile
 TSTEP = 64                   # rung 1b's backward: query rows (dK/dV) or keys (dQ) per step
+X3_FILE = "attention/01c_flash_fp32_3xtf32.cu"     # rung 1c: TBQ x TBK tiles as rung 1b's forward
+X3_ROWS, X3_STEP = 128, 32   # rung 1c's backward: keys (dK/dV) or queries (dQ) per block, the other per step
+X3_OPTIONS = ()              # more NVRTC options for rung 1c: its experiment switches (probe_flash_fp32.py times them)
 STATIC_SMEM = 48 * 1024
 _F32 = np.dtype(np.float32)
 _raised = {}                 # kernels already allowed their shared memory (kept alive: ids stay unique)
@@ -51,6 +55,14 @@ _raised = {}                 # kernels already allowed their shared memory (kept
 def _smem_floats(kind, d):
     """Floats of dynamic shared memory per block, as the kernel lays them out (rows padded to d + 1)."""
     dp = d + 1
+    if kind == "fwd_3xtf32":         # Q rows padded to d + 4; K, V as big and small, the same; keep bits
+        return (TBQ + 4 * TBK) * (d + 4) + TBQ * TBK // 32
+    if kind == "dkdv_3xtf32":        # K, V rows; per stage Q, dO of a step big and small, lse, delta, keep bits
+        step = X3_STEP // 2 if d == 128 else X3_STEP       # the kernel's DKDV_STEP
+        stages = 2 if "-DBWD_PIPELINE=1" in X3_OPTIONS else 1
+        return 2 * X3_ROWS * (d + 4) + stages * (4 * step * (d + 4) + 2 * step + step * X3_ROWS // 32)
+    if kind == "dq_3xtf32":          # Q, dO rows; K, V of a step big and small; keep bits (16-bit)
+        return (2 * X3_ROWS + 4 * X3_STEP) * (d + 4) + X3_ROWS * X3_STEP // 32
     if kind == "fwd_tiled":          # Q, K, V rows padded to d + 4; P [TBQ][TBK + 16]; keep bits [TBQ][TBK / 32]
         return (TBQ + 2 * TBK) * (d + 4) + TBQ * (TBK + 16) + TBQ * TBK // 32
     if kind == "dkdv_tiled":         # K, V, Q, dO rows padded to d + 4; P^T, dS^T [KBK][TSTEP + 16]; lse, delta;
@@ -65,8 +77,8 @@ def _smem_floats(kind, d):
     return 2 * QBQ * dp + 2 * QBK * dp + QBQ * (QBK + 1)
 
 
-def _kernel(name, d, idx, kind, file=FILE):
-    fn = kernel(file, f"{name}_f32_d{d}", idx)
+def _kernel(name, d, idx, kind, file=FILE, options=()):
+    fn = kernel(file, f"{name}_f32_d{d}", idx, options)
     smem = 4 * _smem_floats(kind, d)
     if smem > STATIC_SMEM and id(fn) not in _raised:
         with cp.cuda.Device(idx):
@@ -128,9 +140,16 @@ def _output(shape, tiled, idx):
     return empty((b, t, h, d), _F32, idx).transpose(0, 2, 1, 3)
 
 
+def _tf32_options(tf32_terms):
+    """Rung 1c's NVRTC options: X3_OPTIONS, and TF32_TERMS=1 for plain TF32 (3xTF32 is the file's default)."""
+    if tf32_terms not in (1, 3):
+        raise ValueError(f"flash_attention: tf32_terms must be 3 (3xTF32) or 1 (plain TF32), got {tf32_terms}")
+    return X3_OPTIONS + (() if tf32_terms == 3 else ("-DTF32_TERMS=1",))
+
+
 def _gradients(q, k, v, tiled, idx):
-    """Fresh dq, dk, dv for rung 1b's backward. When q, k and v are equally spaced pieces of one dense
-    layout (a GPT's head views of one [B, T, 3C] product: one allocation, the same shape and strides,
+    """Fresh dq, dk, dv for rung 1b's or 1c's backward. When q, k and v are equally spaced pieces of one
+    dense layout (a GPT's head views of one [B, T, 3C] product: one allocation, the same shape and strides,
     k starting d bytes after q and v d after k), the gradients are the same pieces of one fresh
     buffer, which the split's backward then takes whole (cuda.array.joined_view) instead of copying
     three gradients into it. Otherwise each is :func:`_output`."""
@@ -160,24 +179,38 @@ def _strides(*arrays):
     return (np.int64(_heads(arrays[0])[0]),) + sum((_heads(a)[1] for a in arrays), ())
 
 
-def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0):
+@functools.lru_cache(maxsize=None)
+def _has_3xtf32(d, idx):
+    """Whether GPU ``idx`` runs rung 1c at head dimension ``d``: TF32 tensor cores (sm_80 and later) and
+    room for its shared memory (204 KB at d = 128: not on sm_86 / sm_89, whose blocks get 99 KB).
+    Cached: asked on every launch."""
+    props = cp.cuda.runtime.getDeviceProperties(idx)
+    return props["major"] >= 8 and 4 * _smem_floats("fwd_3xtf32", d) <= props.get("sharedMemPerBlockOptin", 0)
+
+
+def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0, tensor_cores=True, tf32_terms=3):
     """``dropout(softmax(q k^T * scale), p) v`` (causal: key j seen by query i iff j <= i), never
     forming [L, S].
 
     Args: q [B, H, L, D], k, v [B, H, S, D] float32 (or [BH, L, D], [BH, S, D]), L, S >= 1; scale a
-    float; tiled: run rung 1b (01b_flash_fp32_tiled.cu), which reads the arrays through their
-    strides and needs each :func:`rows_aligned` (the GPT's head views of one [B, T, 3 C] GEMM output
-    are); otherwise, or with tiled=False (the notebook's ladder), rung 1, which needs them C-contiguous.
-    seed, p: dropout (see the module doc); p > 0 needs rung 1b (ValueError otherwise).
+    float; tiled: run rung 1c or 1b, which read the arrays through their strides and need each
+    :func:`rows_aligned` (the GPT's head views of one [B, T, 3 C] GEMM output are); otherwise, or with
+    tiled=False (the notebook's ladder), rung 1, which needs them C-contiguous.
+    tensor_cores: rung 1c (01c_flash_fp32_3xtf32.cu: 3xTF32 on the tensor cores, float32 accuracy)
+    where the GPU has it (:func:`_has_3xtf32`), else rung 1b (01b_flash_fp32_tiled.cu: FFMA);
+    False forces rung 1b. tf32_terms: rung 1c's products as 3 TF32 mmas (3xTF32) or 1 (plain TF32,
+    ~1e-3 off: the notebook's and the tests' comparison).
+    seed, p: dropout (see the module doc); p > 0 needs rung 1b or 1c (ValueError otherwise).
     Returns: (out of q's shape, lse [BH, L]) with lse the natural log-sum-exp of each row's scaled scores
-    before dropout (the same from both rungs: flash_attention_backward takes either without dropout).
-    Rung 1b's out of a 4-D q lies in memory as [B, L, H, D] (:func:`_output`); otherwise contiguous.
+    before dropout (the same from every rung: flash_attention_backward takes any without dropout).
+    Rung 1b's and 1c's out of a 4-D q lies in memory as [B, L, H, D] (:func:`_output`); rung 1's is contiguous.
     Raises: ValueError for dtypes, shapes or head dimensions outside the above, rung 1 on
-    non-contiguous arrays, dropout without rung 1b or without a seed.
+    non-contiguous arrays, dropout without rung 1b or 1c or without a seed.
     """
     _check(q, k, v)
+    options = _tf32_options(tf32_terms)
     tiled = _runs_tiled(tiled, (q, k, v))
-    drop = _dropout_args(tiled, seed, p, (q, k, v))     # raises for dropout without rung 1b
+    drop = _dropout_args(tiled, seed, p, (q, k, v))     # raises for dropout without rung 1b or 1c
     L, d = q.shape[-2:]
     S = k.shape[-2]
     bh = int(np.prod(q.shape[:-2]))
@@ -187,8 +220,11 @@ def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0):
     lse = empty((bh, L), _F32, idx)
     if not (bh and L):
         return out, lse
-    if tiled:
-        fn, smem = _kernel("flash_fwd_tiled", d, idx, "fwd_tiled", TILED_FILE)
+    if tiled:       # rungs 1b and 1c: the same arguments and grid
+        if tensor_cores and _has_3xtf32(d, idx):
+            fn, smem = _kernel("flash_fwd_3xtf32", d, idx, "fwd_3xtf32", X3_FILE, options)
+        else:
+            fn, smem = _kernel("flash_fwd_tiled", d, idx, "fwd_tiled", TILED_FILE)
         extra, grid = drop + _strides(q, k, v, out), (bh, cdiv(L, TBQ))
     else:
         q = q if q.c_contiguous else contiguous(q)
@@ -199,20 +235,24 @@ def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0):
     return out, lse
 
 
-def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True, seed=None, p=0.0):
+def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True, seed=None, p=0.0,
+                             tensor_cores=True, tf32_terms=3):
     """Gradients (dq, dk, dv) of :func:`flash_attention` from its inputs, output, log-sum-exp and the
     upstream gradient ``grad`` (float32, out's shape). Three kernels: delta = rowsum(grad * out);
     dK and dV per key tile; dQ per query tile (FlashAttention-2's backward, deterministic).
-    tiled: rung 1b's three when q, k, v, out and grad are :func:`rows_aligned` (read through their
-    strides; dq, dk, dv of a 4-D q then lie in memory as [B, T, H, D], as rung 1b's out), else rung
-    1's, which need all five C-contiguous (ValueError otherwise).
-    seed, p: the forward's dropout (the same key redraws the same mask); p > 0 needs rung 1b."""
+    tiled: rung 1c's (3xTF32 on the tensor cores: ``tensor_cores`` and :func:`_has_3xtf32`) or rung
+    1b's kernels when q, k, v, out and grad are :func:`rows_aligned` (read through their strides; dq,
+    dk, dv of a 4-D q then lie in memory as [B, T, H, D], as rung 1b's out), else rung 1's, which
+    need all five C-contiguous (ValueError otherwise). Any rung's forward feeds any rung's backward.
+    tf32_terms: as :func:`flash_attention`'s, for rung 1c.
+    seed, p: the forward's dropout (the same key redraws the same mask); p > 0 needs rung 1b or 1c."""
     _check(q, k, v)
     if out.shape != q.shape or grad.shape != q.shape or grad.dtype != _F32 or out.dtype != _F32:
         raise ValueError(f"flash_attention_backward: expected out and grad of q's shape {q.shape}, float32, got "
                          f"{out.dtype} {out.shape} and {grad.dtype} {grad.shape}")
+    options = _tf32_options(tf32_terms)
     tiled = _runs_tiled(tiled, (q, k, v, out, grad))
-    drop = _dropout_args(tiled, seed, p, (q, k, v, grad))     # raises for dropout without rung 1b
+    drop = _dropout_args(tiled, seed, p, (q, k, v, grad))     # raises for dropout without rung 1b or 1c
     L, d = q.shape[-2:]
     S = k.shape[-2]
     bh = int(np.prod(q.shape[:-2]))
@@ -230,18 +270,21 @@ def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True,
                (grad, out, delta, h, np.int64(L), np.int64(rows), *strides), index=idx)
         common += drop
         dkdv_strides, dq_strides = _strides(q, k, v, grad, dk, dv), _strides(q, k, v, grad, dq)
-        suffix, file = "_tiled", TILED_FILE
+        if tensor_cores and _has_3xtf32(d, idx):
+            suffix, file, block_rows = "_3xtf32", X3_FILE, X3_ROWS
+        else:
+            suffix, file, block_rows, options = "_tiled", TILED_FILE, KBK, ()
     else:
         launch(kernel(FILE, f"flash_bwd_dot_f32_d{d}", idx), grid, (THREADS,), (grad, out, delta, rows), index=idx)
         dkdv_strides = dq_strides = ()
-        suffix, file = "", FILE
-    # rung 1b's kernels take rung 1's arguments (then the dropout's and the strides), grids and threads;
-    # only names and shared memory differ
-    fn, smem = _kernel(f"flash_bwd_dkdv{suffix}", d, idx, f"dkdv{suffix}", file)
-    launch(fn, (bh, cdiv(S, KBK)), (THREADS,), (q, k, v, grad, lse, delta, dk, dv) + common + dkdv_strides,
+        suffix, file, block_rows, options = "", FILE, KBK, ()
+    # rungs 1b and 1c take rung 1's arguments (then the dropout's and the strides) and threads; only
+    # names, shared memory and the rows per block (keys for dK/dV, queries for dQ: KBK = QBQ, X3_ROWS) differ
+    fn, smem = _kernel(f"flash_bwd_dkdv{suffix}", d, idx, f"dkdv{suffix}", file, options)
+    launch(fn, (bh, cdiv(S, block_rows)), (THREADS,), (q, k, v, grad, lse, delta, dk, dv) + common + dkdv_strides,
            shared_mem=smem, index=idx)
-    fn, smem = _kernel(f"flash_bwd_dq{suffix}", d, idx, f"dq{suffix}", file)
-    launch(fn, (bh, cdiv(L, QBQ)), (THREADS,), (q, k, v, grad, lse, delta, dq) + common + dq_strides,
+    fn, smem = _kernel(f"flash_bwd_dq{suffix}", d, idx, f"dq{suffix}", file, options)
+    launch(fn, (bh, cdiv(L, block_rows)), (THREADS,), (q, k, v, grad, lse, delta, dq) + common + dq_strides,
            shared_mem=smem, index=idx)
     return dq, dk, dv
 
