@@ -22,6 +22,7 @@ import torch.nn.functional as TF
 import minitorch as mt
 import minitorch.nn.functional as F
 from minitorch import backends
+from test_flash_strided import _count_launches, _gpt_heads   # the GPT's head views; kernel names launched
 
 cuda = pytest.mark.cuda
 FACTOR = 8                     # rung 1c's error may be this many times rung 1b's (1xTF32: hundreds of times)
@@ -264,26 +265,6 @@ def test_tf32_terms_must_be_1_or_3():
 
 
 # ---- the public function: dispatch, the switch, the GPT's head views, the backward --------------------
-def _count_launches(mp):
-    """Record the name of every kernel launched (both of launch.launch's ways of launching), while
-    the MonkeyPatch ``mp`` holds (tests/test_flash_strided.py's helper)."""
-    from minitorch.native.cuda import launch as L
-    names = []
-    for attr in ("_launch_fast", "_launch_cupy"):
-        real = getattr(L, attr)
-
-        def record(fn, *args, _real=real, **kw):
-            names.append(fn.name if hasattr(fn, "name") else str(fn))
-            return _real(fn, *args, **kw)
-        mp.setattr(L, attr, record)
-    return names
-
-
-def _gpt_heads(x, B, T, H, E):
-    """q, k, v as CausalSelfAttention cuts them: split of [B, T, 3C], view, transpose: [B, H, T, E] views."""
-    return [t.view(B, T, H, E).transpose(1, 2) for t in x.split(H * E, dim=2)]
-
-
 def _sdpa(xs, ws, B, T, H, E, causal, tensor_cores):
     """out, the gradient of sum(out * w) w.r.t. the [B, T, 3C] input, and the flash kernels launched,
     with backends.cuda.enable_flash_3xtf32_sdp(tensor_cores)."""
