@@ -1,9 +1,11 @@
-"""Scaled dot-product attention on the GPU: our FlashAttention kernels (in float32 rung 1b,
-``minitorch/cuda/attention/01b_flash_fp32_tiled.cu``, the default of the flash path; rung 02 in
-bfloat16/float16 on tensor cores, ``02_flash_mma.cu``, with ``--dtype bfloat16``) and our
-decomposition (GEMM, softmax, GEMM) next to PyTorch's SDPA backends (flash, memory-efficient, math
-and, where present, cuDNN, chosen with ``torch.nn.attention.sdpa_kernel``). The ladder of rung 02,
-step by step: benchmarks/probe_flash_mma.py; float32 rungs 1 and 1b: benchmarks/probe_flash_fp32.py.
+"""Scaled dot-product attention on the GPU: our FlashAttention kernels, as the flash path picks them
+(float32: rung 1c, ``minitorch/cuda/attention/01c_flash_fp32_3xtf32.cu``, 3xTF32 on the tensor
+cores, or rung 1b's FFMA after ``backends.cuda.enable_flash_3xtf32_sdp(False)``; bfloat16/float16:
+rung 3, ``03_flash_wgmma.cu``, on sm_90 at head dims 64 and 128, else rung 2, ``02_flash_mma.cu``,
+with ``MINITORCH_FLASH_RUNG=2`` forcing rung 2) and our decomposition (GEMM, softmax, GEMM) next to
+PyTorch's SDPA backends (flash, memory-efficient, math and, where present, cuDNN, chosen with
+``torch.nn.attention.sdpa_kernel``). The ladders step by step: benchmarks/probe_flash_mma.py
+(tensor-core rungs) and benchmarks/probe_flash_fp32.py (float32 rungs 1, 1b, 1c).
 
 For B = 4, H = 8, L = S in ``--lengths`` (default 512, 1024, ..., 8192), head dims 64 and 128,
 causal and not: forward alone and forward + backward, each timed with CUDA events (warm-up, then the
@@ -20,7 +22,7 @@ out-of-memory error. Before timing, each of our paths is checked against PyTorch
 L = 512.
 
 Results go to ``--out`` as JSON (GPU, versions, date, every number); a table is printed last. The
-bfloat16 sweep (rung 02 against torch's flash, memory-efficient and cuDNN backends) is sized to
+bfloat16 sweep (rung 3 against torch's flash, memory-efficient and cuDNN backends) is sized to
 finish within about two minutes on an H100, NVRTC compilation on a fresh machine included (an
 estimate; it prints the seconds taken by the checks, which compile the kernels, and in all)::
 
@@ -182,7 +184,7 @@ def parse_args(argv=None):
     p.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
     p.add_argument("--quick", action="store_true", help="lengths 512 and 2048, fewer repeats (a smoke run)")
     p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"],
-                   help="float32: rung 01; bfloat16/float16: rung 02 on tensor cores")
+                   help="float32: rung 1c (3xTF32); bfloat16/float16: rung 3 (sm_90) or rung 2 on tensor cores")
     p.add_argument("--lengths", type=int, nargs="+", default=None, metavar="L",
                    help=f"sequence lengths L = S (default {' '.join(map(str, LENGTHS))})")
     p.add_argument("--memory-limit", type=float, default=60.0, metavar="GB",
