@@ -3,6 +3,8 @@
     python benchmarks/train_gpt.py                       # the seed config (2 layers, d 64) on cuda
     python benchmarks/train_gpt.py --config nanogpt      # nanoGPT's shakespeare_char (6 x 384, 5000 iters)
     python benchmarks/train_gpt.py --torch               # then the same model in PyTorch, for the race
+    python benchmarks/train_gpt.py --torch-only          # the PyTorch twin alone (same initial weights):
+                                                         # the race's two halves in two processes
     python benchmarks/train_gpt.py --device cpu --iters 20 --eval-iters 2   # a smoke test
     python benchmarks/train_gpt.py --config nanogpt --checkpoint ck.safetensors --time-limit 480
                                                          # stops at an evaluation after 480 s and
@@ -333,6 +335,8 @@ def parse_args(argv=None):
     p.add_argument("--config", choices=sorted(CONFIGS), default="seed")
     p.add_argument("--device", default="cuda")
     p.add_argument("--torch", action="store_true", help="then train the PyTorch twin (the race)")
+    p.add_argument("--torch-only", action="store_true",
+                   help="train only the PyTorch twin (initialized from ours, which is built but not trained)")
     p.add_argument("--iters", type=int, help="override max_iters (the cosine ends there)")
     p.add_argument("--eval-interval", type=int)
     p.add_argument("--eval-iters", type=int)
@@ -358,8 +362,11 @@ def main(argv=None):
     mt.manual_seed(args.seed)
     sides = [Ours(model_config, run, args.device)]
     initial = {name: t.cpu() for name, t in sides[0].model.state_dict().items()}
-    if args.torch:
+    if args.torch or args.torch_only:
         sides.append(Theirs(model_config, run, args.device, initial))
+    parameters = sum(int(p.numel()) for p in sides[0].model.parameters())
+    if args.torch_only:
+        sides = sides[1:]
     args.out.mkdir(parents=True, exist_ok=True)
     for side in sides:
         checkpoint = args.checkpoint and args.checkpoint.with_suffix(f".{side.name}{args.checkpoint.suffix}")
@@ -376,7 +383,7 @@ def main(argv=None):
         sample = data.tokenizer.decode(side.generate(data.tokenizer.encode("\n"), args.sample_chars, args.seed))
         stem = f"07-transformer__train-gpt-{args.config}__{side.name}__{slug(device_name(args.device))}"
         record.update(config=args.config, side=side.name, run=run, model=asdict(model_config),
-                      parameters=sum(int(p.numel()) for p in sides[0].model.parameters()),
+                      parameters=parameters,
                       device=device_name(args.device), date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
                       python=platform.python_version(), numpy=np.__version__, sample=sample,
                       notes="fp32; TF32 off on the torch side; same initial weights and batches; "
