@@ -590,7 +590,7 @@ __device__ __forceinline__ void flash_mma_bwd_dq(const T* __restrict__ Q, const 
         tc::cp_async_wait<0>();
         __syncthreads();                             // Q, dO (first pass), K, V in place
         if (!causal || k0 <= q0 + wq + 15) {
-            // S = Q K^T and dP = dO V^T: 16 queries x BKB keys (all D / 16 k-steps unrolled: BKB is 32 at D = 128)
+            // S = Q K^T and dP = dO V^T: 16 queries x BKB keys (a full unroll: BKB is 32 at D = 128)
             float s[NK][4], dp[NK][4];
             score_products<T, D, KS, Lay>(s, dp, qs, ks, dos, vs, lane, wq);
 #pragma unroll
