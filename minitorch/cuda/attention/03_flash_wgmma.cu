@@ -151,6 +151,10 @@ __device__ __forceinline__ unsigned long long mn_major(unsigned start) {
     return wgmma::descriptor(start, ROWS * 128, 1024);
 }
 
+__device__ __forceinline__ void fence_proxy_async() {
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
 // Two floats rounded to T and packed into one 32-bit register (lo in the low half: the lower column).
 template <typename T>
 __device__ __forceinline__ unsigned pack2(float lo, float hi) {
@@ -379,7 +383,7 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
         // fence; everyone's: the barrier). Past the barrier both warpgroups have also finished
         // tile j - 1 (their wgmma waits), so its buffers are refilled now with tile j + 1.
         tc::cp_async_wait<0>();
-        wgmma::fence_proxy_async();
+        fence_proxy_async();
         __syncthreads();
         if (j + 1 < ntiles) {
             load(Ks, K, j + 1);
@@ -419,7 +423,7 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
     load(Vs, V, 0);
     tc::cp_async_commit();                          // group: K(1), V(0)
     tc::cp_async_wait<1>();
-    wgmma::fence_proxy_async();
+    fence_proxy_async();
     __syncthreads();                                // Q and K(0) in place
     if (mine > 0) {
         wgmma::fence();
@@ -432,7 +436,7 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
     }
     for (int j = 0; j < ntiles; ++j) {
         tc::cp_async_wait<0>();                     // K(j + 1), V(j) landed
-        wgmma::fence_proxy_async();
+        fence_proxy_async();
         __syncthreads();
         if (j + 2 < ntiles) load(Ks, K, j + 2);
         if (j + 1 < ntiles) load(Vs, V, j + 1);

@@ -54,11 +54,6 @@ __device__ __forceinline__ unsigned long long tile_descriptor(unsigned tile, int
         return descriptor(tile + first * 128 + s * 32, 16, 1024);
 }
 
-// Orders this thread's shared-memory writes (cp.async copies, plain stores: the "generic proxy")
-// before the wgmmas that read them (the "async proxy"); a __syncthreads() after it covers the block.
-__device__ __forceinline__ void fence_proxy_async() {
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
 __device__ __forceinline__ void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N>

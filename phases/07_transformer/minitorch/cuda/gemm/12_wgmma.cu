@@ -121,6 +121,10 @@ struct MNMajor {
     }
 };
 
+__device__ __forceinline__ void fence_proxy_async() {
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
 }  // namespace wg
 
 template <typename T, bool TA, bool TB>
@@ -183,7 +187,7 @@ __device__ __forceinline__ void gemm_wgmma(GEMM_PARAMS(T)) {
                 // also finished the wgmmas of tile kt-2 (its wait_group 1 at the end of trip kt-1),
                 // so that tile's stage, (kt + STAGES - 2) % STAGES, is refilled now.
                 tc::cp_async_wait<STAGES - 3>();
-                wgmma::fence_proxy_async();
+                fence_proxy_async();
                 __syncthreads();
                 const int next = kt + STAGES - 2;
                 if (next < ktiles) load_stage(next, next % STAGES);
