@@ -51,6 +51,30 @@ def _rounded(rng, shape, npdtype, lo=-2.0, hi=2.0):
     return rng.uniform(lo, hi, shape).astype(npdtype).astype(np.float64)
 
 
+def _inputs(rng, lead, L, S, E, npdtype):
+    """q [*lead, L, E], k, v [*lead, S, E] and the upstream weights w [*lead, L, E] (the loss is
+    sum(out * w)), drawn in that order by :func:`_rounded`: q, k, v in [-2, 2], w in [-1, 1]."""
+    q = _rounded(rng, (*lead, L, E), npdtype)
+    k, v = (_rounded(rng, (*lead, S, E), npdtype) for _ in range(2))
+    w = _rounded(rng, (*lead, L, E), npdtype, -1, 1)
+    return q, k, v, w
+
+
+def _device(x, npdtype):
+    """``x`` rounded to ``npdtype``, as a contiguous DeviceArray on GPU 0 (what the native layer takes)."""
+    return from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
+
+
+def _native_grads(q, k, v, w, scale, causal, npdtype, deterministic=False, config=None, rung=None):
+    """dq, dk, dv (float64) of sum(out * w) by the native forward (``rung``; None: the dispatch's
+    choice) and the backward (``deterministic``, the one-pass kernel's ``config``)."""
+    qd, kd, vd = (_device(x, npdtype) for x in (q, k, v))
+    out, lse = native.flash_attention_mma(qd, kd, vd, scale, causal, rung=rung)
+    grads = native.flash_attention_mma_backward(qd, kd, vd, out, lse, _device(w, npdtype), scale, causal,
+                                                deterministic, config)
+    return [to_numpy(g).astype(np.float64) for g in grads]
+
+
 def _close(ours, ref, dtype, kind, what):
     ours, ref = np.asarray(ours, np.float64), np.asarray(ref, np.float64)
     assert np.isfinite(ours).all(), f"{what}: non-finite values (an unwritten or NaN element)"
@@ -119,9 +143,7 @@ def _check_all(ours, refs, dtype, label):
 def test_sdpa_forward_and_gradients(rng, dtype, E, L, causal):
     S = L if causal else OTHER[L]
     npdtype = DTYPES[dtype][1]
-    q = _rounded(rng, (2, 3, L, E), npdtype)
-    k, v = (_rounded(rng, (2, 3, S, E), npdtype) for _ in range(2))
-    w = _rounded(rng, (2, 3, L, E), npdtype, -1, 1)
+    q, k, v, w = _inputs(rng, (2, 3), L, S, E, npdtype)
     ours = _ours(q, k, v, w, causal, None, dtype)
     refs = {"torch float64": _torch_ref(q, k, v, w, causal, None, torch.float64),
             "torch float32 (upcast)": _torch_ref(q, k, v, w, causal, None, torch.float32)}
@@ -134,9 +156,7 @@ def test_sdpa_forward_and_gradients(rng, dtype, E, L, causal):
 @pytest.mark.parametrize("L,S", [(17, 129), (129, 64)])       # causal with L != S: top-left aligned
 def test_causal_with_unequal_lengths(rng, dtype, L, S):
     npdtype = DTYPES[dtype][1]
-    q = _rounded(rng, (1, 2, L, 64), npdtype)
-    k, v = (_rounded(rng, (1, 2, S, 64), npdtype) for _ in range(2))
-    w = _rounded(rng, (1, 2, L, 64), npdtype, -1, 1)
+    q, k, v, w = _inputs(rng, (1, 2), L, S, 64, npdtype)
     ours = _ours(q, k, v, w, True, None, dtype)
     _check_all(ours, {"torch float64": _torch_ref(q, k, v, w, True, None, torch.float64)}, dtype,
                f"{dtype} causal L={L} S={S}")
@@ -146,9 +166,7 @@ def test_causal_with_unequal_lengths(rng, dtype, L, S):
 def test_scale_and_transposed_inputs(rng, causal):
     B, H, L, S, E = 2, 4, 70, 70 if causal else 129, 64
     npdtype = ml_dtypes.bfloat16
-    q = _rounded(rng, (B, H, L, E), npdtype)
-    k, v = (_rounded(rng, (B, H, S, E), npdtype) for _ in range(2))
-    w = _rounded(rng, (B, H, L, E), npdtype, -1, 1)
+    q, k, v, w = _inputs(rng, (B, H), L, S, E, npdtype)
     ours = _ours(q, k, v, w, causal, 0.3, "bfloat16", transposed=True)
     _check_all(ours, {"torch float64": _torch_ref(q, k, v, w, causal, 0.3, torch.float64)}, "bfloat16",
                f"bf16 scale=0.3 transposed causal={causal}")
@@ -191,15 +209,9 @@ def test_both_backward_paths(rng, deterministic, dtype, E, L, S, causal):
     """The one-pass backward (dq by float32 atomics) and the deterministic one (dk/dv, then dq), called
     natively, against torch's gradients in float64 and float32 (upcast inputs), BH = 3."""
     npdtype = DTYPES[dtype][1]
-    q = _rounded(rng, (3, L, E), npdtype)
-    k, v = (_rounded(rng, (3, S, E), npdtype) for _ in range(2))
-    w = _rounded(rng, (3, L, E), npdtype, -1, 1)
-    dev = lambda x: from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
+    q, k, v, w = _inputs(rng, (3,), L, S, E, npdtype)
     scale = 1 / np.sqrt(E)
-    qd, kd, vd = dev(q), dev(k), dev(v)
-    out, lse = native.flash_attention_mma(qd, kd, vd, scale, causal)
-    grads = native.flash_attention_mma_backward(qd, kd, vd, out, lse, dev(w), scale, causal, deterministic)
-    ours = [to_numpy(g).astype(np.float64) for g in grads]
+    ours = _native_grads(q, k, v, w, scale, causal, npdtype, deterministic)
     label = f"{'deterministic' if deterministic else 'one-pass'} {dtype} L={L} S={S} E={E} causal={causal}"
     for ref_name, torch_dtype in (("torch float64", torch.float64), ("torch float32 (upcast)", torch.float32)):
         ref = _torch_ref(q, k, v, w, causal, scale, torch_dtype)[1:]
@@ -214,19 +226,12 @@ def test_onepass_keys_per_block(rng, keys, E, L, S, causal):
     """The one-pass backward compiled with each choice of keys per block (config ONEPASS_KEYS: 4 or 8
     warps) against float64 gradients: several key blocks per head add into each dq row."""
     npdtype = ml_dtypes.bfloat16
-    q = _rounded(rng, (2, L, E), npdtype)
-    k, v = (_rounded(rng, (2, S, E), npdtype) for _ in range(2))
-    w = _rounded(rng, (2, L, E), npdtype, -1, 1)
-    dev = lambda x: from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
+    q, k, v, w = _inputs(rng, (2,), L, S, E, npdtype)
     scale = 1 / np.sqrt(E)
-    qd, kd, vd = dev(q), dev(k), dev(v)
-    out, lse = native.flash_attention_mma(qd, kd, vd, scale, causal)
-    grads = native.flash_attention_mma_backward(qd, kd, vd, out, lse, dev(w), scale, causal, False,
-                                                {"ONEPASS_KEYS": keys})
+    grads = _native_grads(q, k, v, w, scale, causal, npdtype, config={"ONEPASS_KEYS": keys})
     ref = _torch_ref(q, k, v, w, causal, scale, torch.float64)[1:]
     for name, a, b in zip(["dq", "dk", "dv"], grads, ref):
-        _close(to_numpy(a).astype(np.float64), b, "bfloat16", "grad",
-               f"one-pass keys={keys} E={E} L={L} S={S} causal={causal} {name}")
+        _close(a, b, "bfloat16", "grad", f"one-pass keys={keys} E={E} L={L} S={S} causal={causal} {name}")
 
 
 def _sdpa_grads(leaves_np, w, causal, npdtype):
@@ -247,8 +252,7 @@ def test_deterministic_mode_repeats_bitwise(rng, monkeypatch, causal):
     monkeypatch.setattr(native, "flash_attention_mma_backward", lambda *a: flags.append(a[-1]) or real(*a))
     npdtype = ml_dtypes.bfloat16
     B, H, L, E = 2, 4, 1000, 64
-    qkv = [_rounded(rng, (B, H, L, E), npdtype) for _ in range(3)]
-    w = _rounded(rng, (B, H, L, E), npdtype, -1, 1)
+    *qkv, w = _inputs(rng, (B, H), L, L, E, npdtype)
     mt.use_deterministic_algorithms(True)
     try:
         first = _sdpa_grads(qkv, w, causal, npdtype)
@@ -277,11 +281,9 @@ def test_every_ladder_step_and_tile(rng, name, config, E, causal):
     BH, L = 3, 300
     S = L if causal else 257
     npdtype = ml_dtypes.bfloat16
-    q = _rounded(rng, (BH, L, E), npdtype)
-    k, v = (_rounded(rng, (BH, S, E), npdtype) for _ in range(2))
-    dev = lambda x: from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
+    q, k, v, _ = _inputs(rng, (BH,), L, S, E, npdtype)
     scale = 1 / np.sqrt(E)
-    out, lse = native.flash_attention_mma(dev(q), dev(k), dev(v), scale, causal, config)
+    out, lse = native.flash_attention_mma(*(_device(x, npdtype) for x in (q, k, v)), scale, causal, config)
     s = q @ k.transpose(0, 2, 1) * scale
     if causal:
         s = np.where(np.tril(np.ones((L, S), bool)), s, -np.inf)
@@ -325,8 +327,7 @@ def _reference_forward(q, k, v, scale, causal):
 
 def _rung(q, k, v, scale, causal, dtype, rung, config=None):
     npdtype = DTYPES[dtype][1]
-    dev = lambda x: from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
-    out, lse = native.flash_attention_mma(dev(q), dev(k), dev(v), scale, causal, config, rung=rung)
+    out, lse = native.flash_attention_mma(*(_device(x, npdtype) for x in (q, k, v)), scale, causal, config, rung=rung)
     return to_numpy(out).astype(np.float64), to_numpy(lse)
 
 
@@ -339,9 +340,7 @@ def test_wgmma_forward(rng, dtype, E, L, causal):
     """Rung 3's output and log-sum-exp against float64, torch's SDPA (float32 on the same rounded
     inputs) and rung 2 on odd lengths; 3 batch-heads, so a wrong head offset shows too."""
     S = L if causal else WGMMA_OTHER[L]
-    npdtype = DTYPES[dtype][1]
-    q = _rounded(rng, (3, L, E), npdtype)
-    k, v = (_rounded(rng, (3, S, E), npdtype) for _ in range(2))
+    q, k, v, _ = _inputs(rng, (3,), L, S, E, DTYPES[dtype][1])
     scale = 1 / np.sqrt(E)
     out, lse = _rung(q, k, v, scale, causal, dtype, 3)
     what = f"rung 3 {dtype} E={E} L={L} S={S} causal={causal}"
@@ -362,8 +361,7 @@ ODD_SHAPES = [(300, 257, False), (300, 300, True), (129, 1000, True), (1000, 129
 
 def _check_configuration(rng, config, E, L, S, causal):
     """Rung 3 in `config` against float64 on one shape, with scale 0.3: output and log-sum-exp."""
-    q = _rounded(rng, (2, L, E), ml_dtypes.bfloat16)
-    k, v = (_rounded(rng, (2, S, E), ml_dtypes.bfloat16) for _ in range(2))
+    q, k, v, _ = _inputs(rng, (2,), L, S, E, ml_dtypes.bfloat16)
     out, lse = _rung(q, k, v, 0.3, causal, "bfloat16", 3, config)
     ref, ref_lse = _reference_forward(q, k, v, 0.3, causal)
     what = f"rung 3 {config} E={E} L={L} S={S} causal={causal} scale=0.3"
@@ -398,17 +396,12 @@ def test_wgmma_forward_feeds_rung2_backward(rng, dtype, causal):
     """Rung 2's backward on rung 3's out and lse gives the float64 gradients."""
     L, S, E = 200, 200 if causal else 65, 128
     npdtype = DTYPES[dtype][1]
-    q = _rounded(rng, (2, L, E), npdtype)
-    k, v = (_rounded(rng, (2, S, E), npdtype) for _ in range(2))
-    w = _rounded(rng, (2, L, E), npdtype, -1, 1)
-    dev = lambda x: from_numpy(np.ascontiguousarray(x.astype(npdtype)), 0)
+    q, k, v, w = _inputs(rng, (2,), L, S, E, npdtype)
     scale = 1 / np.sqrt(E)
-    qd, kd, vd = dev(q), dev(k), dev(v)
-    out, lse = native.flash_attention_mma(qd, kd, vd, scale, causal, rung=3)
-    grads = native.flash_attention_mma_backward(qd, kd, vd, out, lse, dev(w), scale, causal)
+    grads = _native_grads(q, k, v, w, scale, causal, npdtype, rung=3)
     ref = _torch_ref(q[None], k[None], v[None], w[None], causal, scale, torch.float64)
     for name, g, r in zip(("dq", "dk", "dv"), grads, ref[1:]):
-        _close(to_numpy(g).astype(np.float64), r[0], dtype, "grad", f"{dtype} causal={causal} {name} after rung 3")
+        _close(g, r[0], dtype, "grad", f"{dtype} causal={causal} {name} after rung 3")
 
 
 @needs_sm90

@@ -405,6 +405,76 @@ struct BwdTile {                                     // the walked dimension's t
     static constexpr int N = D == 128 ? 32 : 64;
 };
 
+// The backward's score products for one warp: acc1 = A1 B1^T and acc2 = A2 B2^T, where A1, A2 are
+// the warp's 16 rows r0.. of the tiles at shared addresses a1, a2 and B1, B2 every row (8 NT) of the
+// tiles at b1, b2, all stored [row][d] (D columns). dK/dV kernels: S^T = K Q^T and dP^T = V dO^T
+// (rows keys); dQ kernel: S = Q K^T and dP = dO V^T (rows queries). UNROLL of the D / 16 k-steps
+// are unrolled (with D = 128 and 64 queries a tile, a full unroll spills).
+template <typename T, int D, int UNROLL, class Lay, int NT>
+__device__ __forceinline__ void score_products(float (&acc1)[NT][4], float (&acc2)[NT][4], unsigned a1, unsigned b1,
+                                               unsigned a2, unsigned b2, int lane, int r0) {
+    using namespace fmma;
+    zero(acc1);
+    zero(acc2);
+#pragma unroll (UNROLL)
+    for (int kk = 0; kk < D / 16; ++kk) {
+        unsigned x1[4], x2[4];
+        load_a<Lay>(x1, a1, lane, r0, kk * 16);
+        load_a<Lay>(x2, a2, lane, r0, kk * 16);
+#pragma unroll
+        for (int jj = 0; jj < NT / 2; ++jj) {
+            unsigned b[4];
+            load_b_nk<Lay>(b, b1, lane, jj * 16, kk * 16);
+            mma_pair<T>(acc1, jj, x1, b);
+            load_b_nk<Lay>(b, b2, lane, jj * 16, kk * 16);
+            mma_pair<T>(acc2, jj, x2, b);
+        }
+    }
+}
+
+// dV += P^T dO and dK += dS^T Q for the warp's 16 keys: P^T, dS^T (16 keys x 8 NQ queries, accumulator
+// layout) are the A operands straight from registers, as the forward's P; the k dimension is the
+// query, and dO, Q are stored [query][d] at shared addresses dos, qs.
+template <typename T, int NQ, int DT, class Lay>
+__device__ __forceinline__ void add_dv_dk(float (&dv)[DT][4], float (&dk)[DT][4], const float (&pt)[NQ][4],
+                                          const float (&dst)[NQ][4], unsigned dos, unsigned qs, int lane) {
+    using namespace fmma;
+#pragma unroll
+    for (int kk = 0; kk < NQ / 2; ++kk) {
+        unsigned pa[4], sa[4];
+        acc_as_a<T>(pa, pt, kk);
+        acc_as_a<T>(sa, dst, kk);
+#pragma unroll
+        for (int dd = 0; dd < DT / 2; ++dd) {
+            unsigned b[4];
+            load_b_kn<Lay>(b, dos, lane, kk * 16, dd * 16);
+            mma_pair<T>(dv, dd, pa, b);
+            load_b_kn<Lay>(b, qs, lane, kk * 16, dd * 16);
+            mma_pair<T>(dk, dd, sa, b);
+        }
+    }
+}
+
+// The warp's rows of dK (times the scale) and dV, rounded once to T: lane (g, t) holds keys key[0],
+// key[1] (rows g, g + 8), columns 8 d + 2t, + 1; keys past S are not stored.
+template <typename T, int DT>
+__device__ __forceinline__ void store_dk_dv(T* dK, T* dV, const float (&dk)[DT][4], const float (&dv)[DT][4],
+                                            const long long (&key)[2], long long S, float scale, int t) {
+    using H = tc::Half<T>;
+    constexpr int D = DT * 8;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        if (key[h] >= S) continue;
+        T* pk = dK + key[h] * D + 2 * t;
+        T* pv = dV + key[h] * D + 2 * t;
+#pragma unroll
+        for (int d = 0; d < DT; ++d) {
+            *reinterpret_cast<typename H::T2*>(pk + d * 8) = H::pack(dk[d][2 * h] * scale, dk[d][2 * h + 1] * scale);
+            *reinterpret_cast<typename H::T2*>(pv + d * 8) = H::pack(dv[d][2 * h], dv[d][2 * h + 1]);
+        }
+    }
+}
+
 // dK, dV of 64 keys; warp w owns keys 16w..16w+15 and walks the query tiles.
 template <typename T, int D>
 __device__ __forceinline__ void flash_mma_bwd_dkdv(const T* __restrict__ Q, const T* __restrict__ K,
@@ -413,9 +483,8 @@ __device__ __forceinline__ void flash_mma_bwd_dkdv(const T* __restrict__ Q, cons
                                                    T* __restrict__ dK, T* __restrict__ dV,
                                                    long long L, long long S, float scale, bool causal) {
     using namespace fmma;
-    using H = Half<T>;
     using Lay = Rows<D, true>;
-    constexpr int BQB = BwdTile<D>::N, NQ = BQB / 8, DT = D / 8, KS = D / 16;
+    constexpr int BQB = BwdTile<D>::N, NQ = BQB / 8, DT = D / 8;
     extern __shared__ __align__(128) unsigned char smem_raw[];
     T* Ks = reinterpret_cast<T*>(smem_raw);          // [64][D]
     T* Vs = Ks + BWD_ROWS * D;                       // [64][D]
@@ -455,22 +524,7 @@ __device__ __forceinline__ void flash_mma_bwd_dkdv(const T* __restrict__ Q, cons
         if (!causal || q0 + BQB - 1 >= k0 + wk) {    // else every query of the tile is before the warp's keys
             // S^T = K Q^T and dP^T = V dO^T: 16 keys x BQB queries
             float st[NQ][4], dpt[NQ][4];
-            zero(st);
-            zero(dpt);
-#pragma unroll 2
-            for (int kk = 0; kk < KS; ++kk) {       // (not fully unrolled: D = 128 would spill)
-                unsigned ka[4], va[4];
-                load_a<Lay>(ka, ks, lane, wk, kk * 16);
-                load_a<Lay>(va, vs, lane, wk, kk * 16);
-#pragma unroll
-                for (int jj = 0; jj < NQ / 2; ++jj) {
-                    unsigned b[4];
-                    load_b_nk<Lay>(b, qs, lane, jj * 16, kk * 16);
-                    mma_pair<T>(st, jj, ka, b);
-                    load_b_nk<Lay>(b, dos, lane, jj * 16, kk * 16);
-                    mma_pair<T>(dpt, jj, va, b);
-                }
-            }
+            score_products<T, D, 2, Lay>(st, dpt, ks, qs, vs, dos, lane, wk);
             // P^T = exp2(s scale log2e - lse log2e), dS^T = P^T (dP^T - delta); masked entries 0
 #pragma unroll
             for (int n = 0; n < NQ; ++n)
@@ -483,36 +537,12 @@ __device__ __forceinline__ void flash_mma_bwd_dkdv(const T* __restrict__ Q, cons
                     st[n][e] = p;
                     dpt[n][e] = p * (dpt[n][e] - deltas[qi]);
                 }
-            // dV += P^T dO, dK += dS^T Q (k = query; dO, Q stored [query][d])
-#pragma unroll
-            for (int kk = 0; kk < BQB / 16; ++kk) {
-                unsigned pa[4], sa[4];
-                acc_as_a<T>(pa, st, kk);
-                acc_as_a<T>(sa, dpt, kk);
-#pragma unroll
-                for (int dd = 0; dd < DT / 2; ++dd) {
-                    unsigned b[4];
-                    load_b_kn<Lay>(b, dos, lane, kk * 16, dd * 16);
-                    mma_pair<T>(dv, dd, pa, b);
-                    load_b_kn<Lay>(b, qs, lane, kk * 16, dd * 16);
-                    mma_pair<T>(dk, dd, sa, b);
-                }
-            }
+            add_dv_dk<T, NQ, DT, Lay>(dv, dk, st, dpt, dos, qs, lane);
         }
         __syncthreads();                             // Q, dO, lse, delta read: the next tile may load
     }
     tc::cp_async_wait<0>();                          // (S > 0 but L = 0 never launches; kept for safety)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        if (key[h] >= S) continue;
-        T* pk = dK + key[h] * D + 2 * t;
-        T* pv = dV + key[h] * D + 2 * t;
-#pragma unroll
-        for (int d = 0; d < DT; ++d) {
-            *reinterpret_cast<typename H::T2*>(pk + d * 8) = H::pack(dk[d][2 * h] * scale, dk[d][2 * h + 1] * scale);
-            *reinterpret_cast<typename H::T2*>(pv + d * 8) = H::pack(dv[d][2 * h], dv[d][2 * h + 1]);
-        }
-    }
+    store_dk_dv<T, DT>(dK, dV, dk, dv, key, S, scale, t);
 }
 
 // dQ of 64 queries; warp w owns queries 16w..16w+15 and walks the key tiles.
@@ -560,23 +590,9 @@ __device__ __forceinline__ void flash_mma_bwd_dq(const T* __restrict__ Q, const 
         tc::cp_async_wait<0>();
         __syncthreads();                             // Q, dO (first pass), K, V in place
         if (!causal || k0 <= q0 + wq + 15) {
+            // S = Q K^T and dP = dO V^T: 16 queries x BKB keys (a full unroll: BKB is 32 at D = 128)
             float s[NK][4], dp[NK][4];
-            zero(s);
-            zero(dp);
-#pragma unroll
-            for (int kk = 0; kk < KS; ++kk) {
-                unsigned qa[4], ga[4];
-                load_a<Lay>(qa, qs, lane, wq, kk * 16);
-                load_a<Lay>(ga, dos, lane, wq, kk * 16);
-#pragma unroll
-                for (int jj = 0; jj < NK / 2; ++jj) {
-                    unsigned b[4];
-                    load_b_nk<Lay>(b, ks, lane, jj * 16, kk * 16);
-                    mma_pair<T>(s, jj, qa, b);
-                    load_b_nk<Lay>(b, vs, lane, jj * 16, kk * 16);
-                    mma_pair<T>(dp, jj, ga, b);
-                }
-            }
+            score_products<T, D, KS, Lay>(s, dp, qs, ks, dos, vs, lane, wq);
 #pragma unroll
             for (int n = 0; n < NK; ++n)
 #pragma unroll
@@ -675,10 +691,9 @@ __device__ __forceinline__ void flash_mma_bwd_onepass(const T* __restrict__ Q, c
                                                       T* __restrict__ dK, T* __restrict__ dV, float* __restrict__ dQacc,
                                                       long long L, long long S, float scale, bool causal) {
     using namespace fmma;
-    using H = Half<T>;
     using Lay = Rows<D, true>;
     constexpr int KB = OnepassKeys<D>::N, KW = KB / 16, THREADS = KB * 2;   // keys, warps, threads per block
-    constexpr int BQB = BwdTile<D>::N, NQ = BQB / 8, DT = D / 8, KS = D / 16;
+    constexpr int BQB = BwdTile<D>::N, NQ = BQB / 8, DT = D / 8;
     using LayS = Rows<BQB, true>;                    // the dS^T tile: KB rows (keys) of BQB queries
     constexpr int MW = BQB / 16;                     // dQ = dS K: warps along the tile's queries (4 or 2)
     constexpr int DC = D / (KW / MW);                // ... and along D: each owns DC columns
@@ -740,41 +755,13 @@ __device__ __forceinline__ void flash_mma_bwd_onepass(const T* __restrict__ Q, c
         if (!causal || q0 + BQB - 1 >= k0 + wk) {    // else every query of the tile is before the warp's keys
             // 1. S^T = K Q^T, dP^T = V dO^T (16 keys x BQB queries), P^T, dS^T; dV, dK
             float sc[NQ][4], dpt[NQ][4];
-            zero(sc);
-            zero(dpt);
-#pragma unroll 2
-            for (int kk = 0; kk < KS; ++kk) {
-                unsigned ka[4], va[4];
-                load_a<Lay>(ka, ks, lane, wk, kk * 16);
-                load_a<Lay>(va, vs, lane, wk, kk * 16);
-#pragma unroll
-                for (int jj = 0; jj < NQ / 2; ++jj) {
-                    unsigned b[4];
-                    load_b_nk<Lay>(b, qs, lane, jj * 16, kk * 16);
-                    mma_pair<T>(sc, jj, ka, b);
-                    load_b_nk<Lay>(b, dos, lane, jj * 16, kk * 16);
-                    mma_pair<T>(dpt, jj, va, b);
-                }
-            }
+            score_products<T, D, 2, Lay>(sc, dpt, ks, qs, vs, dos, lane, wk);
             // only tiles with queries past L, keys past S or (causal) a key after a query pay for the mask
             if (q0 + BQB > L || k0 + wk + 16 > S || (causal && k0 + wk + 15 > q0))
                 p_and_ds<true>(sc, dpt, lse_t, delta_t, q0, key, L, S, causal, sl2, t);
             else
                 p_and_ds<false>(sc, dpt, lse_t, delta_t, q0, key, L, S, causal, sl2, t);
-#pragma unroll
-            for (int kk = 0; kk < BQB / 16; ++kk) {
-                unsigned pa[4], sa[4];
-                acc_as_a<T>(pa, sc, kk);
-                acc_as_a<T>(sa, dpt, kk);
-#pragma unroll
-                for (int dd = 0; dd < DT / 2; ++dd) {
-                    unsigned b[4];
-                    load_b_kn<Lay>(b, dos, lane, kk * 16, dd * 16);
-                    mma_pair<T>(dv, dd, pa, b);
-                    load_b_kn<Lay>(b, qs, lane, kk * 16, dd * 16);
-                    mma_pair<T>(dk, dd, sa, b);
-                }
-            }
+            add_dv_dk<T, NQ, DT, Lay>(dv, dk, sc, dpt, dos, qs, lane);
             // dS^T into shared memory: lane (g, t) holds keys wk + g, wk + g + 8, queries n8 + 2t, + 1
 #pragma unroll
             for (int n = 0; n < NQ; ++n)
@@ -817,17 +804,7 @@ __device__ __forceinline__ void flash_mma_bwd_onepass(const T* __restrict__ Q, c
         }
     }
     tc::cp_async_wait<0>();                          // (nq = 0 leaves the K, V group)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        if (key[h] >= S) continue;
-        T* pk = dK + key[h] * D + 2 * t;
-        T* pv = dV + key[h] * D + 2 * t;
-#pragma unroll
-        for (int d = 0; d < DT; ++d) {
-            *reinterpret_cast<typename H::T2*>(pk + d * 8) = H::pack(dk[d][2 * h] * scale, dk[d][2 * h + 1] * scale);
-            *reinterpret_cast<typename H::T2*>(pv + d * 8) = H::pack(dv[d][2 * h], dv[d][2 * h + 1]);
-        }
-    }
+    store_dk_dv<T, DT>(dK, dV, dk, dv, key, S, scale, t);
 }
 
 // dQ = scale * dQacc rounded once to T, two elements per thread (D is even), grid-stride.

@@ -207,31 +207,8 @@ __device__ __forceinline__ void gemm_wgmma(GEMM_PARAMS(T)) {
             wgmma::pin_registers(d);
             __syncthreads();                       // every stage free for the next tile's prologue
 
-            // Epilogue: d[4j + 2h + e] = C[16 warp + g + 8h][8j + 2t + e] of this warpgroup's 64 rows;
-            // bias added in float32, rounded once to T; pairs stored as one access when N is even.
-            const bool pair = (N & 1) == 0;
-#pragma unroll
-            for (int j = 0; j < BN / 8; ++j) {
-                const long long col = n0 + 8 * j + 2 * t;
-                float b0 = 0.f, b1 = 0.f;
-                if (bias) {
-                    if (col < N) b0 = wgmma::Op<T>::to_float(bias[col]);
-                    if (col + 1 < N) b1 = wgmma::Op<T>::to_float(bias[col + 1]);
-                }
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const long long row = m0 + 64 * group + 16 * warp + g + 8 * h;
-                    if (row >= M) continue;
-                    const float v0 = d[4 * j + 2 * h] + b0, v1 = d[4 * j + 2 * h + 1] + b1;
-                    T* p = c + row * N + col;
-                    if (pair && col + 1 < N) {
-                        *reinterpret_cast<typename wgmma::Op<T>::T2*>(p) = wgmma::Op<T>::pack(v0, v1);
-                    } else {
-                        if (col < N) p[0] = wgmma::Op<T>::round(v0);
-                        if (col + 1 < N) p[1] = wgmma::Op<T>::round(v1);
-                    }
-                }
-            }
+            // Epilogue: this warpgroup's 64 rows of the C tile, bias added, rounded once to T
+            wgmma::store_tile<T, BN>(c, bias, d, M, N, m0 + 64 * group, n0, warp, g, t);
         }
     }
 #endif

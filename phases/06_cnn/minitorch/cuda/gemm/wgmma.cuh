@@ -2,10 +2,11 @@
 // phase: 05
 // wgmma.cuh - Hopper's warpgroup tensor-core instruction (wgmma.mma_async, sm_90a) as rung 13
 // (13_wgmma_tma.cu) uses it: the 64-bit shared-memory matrix descriptors of 128-byte-swizzled
-// tiles, the fences and waits around the asynchronous mma, and one m64nNk16 (k8 for TF32) mma per
-// element type with float32 accumulators. The same instructions, descriptors and layouts as
-// rung 12 (12_wgmma.cu), whose opening comment explains them; written as a header here so that
-// the wgmma's N is a template parameter and not the file's BN macro.
+// tiles, the fences and waits around the asynchronous mma, one m64nNk16 (k8 for TF32) mma per
+// element type with float32 accumulators, and the epilogue that stores them (store_tile). The same
+// instructions, descriptors and layouts as rung 12 (12_wgmma.cu), whose opening comment explains
+// them; written as a header here so that the wgmma's N is a template parameter and not the file's
+// BN macro.
 //
 // Descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 start address >> 4, 16-29 leading
 // byte offset >> 4 (LBO), 32-45 stride byte offset >> 4 (SBO), 49-51 base offset (0: tiles are
@@ -142,5 +143,37 @@ template <> struct Op<float> {
 #endif
     }
 };
+
+// The epilogue of rungs 12 and 13: a warpgroup's accumulators d for rows row0 .. row0 + 63 and columns
+// col0 .. col0 + TILE_N - 1 of C (lane 4g + t of warp w holds d[4j + 2h + e] = C[row0 + 16w + g + 8h][col0
+// + 8j + 2t + e]) into c [M][N], bias [N] (null: none) added in float32, rounded once to T; rows >= M
+// and columns >= N are skipped; two columns are stored as one access when N is even (aligned pairs).
+template <typename T, int TILE_N>
+__device__ __forceinline__ void store_tile(T* c, const T* bias, const float (&d)[TILE_N / 2], long long M, long long N,
+                                           long long row0, long long col0, int warp, int g, int t) {
+    const bool pair = (N & 1) == 0;
+#pragma unroll
+    for (int j = 0; j < TILE_N / 8; ++j) {
+        const long long col = col0 + 8 * j + 2 * t;
+        float b0 = 0.f, b1 = 0.f;
+        if (bias) {
+            if (col < N) b0 = Op<T>::to_float(bias[col]);
+            if (col + 1 < N) b1 = Op<T>::to_float(bias[col + 1]);
+        }
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const long long row = row0 + 16 * warp + g + 8 * h;
+            if (row >= M) continue;
+            const float v0 = d[4 * j + 2 * h] + b0, v1 = d[4 * j + 2 * h + 1] + b1;
+            T* p = c + row * N + col;
+            if (pair && col + 1 < N) {
+                *reinterpret_cast<typename Op<T>::T2*>(p) = Op<T>::pack(v0, v1);
+            } else {
+                if (col < N) p[0] = Op<T>::round(v0);
+                if (col + 1 < N) p[1] = Op<T>::round(v1);
+            }
+        }
+    }
+}
 
 }  // namespace wgmma

@@ -82,6 +82,7 @@
 // (contiguous [*, D] with an aligned base: the Python side checks).
 #include "../gemm/mma.cuh"
 #include "../gemm/wgmma.cuh"
+#include "../gemm/tma.cuh"     // TMA = 1: mbarriers, the TMA copy, setmaxnreg (rung 13's)
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "03_flash_wgmma.cu needs the arch-specific target sm_90a (nvcc -gencode=arch=compute_90a,code=sm_90a; NVRTC -arch=sm_90a)"
@@ -213,48 +214,15 @@ __device__ __forceinline__ void pin_u32(unsigned (&a)[COUNT][4]) {
         for (int r = 0; r < 4; ++r) asm volatile("" : "+r"(a[i][r])::"memory");
 }
 
-// ---- TMA = 1: the copy engine and mbarriers, as rung 13 (gemm/13_wgmma_tma.cu) uses them ----------
-// The driver's CUtensorMap (cuda.h): 128 opaque bytes, 64-byte aligned (NVRTC has no driver header).
-struct alignas(64) TensorMap {
-    unsigned long long opaque[16];
-};
-__device__ __forceinline__ void bar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-// Makes the initialized barriers visible to the copy engine (the async proxy) and to other threads.
-__device__ __forceinline__ void bar_init_fence() {
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-// One arrival that also announces `bytes` more to come from copies (the transaction count).
-__device__ __forceinline__ void bar_arrive_expect(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void bar_arrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// Spin until the phase of parity `parity` has completed (the labels are local to the { } scope).
-__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity) {
-    asm volatile("{\n.reg .pred ready;\nWAIT:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 ready, [%0], %1;\n"
-                 "@!ready bra WAIT;\n}\n" ::"r"(bar), "r"(parity) : "memory");
-}
-__device__ __forceinline__ void prefetch_map(const TensorMap& map) {
-    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&map)) : "memory");
-}
-// Box at coordinates (c0 innermost, c1, c2) of `map` into shared address dst; completes on `bar`.
-__device__ __forceinline__ void tma_load(unsigned dst, const TensorMap& map, int c0, int c1, int c2, unsigned bar) {
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3, %4}], [%5];\n"
-                 ::"r"(dst), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
-                 : "memory");
-}
+// ---- TMA = 1: the copy engine and mbarriers, as rung 13 (gemm/13_wgmma_tma.cu) uses them (gemm/tma.cuh)
 // The ROWS x D tile at rows r0.. of head bh (a [BH][rows][D] tensor map, box 64 x ROWS) into a
 // Swizzled<ROWS> tile at shared address dst: one box per 64 columns, the copy engine writing the
 // 128-byte swizzle itself (and zeros past the head's last row).
 template <int ROWS, int D>
-__device__ __forceinline__ void tma_tile(unsigned dst, const TensorMap& map, long long r0, long long bh, unsigned bar) {
+__device__ __forceinline__ void tma_tile(unsigned dst, const tma::TensorMap& map, long long r0, long long bh,
+                                         unsigned bar) {
 #pragma unroll
-    for (int c = 0; c < D / 64; ++c) tma_load(dst + c * ROWS * 128, map, 64 * c, (int)r0, (int)bh, bar);
+    for (int c = 0; c < D / 64; ++c) tma::tma_load(dst + c * ROWS * 128, map, 64 * c, (int)r0, (int)bh, bar);
 }
 
 }  // namespace fwg
@@ -518,12 +486,13 @@ __device__ __forceinline__ void flash_wgmma_fwd(const T* __restrict__ Q, const T
 // Arguments: tensor maps of Q [BH][L][D], K and V [BH][S][D] (dims {D, rows, BH}, box {64, BQ or
 // BKV, 1}, 128-byte swizzle: native/cuda/attention.py), then rung 2's O, lse, L, S, scale, causal.
 template <typename T, int D>
-__device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q, const fwg::TensorMap& map_k,
-                                                    const fwg::TensorMap& map_v, T* __restrict__ O,
+__device__ __forceinline__ void flash_wgmma_tma_fwd(const tma::TensorMap& map_q, const tma::TensorMap& map_k,
+                                                    const tma::TensorMap& map_v, T* __restrict__ O,
                                                     float* __restrict__ lse, long long L, long long S, float scale,
                                                     bool causal) {
 #if WGMMA_OK
     using namespace fwg;
+    using namespace tma;
     constexpr int NS = BKV / 2, NO = D / 2;
     constexpr int KV = Smem<D>::KV_BYTES;
     constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;   // 128 x 40 + 256 x 232 <= 65536 (setmaxnreg)
@@ -556,7 +525,7 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
 
     if (tid < 128) {
         // ---- producer warpgroup: one thread issues every copy; the others only give registers back
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
+        setmaxnreg_dec<PRODUCER_REGS>();
         if (tid == 0) {
             prefetch_map(map_q);
             prefetch_map(map_k);
@@ -576,7 +545,7 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
         }
     } else {
         // ---- consumer warpgroups: the cp.async kernel's loops, waiting on the full barriers
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
+        setmaxnreg_inc<CONSUMER_REGS>();
         const int ctid = tid - 128, lane = ctid & 31, g = lane >> 2, t = lane & 3;
         const int wg = ctid >> 7, warp = (ctid >> 5) & 3;
         const unsigned long long dq = k_major(qs + 64 * wg * 128), dk = k_major(ks), dv = mn_major<BKV>(vs);
@@ -692,8 +661,8 @@ __device__ __forceinline__ void flash_wgmma_tma_fwd(const fwg::TensorMap& map_q,
 // register cap at entry (168) that setmaxnreg redistributes from.
 #define FLASH_WGMMA_TMA_ENTRY(T, SUF, D)                                                                 \
     extern "C" __global__ void __launch_bounds__(384, 1) flash_wgmma_tma_fwd_##SUF##_d##D(              \
-        const __grid_constant__ fwg::TensorMap map_q, const __grid_constant__ fwg::TensorMap map_k,     \
-        const __grid_constant__ fwg::TensorMap map_v, T* O, float* lse, long long L, long long S,       \
+        const __grid_constant__ tma::TensorMap map_q, const __grid_constant__ tma::TensorMap map_k,     \
+        const __grid_constant__ tma::TensorMap map_v, T* O, float* lse, long long L, long long S,       \
         float scale, bool causal) {                                                                      \
         flash_wgmma_tma_fwd<T, D>(map_q, map_k, map_v, O, lse, L, S, scale, causal);                     \
     }

@@ -53,6 +53,7 @@
 #include <cuda_fp16.h>
 #include "mma.cuh"
 #include "wgmma.cuh"
+#include "tma.cuh"         // mbarriers, the TMA copy, setmaxnreg (shared with attention rung 3)
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "13_wgmma_tma.cu needs the arch-specific target sm_90a (nvcc -gencode=arch=compute_90a,code=sm_90a; NVRTC -arch=sm_90a)"
@@ -70,7 +71,7 @@
 #define GROUP_M 8
 #endif
 
-namespace tma {
+namespace tma {      // (tma.cuh's namespace: this rung's shapes and tile order join its helpers)
 
 constexpr int BM = 128;                       // two consumer warpgroups of 64 rows
 constexpr int CONSUMERS = 2;
@@ -84,46 +85,6 @@ static_assert(STAGES >= 2, "at least 2 stages");
 static_assert(SMEM_BYTES + 2 * STAGES * 8 <= 232448, "shared memory <= 227 KB");
 static_assert(PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536, "registers of one SM");
 static_assert(EMPTY_ARRIVALS == (THREADS - 128) / 32, "every consumer warp arrives on a stage's empty barrier");
-
-// The driver's CUtensorMap (cuda.h): 128 opaque bytes, 64-byte aligned. Defined here because
-// NVRTC compiles without the driver API header.
-struct alignas(64) TensorMap {
-    unsigned long long opaque[16];
-};
-
-// ---- mbarriers (PTX ISA "Parallel Synchronization and Communication Instructions: mbarrier") ----
-__device__ __forceinline__ void bar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-// Makes the initialized barriers visible to the copy engine (the async proxy) and to other threads.
-__device__ __forceinline__ void bar_init_fence() {
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-// One arrival that also announces `bytes` more to come from copies (the transaction count).
-__device__ __forceinline__ void bar_arrive_expect(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void bar_arrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// Spin until the phase of parity `parity` has completed (the labels are local to the { } scope).
-__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity) {
-    asm volatile("{\n.reg .pred ready;\nWAIT:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 ready, [%0], %1;\n"
-                 "@!ready bra WAIT;\n}\n" ::"r"(bar), "r"(parity) : "memory");
-}
-
-// ---- the copy engine ----------------------------------------------------------------------------
-__device__ __forceinline__ void prefetch_map(const TensorMap& map) {
-    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&map)) : "memory");
-}
-// Box at coordinates (c0 innermost, c1, c2) of `map` into shared address dst; completes on `bar`.
-__device__ __forceinline__ void tma_load(unsigned dst, const TensorMap& map, int c0, int c1, int c2, unsigned bar) {
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3, %4}], [%5];\n"
-                 ::"r"(dst), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
-                 : "memory");
-}
 
 // The block's next C tile in the grouped order: tile -> (batch z, m-tile mt, n-tile nt). Groups
 // of GROUP_M m-tiles (the last may be shorter) are walked column by column, so consecutive tiles
@@ -178,7 +139,7 @@ __device__ __forceinline__ void gemm_tma(const tma::TensorMap& map_a, const tma:
 
     if (tid < 128) {
         // ---- producer warpgroup: one thread issues every copy; the others only give registers back
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGS));
+        setmaxnreg_dec<PRODUCER_REGS>();
         if (tid == 0) {
             prefetch_map(map_a);
             prefetch_map(map_b);
@@ -216,7 +177,7 @@ __device__ __forceinline__ void gemm_tma(const tma::TensorMap& map_a, const tma:
         }
     } else {
         // ---- consumer warpgroups: wgmma on the stages as they fill, then the epilogue
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGS));
+        setmaxnreg_inc<CONSUMER_REGS>();
         const int group = tid / 128 - 1;                 // rows 64*group .. of the C tile
         const int warp = (tid >> 5) & 3, lane = tid & 31;
         const int g = lane >> 2, t = lane & 3;
@@ -250,34 +211,9 @@ __device__ __forceinline__ void gemm_tma(const tma::TensorMap& map_a, const tma:
             if (lane == 0) bar_arrive(tc::smem_u32(&empty[previous]));
             wgmma::pin_registers(d);
 
-            // Epilogue (rung 12's): d[4j + 2h + e] = C[16 warp + g + 8h][8j + 2t + e] of this
-            // warpgroup's 64 rows; bias added in float32, rounded once to T; pairs stored as one
-            // access when N is even.
-            T* c = C + (long long)z * M * N;
+            // Epilogue (rung 12's): this warpgroup's 64 rows of the C tile, bias added, rounded once to T
             const long long m0 = (long long)mt * BM, n0 = (long long)nt * BN;
-            const bool pair = (N & 1) == 0;
-#pragma unroll
-            for (int j = 0; j < BN / 8; ++j) {
-                const long long col = n0 + 8 * j + 2 * t;
-                float b0 = 0.f, b1 = 0.f;
-                if (bias) {
-                    if (col < N) b0 = wgmma::Op<T>::to_float(bias[col]);
-                    if (col + 1 < N) b1 = wgmma::Op<T>::to_float(bias[col + 1]);
-                }
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const long long row = m0 + 64 * group + 16 * warp + g + 8 * h;
-                    if (row >= M) continue;
-                    const float v0 = d[4 * j + 2 * h] + b0, v1 = d[4 * j + 2 * h + 1] + b1;
-                    T* p = c + row * N + col;
-                    if (pair && col + 1 < N) {
-                        *reinterpret_cast<typename wgmma::Op<T>::T2*>(p) = wgmma::Op<T>::pack(v0, v1);
-                    } else {
-                        if (col < N) p[0] = wgmma::Op<T>::round(v0);
-                        if (col + 1 < N) p[1] = wgmma::Op<T>::round(v1);
-                    }
-                }
-            }
+            wgmma::store_tile<T, BN>(C + (long long)z * M * N, bias, d, M, N, m0 + 64 * group, n0, warp, g, t);
         }
     }
 #endif
