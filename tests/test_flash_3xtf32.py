@@ -6,7 +6,7 @@ against float64 of rung 1c AND of rung 1b (FFMA, 01b_flash_fp32_tiled.cu) on the
 asserts rung 1c's within FACTOR times rung 1b's (or times float32's rounding of the result, whichever
 is larger: a case rung 1b gets exactly right, one key, must not demand exactness). The very same
 kernels with one TF32 mma per product (TF32_TERMS=1, ~1e-3 off) must fail that bound: the check can
-fail. Lengths straddle the tiles (forward 128 query rows x 64 keys, backward 128 rows x 32 (or 16)
+fail. Lengths straddle the tiles (forward 128 query rows x 64 keys, backward 128 rows x 32
 per step; 16 rows per warp), head dims 32, 64, 128, causal and not, S != L, a running max that
 climbs, the rungs mixed (one's forward, the other's backward), the GPT's strided head views (read in
 place, results in [B, T, H, D] memory) through F.scaled_dot_product_attention, and the switch that

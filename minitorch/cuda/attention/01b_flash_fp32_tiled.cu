@@ -498,43 +498,19 @@ __device__ void flash_bwd_dot(const float* __restrict__ dO, const float* __restr
 }  // namespace tiled
 
 // D <= 64: two blocks per SM (registers capped at 128; shared memory 76 / 108 KiB a block);
-// D = 128: one (about 240 registers, 172 KiB). Each operand X's Heads come as three long longs X_sb, X_sh, X_st.
-
-#define FLASH_TILED_ENTRY(D, MIN_BLOCKS)                                                                 \
-    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_fwd_tiled_f32_d##D(   \
-        const float* Q, const float* K, const float* V, float* O, float* lse, long long L, long long S,  \
-        float scale, bool causal, const unsigned long long* seed, bool dropout, int threshold,           \
-        float keep_scale, long long H, HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(o)) {     \
-        tiled::flash_fwd<D>(Q, K, V, O, lse, L, S, scale, causal, DROPOUT, H, HEADS(q), HEADS(k),        \
-                            HEADS(v), HEADS(o));                                                         \
-    }
-
+// D = 128: one (about 240 registers, 172 KiB). The entries' macros: flash_tiled.cuh, and here the
+// backward's first kernel, delta = rowsum(dO O).
 #define FLASH_TILED_BWD_ENTRIES(D, MIN_BLOCKS)                                                          \
     extern "C" __global__ void flash_bwd_dot_tiled_f32_d##D(                                             \
         const float* dO, const float* O, float* delta, long long H, long long L, long long rows,         \
         HEADS_ARGS(dout), HEADS_ARGS(o)) {                                                               \
         tiled::flash_bwd_dot<D>(dO, O, delta, H, L, rows, HEADS(dout), HEADS(o));                        \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dkdv_tiled_f32_d##D( \
-        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
-        const float* delta, float* dK, float* dV, long long L, long long S, float scale, bool causal,   \
-        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
-        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dk), HEADS_ARGS(dv)) { \
-        tiled::flash_bwd_dkdv<D>(Q, K, V, dO, lse, delta, dK, dV, L, S, scale, causal, DROPOUT, H,       \
-                                 HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dk), HEADS(dv));       \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dq_tiled_f32_d##D(   \
-        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
-        const float* delta, float* dQ, long long L, long long S, float scale, bool causal,              \
-        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
-        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dq)) {                 \
-        tiled::flash_bwd_dq<D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal, DROPOUT, H,             \
-                               HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dq));                    \
-    }
+    FLASH_BWD_ENTRIES(tiled, tiled, D, MIN_BLOCKS, MIN_BLOCKS)
 
-FLASH_TILED_ENTRY(32, 2)
-FLASH_TILED_ENTRY(64, 2)
-FLASH_TILED_ENTRY(128, 1)
+FLASH_FWD_ENTRY(tiled, tiled, 32, 2)
+FLASH_FWD_ENTRY(tiled, tiled, 64, 2)
+FLASH_FWD_ENTRY(tiled, tiled, 128, 1)
 FLASH_TILED_BWD_ENTRIES(32, 2)
 FLASH_TILED_BWD_ENTRIES(64, 2)
 FLASH_TILED_BWD_ENTRIES(128, 1)

@@ -64,8 +64,7 @@
 // Entry points (D = 32, 64, 128), 256 threads, the arguments of rung 1b's kernels of the same name
 // with _tiled (the backward's delta = rowsum(dO O) is rung 1b's flash_bwd_dot_tiled_f32_dD):
 //   flash_fwd_3xtf32_f32_dD        grid (BH, ceil(L / 128)), shared 4 * ((128 + 4 * 64) (D + 4) + 256) bytes
-//   flash_bwd_dkdv_3xtf32_f32_dD   grid (BH, ceil(S / 128)), shared 4 * ((256 + 4 s) (D + 4) + 2 s + 4 s) bytes,
-//                                  s = 32 (D = 128: 16) queries per step
+//   flash_bwd_dkdv_3xtf32_f32_dD   grid (BH, ceil(S / 128)), shared 4 * ((256 + 128) (D + 4) + 64 + 128) bytes
 //   flash_bwd_dq_3xtf32_f32_dD     grid (BH, ceil(L / 128)), shared 4 * ((256 + 128) (D + 4) + 128) bytes
 // O and lse are rung 1b's (O in the Heads given, lse natural log [BH, L]): either rung's backward takes
 // either rung's forward. Needs sm_80 (cp.async, TF32 mma).
@@ -74,18 +73,6 @@
 #ifndef TF32_TERMS
 #define TF32_TERMS 3
 #endif
-// SPLIT_SMEM=0 (an experiment, benchmarks/probe_flash_fp32.py): B operands stay float32 in shared memory
-// and are split as each warp reads them (half the shared-memory reads, 8x the splits) instead of once
-// by split_rows().
-#ifndef SPLIT_SMEM
-#define SPLIT_SMEM 1
-#endif
-// BWD_PIPELINE=1 (an experiment): dK/dV keeps two stages of the walked Q, dO tiles, so the copies of
-// step i + 1 fly while step i computes (one __syncthreads() a step instead of two).
-#ifndef BWD_PIPELINE
-#define BWD_PIPELINE 0
-#endif
-
 namespace x3 {
 
 using tiled::THREADS;
@@ -121,7 +108,6 @@ __device__ __forceinline__ void mma3(float (&d)[4], const unsigned (&a_big)[4], 
 // (load_rows' mapping) as big, in place, and their small parts into `small` (same layout).
 template <int D, int ROWS>
 __device__ __forceinline__ void split_rows(float* big, float* small) {
-    if constexpr (!SPLIT_SMEM) return;
     constexpr int CPR = D / 4;
 #pragma unroll
     for (int c = threadIdx.x; c < ROWS * CPR; c += THREADS) {
@@ -136,17 +122,11 @@ __device__ __forceinline__ void split_rows(float* big, float* small) {
     }
 }
 
-// A B fragment's two elements (offsets at0, at1 of the tiles), big and small: read from the split
-// tiles, or (SPLIT_SMEM=0) split here from the float32 tile `bb`.
+// A B fragment's two elements (offsets at0, at1 of the tiles), big and small, from the split tiles.
 __device__ __forceinline__ void b_operand(unsigned (&big)[2], unsigned (&small)[2], const float* bb, const float* bs,
                                           int at0, int at1) {
-    if constexpr (SPLIT_SMEM) {
-        big[0] = __float_as_uint(bb[at0]); big[1] = __float_as_uint(bb[at1]);
-        small[0] = __float_as_uint(bs[at0]); small[1] = __float_as_uint(bs[at1]);
-    } else {
-        split(bb[at0], big[0], small[0]);
-        split(bb[at1], big[1], small[1]);
-    }
+    big[0] = __float_as_uint(bb[at0]); big[1] = __float_as_uint(bb[at1]);
+    small[0] = __float_as_uint(bs[at0]); small[1] = __float_as_uint(bs[at1]);
 }
 
 // x[j] += A B^T for the warp's 16 rows of A (float32 rows of stride D + 4 from `a`, split here) and
@@ -335,12 +315,12 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
 // operands [32][D+4], big and small each; lse2, delta [32] (dK/dV); keep bits [128 x 32 bits].
 // The keep bits of a 128 x 32 tile: thread T draws 16 consecutive elements of one query row (dK/dV:
 // query T / 8, keys 16 (T % 8) ..; dQ: query T / 2, keys 16 (T % 2) ..), the elements of the forward's.
-// Per step: copies, a wait, the split, __syncthreads(), the products, __syncthreads() (no overlap).
+// Per step: copies, a wait, the split, __syncthreads(), the products, __syncthreads() (no overlap:
+// a second stage of the step's tiles measured no faster on the H100, and for D = 128 it does not fit).
+// D = 128 fills the registers: dK/dV's 128 accumulators, the step's 32 scores and their operands take
+// 254 of 255 (0 spilled: `nvcc --resource-usage`), as with 16 queries a step, which paid twice the
+// barriers and twice the reads and splits of K and V per product.
 constexpr int BR = 128, STEP = 32;   // a block's rows (8 warps x 16), the walked rows per step
-// dK/dV for D = 128 walks 16 queries per step: its 128 accumulators and the scores of 32 need more
-// than 255 registers
-template <int D>
-constexpr int DKDV_STEP = D == 128 ? 16 : STEP;
 
 template <int D>
 __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restrict__ K,
@@ -350,13 +330,17 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
                                float scale, bool causal, const tiled::Dropout& drop, long long H,
                                const tiled::Heads& q_at, const tiled::Heads& k_at, const tiled::Heads& v_at,
                                const tiled::Heads& do_at, const tiled::Heads& dk_at, const tiled::Heads& dv_at) {
-    constexpr int DP = D + 4, NO = D / 8, STEP = DKDV_STEP<D>, NS = STEP / 8;   // NS: mma tiles of the step
-    // a stage (floats): Q, dO of a step, big and small [STEP][DP] each; lse2, delta [STEP]; keep bits
-    constexpr int STAGES = BWD_PIPELINE ? 2 : 1, STAGE = 4 * STEP * DP + 2 * STEP + STEP * BR / 32;
+    constexpr int DP = D + 4, NO = D / 8, NS = STEP / 8;      // NS: mma tiles of the step
     extern __shared__ float4 smem4[];
     float* Ks = reinterpret_cast<float*>(smem4);   // [BR][DP] float32
     float* Vs = Ks + BR * DP;                      // [BR][DP] float32
-    float* stages = Vs + BR * DP;                  // [STAGES][STAGE]
+    float* Qb = Vs + BR * DP;                      // [STEP][DP] big
+    float* Qs = Qb + STEP * DP;                    // small
+    float* dOb = Qs + STEP * DP;
+    float* dOs = dOb + STEP * DP;
+    float* lse2s = dOs + STEP * DP;                // [STEP]
+    float* deltas = lse2s + STEP;                  // [STEP]
+    unsigned short* kbits = reinterpret_cast<unsigned short*>(deltas + STEP);   // [STEP][BR / 16]
     const long long bh = blockIdx.x;
     const long long k0 = (long long)blockIdx.y * BR;            // causal: the first blocks walk the most
     const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
@@ -370,26 +354,14 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
     for (int n = 0; n < NO; ++n)
 #pragma unroll
         for (int e = 0; e < 4; ++e) dk[n][e] = dv[n][e] = 0.0f;
-    // the copies of the step at q0 into stage st (Q and dO: the first two [STEP][DP] tiles' big halves)
-    auto load_step = [&](long long q0, int st) {
-        tiled::load_rows<D, STEP>(stages + st * STAGE, Q, q0, L, q_at.st);
-        tiled::load_rows<D, STEP>(stages + st * STAGE + 2 * STEP * DP, dO, q0, L, do_at.st);
-    };
     tiled::load_rows<D, BR>(Ks, K, k0, S, k_at.st);
     tiled::load_rows<D, BR>(Vs, V, k0, S, v_at.st);
     // causal: queries before k0 see none of these keys; start at the step holding k0
     const long long q_begin = causal ? (k0 / STEP) * STEP : 0;
-    if (q_begin < L) load_step(q_begin, 0);
-    tc::cp_async_commit();                                 // group: K, V and the first step
-    int st = 0;                                            // the stage of this step
     for (long long q0 = q_begin; q0 < L; q0 += STEP) {
-        float* Qb = stages + st * STAGE;                   // [STEP][DP] big
-        float* Qs = Qb + STEP * DP;                        // small
-        float* dOb = Qs + STEP * DP;
-        float* dOs = dOb + STEP * DP;
-        float* lse2s = dOs + STEP * DP;                    // [STEP]
-        float* deltas = lse2s + STEP;                      // [STEP]
-        unsigned short* kbits = reinterpret_cast<unsigned short*>(deltas + STEP);   // [STEP][BR / 16]
+        tiled::load_rows<D, STEP>(Qb, Q, q0, L, q_at.st);
+        tiled::load_rows<D, STEP>(dOb, dO, q0, L, do_at.st);
+        tc::cp_async_commit();
         if (threadIdx.x < STEP) {
             const long long r = q0 + threadIdx.x;
             lse2s[threadIdx.x] = r < L ? lse[r] * LOG2E : 0.0f;
@@ -401,10 +373,6 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
         split_rows<D, STEP>(Qb, Qs);
         split_rows<D, STEP>(dOb, dOs);
         __syncthreads();                                   // everyone's: K, V, Q, dO, lse2, delta, keep bits
-        if (STAGES == 2) {                                 // the other stage was read last step, before this barrier
-            if (q0 + STEP < L) load_step(q0 + STEP, st ^ 1);
-            tc::cp_async_commit();
-        }
         float s[NS][4], dp[NS][4];
 #pragma unroll
         for (int j = 0; j < NS; ++j)
@@ -435,13 +403,9 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
         }
         accumulate<D, NS>(dv, s, dOb, dOs, g, t);          // dV += (P^T Z) dO
         accumulate<D, NS>(dk, dp, Qb, Qs, g, t);           // dK += dS^T Q
-        if (STAGES == 1) {
-            __syncthreads();                               // Q, dO, lse2, delta, bits read: the next step may load
-            if (q0 + STEP < L) load_step(q0 + STEP, 0);
-            tc::cp_async_commit();
-        }
-        st ^= STAGES - 1;
+        __syncthreads();                                   // Q, dO, lse2, delta, bits read: the next step may load
     }
+    tc::cp_async_commit();                                 // L <= q_begin: K and V were never committed
     tc::cp_async_wait<0>();                                // nothing left in flight at exit
     dK += dk_at.head(bh, H); dV += dv_at.head(bh, H);
 #pragma unroll
@@ -557,38 +521,11 @@ __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restric
 #else
 #define D64_BLOCKS 2
 #endif
-#define FLASH_3XTF32_ENTRY(D, MIN_BLOCKS)                                                                \
-    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_fwd_3xtf32_f32_d##D(  \
-        const float* Q, const float* K, const float* V, float* O, float* lse, long long L, long long S,  \
-        float scale, bool causal, const unsigned long long* seed, bool dropout, int threshold,           \
-        float keep_scale, long long H, HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(o)) {     \
-        x3::flash_fwd<D>(Q, K, V, O, lse, L, S, scale, causal, DROPOUT, H, HEADS(q), HEADS(k), HEADS(v), \
-                         HEADS(o));                                                                      \
-    }
-
 // The backward: dK/dV one block per SM (its 2 x D / 2 accumulators and the step's scores spill under
-// a 128-register cap); dQ as the forward.
-#define FLASH_3XTF32_BWD_ENTRIES(D, MIN_BLOCKS)                                                         \
-    extern "C" __global__ void __launch_bounds__(tiled::THREADS, 1) flash_bwd_dkdv_3xtf32_f32_d##D(      \
-        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
-        const float* delta, float* dK, float* dV, long long L, long long S, float scale, bool causal,   \
-        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
-        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dk), HEADS_ARGS(dv)) { \
-        x3::flash_bwd_dkdv<D>(Q, K, V, dO, lse, delta, dK, dV, L, S, scale, causal, DROPOUT, H,          \
-                              HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dk), HEADS(dv));          \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dq_3xtf32_f32_d##D(   \
-        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
-        const float* delta, float* dQ, long long L, long long S, float scale, bool causal,              \
-        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
-        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dq)) {                 \
-        x3::flash_bwd_dq<D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal, DROPOUT, H,                \
-                            HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dq));                       \
-    }
-
-FLASH_3XTF32_ENTRY(32, 2)
-FLASH_3XTF32_ENTRY(64, D64_BLOCKS)
-FLASH_3XTF32_ENTRY(128, 1)
-FLASH_3XTF32_BWD_ENTRIES(32, 2)
-FLASH_3XTF32_BWD_ENTRIES(64, D64_BLOCKS)
-FLASH_3XTF32_BWD_ENTRIES(128, 1)
+// a 128-register cap); dQ as the forward. The entries' macros: flash_tiled.cuh.
+FLASH_FWD_ENTRY(x3, 3xtf32, 32, 2)
+FLASH_FWD_ENTRY(x3, 3xtf32, 64, D64_BLOCKS)
+FLASH_FWD_ENTRY(x3, 3xtf32, 128, 1)
+FLASH_BWD_ENTRIES(x3, 3xtf32, 32, 1, 2)
+FLASH_BWD_ENTRIES(x3, 3xtf32, 64, 1, D64_BLOCKS)
+FLASH_BWD_ENTRIES(x3, 3xtf32, 128, 1, 1)

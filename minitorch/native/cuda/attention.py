@@ -45,7 +45,6 @@ TBQ, TBK = 128, 64           # rung 1b's forward: query rows per block x keys pe
 TSTEP = 64                   # rung 1b's backward: query rows (dK/dV) or keys (dQ) per step
 X3_FILE = "attention/01c_flash_fp32_3xtf32.cu"     # rung 1c: TBQ x TBK tiles as rung 1b's forward
 X3_ROWS, X3_STEP = 128, 32   # rung 1c's backward: keys (dK/dV) or queries (dQ) per block, the other per step
-X3_OPTIONS = ()              # more NVRTC options for rung 1c: its experiment switches (probe_flash_fp32.py times them)
 STATIC_SMEM = 48 * 1024
 _F32 = np.dtype(np.float32)
 _raised = {}                 # kernels already allowed their shared memory (kept alive: ids stay unique)
@@ -56,10 +55,8 @@ def _smem_floats(kind, d):
     dp = d + 1
     if kind == "fwd_3xtf32":         # Q rows padded to d + 4; K, V as big and small, the same; keep bits
         return (TBQ + 4 * TBK) * (d + 4) + TBQ * TBK // 32
-    if kind == "dkdv_3xtf32":        # K, V rows; per stage Q, dO of a step big and small, lse, delta, keep bits
-        step = X3_STEP // 2 if d == 128 else X3_STEP       # the kernel's DKDV_STEP
-        stages = 2 if "-DBWD_PIPELINE=1" in X3_OPTIONS else 1
-        return 2 * X3_ROWS * (d + 4) + stages * (4 * step * (d + 4) + 2 * step + step * X3_ROWS // 32)
+    if kind == "dkdv_3xtf32":        # K, V rows; Q, dO of a step big and small; lse, delta; keep bits (16-bit)
+        return (2 * X3_ROWS + 4 * X3_STEP) * (d + 4) + 2 * X3_STEP + X3_STEP * X3_ROWS // 32
     if kind == "dq_3xtf32":          # Q, dO rows; K, V of a step big and small; keep bits (16-bit)
         return (2 * X3_ROWS + 4 * X3_STEP) * (d + 4) + X3_ROWS * X3_STEP // 32
     if kind == "fwd_tiled":          # Q, K, V rows padded to d + 4; P [TBQ][TBK + 16]; keep bits [TBQ][TBK / 32]
@@ -140,10 +137,10 @@ def _output(shape, tiled, idx):
 
 
 def _tf32_options(tf32_terms):
-    """Rung 1c's NVRTC options: X3_OPTIONS, and TF32_TERMS=1 for plain TF32 (3xTF32 is the file's default)."""
+    """Rung 1c's NVRTC options: TF32_TERMS=1 for plain TF32 (3xTF32 is the file's default)."""
     if tf32_terms not in (1, 3):
         raise ValueError(f"flash_attention: tf32_terms must be 3 (3xTF32) or 1 (plain TF32), got {tf32_terms}")
-    return X3_OPTIONS + (() if tf32_terms == 3 else ("-DTF32_TERMS=1",))
+    return () if tf32_terms == 3 else ("-DTF32_TERMS=1",)
 
 
 def _gradients(q, k, v, tiled, idx):
