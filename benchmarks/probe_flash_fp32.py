@@ -11,7 +11,8 @@ target: >= 1.0x the efficient backend, which runs 3xTF32 on the tensor cores on 
    gradients (its own forward and backward) against torch's math backend (float32, TF32 off).
 2. Timing, float32, TF32 off on both sides, B = 4, H = 8 (as bench_attention.py), L = S in
    512..4096, d 64 and 128, causal and not: the forward of rung 1, rung 1b, rung 1c, torch efficient,
-   torch math; forward + backward of rung 1, rung 1b, rung 1c and torch efficient.
+   torch math; forward + backward of rung 1, rung 1b, rung 1c (its one-pass backward, and 3x_det: its
+   deterministic one) and torch efficient.
    CUDA events, L2 flushed before each call, median of the repeats. Ours runs on raw arrays
    (minitorch.native.cuda), torch through F.scaled_dot_product_attention under sdpa_kernel.
    TFLOP/s: forward 4 B H L S d (x 0.5 causal), forward + backward 3.5 times that.
@@ -65,8 +66,19 @@ def max_error(ours, ref):
 
 # name -> flash_attention's keywords; 1xtf32 (plain TF32) is shown, not held to float32's tolerance
 RUNGS = {"3xtf32": {}, "tiled": {"tensor_cores": False}, "rung1": {"tiled": False}, "1xtf32": {"tf32_terms": 1}}
+# backward variants: name -> (forward rung, flash_attention_backward's extra keywords); 3xtf32's backward
+# is the one pass (dq by atomics), 3x_det the deterministic dK/dV then dQ
+BACKWARDS = {"3xtf32": ("3xtf32", {}), "3x_det": ("3xtf32", {"deterministic": True}), "tiled": ("tiled", {}),
+             "rung1": ("rung1", {})}
+
+
 def rung_keywords(name):
     return RUNGS.get(name, {})
+
+
+def backward_keywords(name):
+    rung, extra = BACKWARDS[name]
+    return {**rung_keywords(rung), **extra}
 
 
 def torch_efficient(q, k, v, scale, causal):
@@ -124,9 +136,9 @@ def check_against_torch(NA, array, d, causal):
     scale = 1 / d ** 0.5
     g = array.from_numpy(np.ones((8, 512, d), np.float32), 0)
     errs = {}
-    for rung in ("3xtf32", "tiled", "rung1"):
-        out, lse = NA.flash_attention(q, k, v, scale, causal, **rung_keywords(rung))
-        grads = NA.flash_attention_backward(q, k, v, out, lse, g, scale, causal, **rung_keywords(rung))
+    for rung in BACKWARDS:
+        out, lse = NA.flash_attention(q, k, v, scale, causal, **rung_keywords(BACKWARDS[rung][0]))
+        grads = NA.flash_attention_backward(q, k, v, out, lse, g, scale, causal, **backward_keywords(rung))
         errs[f"{rung} out"] = max_error(array.to_numpy(out), ref.detach().cpu().numpy())
         for name, ours, t in zip(("dq", "dk", "dv"), grads, (tq, tk, tv)):
             errs[f"{rung} {name}"] = max_error(array.to_numpy(ours), t.grad.cpu().numpy())
@@ -153,8 +165,8 @@ def cases(NA, L, d, causal):
 
     def ours_fb(rung):
         def run():
-            out, lse = NA.flash_attention(q, k, v, scale, causal, **rung_keywords(rung))
-            NA.flash_attention_backward(q, k, v, out, lse, g, scale, causal, **rung_keywords(rung))
+            out, lse = NA.flash_attention(q, k, v, scale, causal, **rung_keywords(BACKWARDS[rung][0]))
+            NA.flash_attention_backward(q, k, v, out, lse, g, scale, causal, **backward_keywords(rung))
         return run
 
     def torch_fwd(be):
@@ -177,6 +189,7 @@ def cases(NA, L, d, causal):
             "fwdbwd rung1": ours_fb("rung1"),
             "fwdbwd tiled": ours_fb("tiled"),
             "fwdbwd 3xtf32": ours_fb("3xtf32"),
+            "fwdbwd 3x_det": ours_fb("3x_det"),
             "fwdbwd torch_efficient": torch_fb}
 
 
@@ -250,13 +263,15 @@ def print_table(record):
         return "      -"
     print("\nfloat32 TFLOP/s, TF32 off (ratios: rung 1c (3xtf32) and rung 1b (tiled) / torch efficient)")
     print(f"{'d':>3} {'causal':>6} {'L':>5} |   rung1   tiled  3xtf32 t_effic  t_math  1c/eff  1b/eff "
-          f"||   rung1   tiled  3xtf32 t_effic  1c/eff  1b/eff  (forward + backward)")
+          f"||   rung1   tiled  3xtf32  3x_det t_effic  1c/eff det/eff  1b/eff  (forward + backward; 3x_det: "
+          f"rung 1c's deterministic backward)")
     for r in record["rows"]:
         fwd = " ".join(tf(r, f"fwd {n}") for n in ("rung1", "tiled", "3xtf32", "torch_efficient", "torch_math"))
-        fb = " ".join(tf(r, f"fwdbwd {n}") for n in ("rung1", "tiled", "3xtf32", "torch_efficient"))
+        fb = " ".join(tf(r, f"fwdbwd {n}") for n in ("rung1", "tiled", "3xtf32", "3x_det", "torch_efficient"))
         print(f"{r['d']:>3} {str(r['causal']):>6} {r['L']:>5} | {fwd} "
               f"{ratio(r, 'fwd 3xtf32', 'fwd torch_efficient')} {ratio(r, 'fwd tiled', 'fwd torch_efficient')} || {fb} "
-              f"{ratio(r, 'fwdbwd 3xtf32', 'fwdbwd torch_efficient')} {ratio(r, 'fwdbwd tiled', 'fwdbwd torch_efficient')}")
+              f"{ratio(r, 'fwdbwd 3xtf32', 'fwdbwd torch_efficient')} {ratio(r, 'fwdbwd 3x_det', 'fwdbwd torch_efficient')} "
+              f"{ratio(r, 'fwdbwd tiled', 'fwdbwd torch_efficient')}")
 
 
 if __name__ == "__main__":
