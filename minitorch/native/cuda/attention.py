@@ -19,8 +19,9 @@ Dropout (rungs 1b and 1c): ``seed`` (one uint64 Philox key in device memory, fro
 
 Grids (the kernels' tiles, see the .cu): forward and dQ: (BH, ceil(L / 64)) blocks (rung 1b's
 forward and rung 1c: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks (rung 1c and its one-pass
-backward: ceil(S / 128)); 256 threads each. Shared memory is dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB, rung 1c: 222 KB):
-past 48 KB a kernel must opt in once (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)).
+backward: ceil(S / 128)); 256 threads each. Shared memory is dynamic, up to ~116 KB for D = 128
+(rung 1b: 172 KB, rung 1c: 222 KB): past 48 KB a kernel must opt in once
+(cudaFuncSetAttribute(MaxDynamicSharedMemorySize)).
 """
 import functools
 import os
