@@ -339,8 +339,8 @@ constexpr int SP = STEP + 4;         // the one-pass backward's dS^T tile [BR][S
 // queries 16 (w % 2) .., columns 8 NQ (w / 2) .. (NQ = D / 32: the 8 warps cover STEP x D), summing over
 // the block's 128 keys 8 at a time in the permuted order of the header (slot t = key 2 t, slot t + 4 =
 // key 2 t + 1: A reads dS^T rows 2 t apart, B reads K rows 2 t apart, 8 t + g banks, 32 distinct), then
-// adds it into dQ with float32 atomics (red.global.add): the order of the blocks' adds, so dQ's bits,
-// may change from run to run.
+// adds it into dQ with float32 atomicAdd (a red.global.add: nobody reads the old value): the order of
+// the blocks' adds, so dQ's bits, may change from run to run (from 3 key blocks on: a + b = b + a).
 template <int D>
 __device__ __forceinline__ void add_dq(float* __restrict__ dQ, const float* dSt, const float* Ks, long long q0,
                                        long long L, long long st, int warp, int g, int t) {
