@@ -11,7 +11,8 @@ target: >= 1.0x the efficient backend, which runs 3xTF32 on the tensor cores on 
    gradients (its own forward and backward) against torch's math backend (float32, TF32 off).
 2. Timing, float32, TF32 off on both sides, B = 4, H = 8 (as bench_attention.py), L = S in
    512..4096, d 64 and 128, causal and not: the forward of rung 1, rung 1b, rung 1c, torch efficient,
-   torch math; forward + backward of rung 1, rung 1b, rung 1c and torch efficient.
+   torch math; forward + backward of rung 1, rung 1b, rung 1c (its one-pass backward, and 3x_det: its
+   deterministic one) and torch efficient.
    CUDA events, L2 flushed before each call, median of the repeats. Ours runs on raw arrays
    (minitorch.native.cuda), torch through F.scaled_dot_product_attention under sdpa_kernel.
    TFLOP/s: forward 4 B H L S d (x 0.5 causal), forward + backward 3.5 times that.
@@ -65,27 +66,19 @@ def max_error(ours, ref):
 
 # name -> flash_attention's keywords; 1xtf32 (plain TF32) is shown, not held to float32's tolerance
 RUNGS = {"3xtf32": {}, "tiled": {"tensor_cores": False}, "rung1": {"tiled": False}, "1xtf32": {"tf32_terms": 1}}
-# rung 1c's experiment switches (NVRTC options of 01c_flash_fp32_3xtf32.cu), checked and timed like a rung
-VARIANTS = {"3x_nosplit": ("-DSPLIT_SMEM=0",), "3x_pipe": ("-DBWD_PIPELINE=1",),
-            "3x_nosplit_pipe": ("-DBWD_PIPELINE=1", "-DSPLIT_SMEM=0")}
-FWD_VARIANTS = [name for name, options in VARIANTS.items() if "-DSPLIT_SMEM=0" in options and len(options) == 1]
-
-
-class variant:
-    """Run rung 1c with the NVRTC options of VARIANTS[name] (or none for another name) inside the block."""
-
-    def __init__(self, NA, name):
-        self.NA, self.options = NA, VARIANTS.get(name, ())
-
-    def __enter__(self):
-        self.before, self.NA.X3_OPTIONS = self.NA.X3_OPTIONS, self.options
-
-    def __exit__(self, *exc):
-        self.NA.X3_OPTIONS = self.before
+# backward variants: name -> (forward rung, flash_attention_backward's extra keywords); 3xtf32's backward
+# is the one pass (dq by atomics), 3x_det the deterministic dK/dV then dQ
+BACKWARDS = {"3xtf32": ("3xtf32", {}), "3x_det": ("3xtf32", {"deterministic": True}), "tiled": ("tiled", {}),
+             "rung1": ("rung1", {})}
 
 
 def rung_keywords(name):
     return RUNGS.get(name, {})
+
+
+def backward_keywords(name):
+    rung, extra = BACKWARDS[name]
+    return {**rung_keywords(rung), **extra}
 
 
 def torch_efficient(q, k, v, scale, causal):
@@ -100,7 +93,7 @@ def torch_efficient(q, k, v, scale, causal):
 def check_rungs(NA, array, rng):
     """Largest |error| of each rung's output and lse (and torch efficient's output) over CHECKS and
     head dims, one line per case; failures listed."""
-    worst = {name: {"out": 0.0, "lse": 0.0} for name in (*RUNGS, *VARIANTS)}
+    worst = {name: {"out": 0.0, "lse": 0.0} for name in RUNGS}
     worst["torch_efficient"], worst["failures"] = {"out": 0.0}, []
     log("max |error| vs float64 (out / lse), float32 inputs:")
     for d in (32, 64, 128):
@@ -112,9 +105,8 @@ def check_rungs(NA, array, rng):
             want, want_lse = reference(*(x.astype(np.float64) for x in (q, k, v)), scale, causal)
             dev = [array.from_numpy(x, 0) for x in (q, k, v)]
             line = []
-            for name in (*RUNGS, *VARIANTS):
-                with variant(NA, name):
-                    out, lse = NA.flash_attention(*dev, scale, causal, **rung_keywords(name))
+            for name in RUNGS:
+                out, lse = NA.flash_attention(*dev, scale, causal, **rung_keywords(name))
                 e_out, e_lse = max_error(array.to_numpy(out), want), max_error(array.to_numpy(lse), want_lse)
                 worst[name]["out"] = max(worst[name]["out"], e_out)
                 worst[name]["lse"] = max(worst[name]["lse"], e_lse)
@@ -144,10 +136,9 @@ def check_against_torch(NA, array, d, causal):
     scale = 1 / d ** 0.5
     g = array.from_numpy(np.ones((8, 512, d), np.float32), 0)
     errs = {}
-    for rung in ("3xtf32", *VARIANTS, "tiled", "rung1"):
-        with variant(NA, rung):
-            out, lse = NA.flash_attention(q, k, v, scale, causal, **rung_keywords(rung))
-            grads = NA.flash_attention_backward(q, k, v, out, lse, g, scale, causal, **rung_keywords(rung))
+    for rung in BACKWARDS:
+        out, lse = NA.flash_attention(q, k, v, scale, causal, **rung_keywords(BACKWARDS[rung][0]))
+        grads = NA.flash_attention_backward(q, k, v, out, lse, g, scale, causal, **backward_keywords(rung))
         errs[f"{rung} out"] = max_error(array.to_numpy(out), ref.detach().cpu().numpy())
         for name, ours, t in zip(("dq", "dk", "dv"), grads, (tq, tk, tv)):
             errs[f"{rung} {name}"] = max_error(array.to_numpy(ours), t.grad.cpu().numpy())
@@ -169,15 +160,13 @@ def cases(NA, L, d, causal):
 
     def ours_fwd(rung):
         def run():
-            with variant(NA, rung):
-                NA.flash_attention(q, k, v, scale, causal, **rung_keywords(rung))
+            NA.flash_attention(q, k, v, scale, causal, **rung_keywords(rung))
         return run
 
     def ours_fb(rung):
         def run():
-            with variant(NA, rung):
-                out, lse = NA.flash_attention(q, k, v, scale, causal, **rung_keywords(rung))
-                NA.flash_attention_backward(q, k, v, out, lse, g, scale, causal, **rung_keywords(rung))
+            out, lse = NA.flash_attention(q, k, v, scale, causal, **rung_keywords(BACKWARDS[rung][0]))
+            NA.flash_attention_backward(q, k, v, out, lse, g, scale, causal, **backward_keywords(rung))
         return run
 
     def torch_fwd(be):
@@ -195,13 +184,12 @@ def cases(NA, L, d, causal):
     return {"fwd rung1": ours_fwd("rung1"),
             "fwd tiled": ours_fwd("tiled"),
             "fwd 3xtf32": ours_fwd("3xtf32"),
-            **{f"fwd {name}": ours_fwd(name) for name in FWD_VARIANTS},     # the others change the backward only
             "fwd torch_efficient": torch_fwd(SDPBackend.EFFICIENT_ATTENTION),
             "fwd torch_math": torch_fwd(SDPBackend.MATH),
             "fwdbwd rung1": ours_fb("rung1"),
             "fwdbwd tiled": ours_fb("tiled"),
             "fwdbwd 3xtf32": ours_fb("3xtf32"),
-            **{f"fwdbwd {name}": ours_fb(name) for name in VARIANTS},
+            "fwdbwd 3x_det": ours_fb("3x_det"),
             "fwdbwd torch_efficient": torch_fb}
 
 
@@ -274,15 +262,16 @@ def print_table(record):
             return f"{r[a]['TFLOPs'] / r[b]['TFLOPs']:6.2f}x"
         return "      -"
     print("\nfloat32 TFLOP/s, TF32 off (ratios: rung 1c (3xtf32) and rung 1b (tiled) / torch efficient)")
-    head = lambda names: "".join(f" {n[-7:]:>7}" for n in names)
-    print(f"{'d':>3} {'causal':>6} {'L':>5} |   rung1   tiled  3xtf32{head(FWD_VARIANTS)} t_effic  t_math  1c/eff  1b/eff "
-          f"||   rung1   tiled  3xtf32{head(VARIANTS)} t_effic  1c/eff  1b/eff  (forward + backward)")
+    print(f"{'d':>3} {'causal':>6} {'L':>5} |   rung1   tiled  3xtf32 t_effic  t_math  1c/eff  1b/eff "
+          f"||   rung1   tiled  3xtf32  3x_det t_effic  1c/eff det/eff  1b/eff  (forward + backward; 3x_det: "
+          f"rung 1c's deterministic backward)")
     for r in record["rows"]:
-        fwd = " ".join(tf(r, f"fwd {n}") for n in ("rung1", "tiled", "3xtf32", *FWD_VARIANTS, "torch_efficient", "torch_math"))
-        fb = " ".join(tf(r, f"fwdbwd {n}") for n in ("rung1", "tiled", "3xtf32", *VARIANTS, "torch_efficient"))
+        fwd = " ".join(tf(r, f"fwd {n}") for n in ("rung1", "tiled", "3xtf32", "torch_efficient", "torch_math"))
+        fb = " ".join(tf(r, f"fwdbwd {n}") for n in ("rung1", "tiled", "3xtf32", "3x_det", "torch_efficient"))
         print(f"{r['d']:>3} {str(r['causal']):>6} {r['L']:>5} | {fwd} "
               f"{ratio(r, 'fwd 3xtf32', 'fwd torch_efficient')} {ratio(r, 'fwd tiled', 'fwd torch_efficient')} || {fb} "
-              f"{ratio(r, 'fwdbwd 3xtf32', 'fwdbwd torch_efficient')} {ratio(r, 'fwdbwd tiled', 'fwdbwd torch_efficient')}")
+              f"{ratio(r, 'fwdbwd 3xtf32', 'fwdbwd torch_efficient')} {ratio(r, 'fwdbwd 3x_det', 'fwdbwd torch_efficient')} "
+              f"{ratio(r, 'fwdbwd tiled', 'fwdbwd torch_efficient')}")
 
 
 if __name__ == "__main__":

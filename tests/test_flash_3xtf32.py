@@ -6,9 +6,10 @@ against float64 of rung 1c AND of rung 1b (FFMA, 01b_flash_fp32_tiled.cu) on the
 asserts rung 1c's within FACTOR times rung 1b's (or times float32's rounding of the result, whichever
 is larger: a case rung 1b gets exactly right, one key, must not demand exactness). The very same
 kernels with one TF32 mma per product (TF32_TERMS=1, ~1e-3 off) must fail that bound: the check can
-fail. Lengths straddle the tiles (forward 128 query rows x 64 keys, backward 128 rows x 32 (or 16)
+fail. Lengths straddle the tiles (forward 128 query rows x 64 keys, backward 128 rows x 32
 per step; 16 rows per warp), head dims 32, 64, 128, causal and not, S != L, a running max that
-climbs, the rungs mixed (one's forward, the other's backward), the GPT's strided head views (read in
+climbs, the rungs mixed (one's forward, the other's backward), the backward both ways (one pass with dq by
+float32 atomics, the default; dK/dV then dQ, deterministic), the GPT's strided head views (read in
 place, results in [B, T, H, D] memory) through F.scaled_dot_product_attention, and the switch that
 forces rung 1b, dropout (rung 1c equals rung 1b, which tests/test_flash_dropout.py checks against
 NumPy's mask; its native cases run both rungs too). Outputs come from a poisoned allocator (NaN
@@ -77,6 +78,18 @@ def _bound(err_ffma, magnitude, length=1):
     return FACTOR * max(err_ffma, EPS32 * magnitude * np.sqrt(length))
 
 
+def _grad_bound(err_ffma, mags, E, L, S):
+    """What rung 1c's dq, dk or dv may be off: :func:`_bound` with the largest gradient's magnitude and
+    the longest sum a gradient element goes through: E terms in a score, S keys in the forward's O, l
+    and lse (so in delta and the recomputed P) and in dq = sum over keys of dS K, L queries in dk, dv.
+    With S = 520 (E = 32) rung 1c's dk was 15x rung 1b's 2.4e-6 on the H100 (dq 11x), the one-pass and
+    the deterministic backward alike, on rung 1b's forward 3.5x: the error comes through the forward's
+    lse and O, whose 3xTF32 scores may be up to 12x less exact than FFMA's (3 x 2^-22 a product against
+    2^-24), where rung 1b's error happened to be small; the float32 floor over 520 terms (7.8e-6 x 8)
+    covers it. 1xTF32 (1.3e-3 there) misses this bound too (test_one_tf32_term_fails_the_backward_bound)."""
+    return _bound(err_ffma, max(mags), max(E, L, S))
+
+
 def _needs_3xtf32(NA, E):
     if not NA._has_3xtf32(E, 0):
         pytest.skip("rung 1c needs sm_80+ and its shared memory")
@@ -87,7 +100,7 @@ SHAPES = [(5, 1, 1, False), (3, 1, 65, False), (2, 63, 1, False), (3, 127, 129, 
           (2, 300, 300, True), (2, 65, 257, True), (1, 513, 513, True)]
 # the backward's: key blocks past every query (causal, L < S) and query blocks past S
 BWD_SHAPES = [(5, 1, 1, False), (2, 63, 1, False), (3, 127, 129, False), (3, 129, 127, False), (2, 300, 300, True),
-              (2, 65, 257, True), (2, 300, 129, True)]
+              (2, 65, 257, True), (2, 300, 129, True), (2, 77, 520, False)]
 
 
 @cuda
@@ -120,7 +133,8 @@ def test_one_tf32_term_fails_the_bound(rng, E, causal):
 
 def _grad_errors(NA, array, q, k, v, w, scale, causal):
     """Max |error| of dq, dk, dv vs float64 torch (gradients of sum(out * w)) for each rung's backward
-    on its own forward (rung 1c with 3 terms and 1, rung 1b), and rung 1c's on rung 1b's forward."""
+    on its own forward (rung 1c with 3 terms and 1, one pass and deterministic; rung 1b), and rung
+    1c's on rung 1b's forward."""
     tq, tk, tv = (torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in (q, k, v))
     out = TF.scaled_dot_product_attention(tq, tk, tv, is_causal=causal, scale=scale)
     (out * torch.tensor(w, dtype=torch.float64)).sum().backward()
@@ -128,7 +142,8 @@ def _grad_errors(NA, array, q, k, v, w, scale, causal):
     dev = [array.from_numpy(x, 0) for x in (q, k, v)]
     g = array.from_numpy(w, 0)
     errs, got = {}, {}
-    for name, fwd, bwd in (("3xtf32", {}, {}), ("1xtf32", {"tf32_terms": 1}, {"tf32_terms": 1}),
+    for name, fwd, bwd in (("3xtf32", {}, {}), ("3x_det", {}, {"deterministic": True}),
+                           ("1xtf32", {"tf32_terms": 1}, {"tf32_terms": 1}),
                            ("ffma", {"tensor_cores": False}, {"tensor_cores": False}),
                            ("mixed", {"tensor_cores": False}, {})):
         out, lse = NA.flash_attention(*dev, scale, causal, **fwd)
@@ -143,15 +158,18 @@ def _grad_errors(NA, array, q, k, v, w, scale, causal):
 @pytest.mark.parametrize("bh,L,S,causal", BWD_SHAPES)
 def test_3xtf32_backward_error_within_a_factor_of_ffma(rng, bh, L, S, causal, E):
     """Rung 1c's dq, dk, dv vs float64: within FACTOR of rung 1b's error on the same inputs on its own
-    forward; on rung 1b's forward (mixed), to float32-level tolerances."""
+    forward, by the one-pass backward and by the deterministic one; on rung 1b's forward (mixed), to
+    float32-level tolerances."""
     array, NA = _native()
     _needs_3xtf32(NA, E)
     q, k, v = _inputs(rng, bh, L, S, E)
     w = rng.standard_normal(q.shape).astype(np.float32)
     errs, mags, want, got = _grad_errors(NA, array, q, k, v, w, 1 / np.sqrt(E), causal)
     what = f"BH={bh} L={L} S={S} E={E} causal={causal}: errors (dq, dk, dv) {errs}"
-    for i, name in enumerate(("dq", "dk", "dv")):
-        assert errs["3xtf32"][i] <= _bound(errs["ffma"][i], max(mags), E), f"3xTF32 {name} not float32-accurate, {what}"
+    for rung in ("3xtf32", "3x_det"):
+        for i, name in enumerate(("dq", "dk", "dv")):
+            bound = _grad_bound(errs["ffma"][i], mags, E, L, S)
+            assert errs[rung][i] <= bound, f"{rung} {name} not float32-accurate (bound {bound:.3g}), {what}"
     # Mixed (never dispatched: the backward follows the forward's rung): rung 1c recomputes P from its own
     # S against rung 1b's lse, so the two S's rounding differences (~2^-21 |S|) no longer cancel as they
     # do within one rung (H100: up to ~9x rung 1b's error, 3x rung 1c's own): held to float32-level
@@ -165,14 +183,43 @@ def test_3xtf32_backward_error_within_a_factor_of_ffma(rng, bh, L, S, causal, E)
 @pytest.mark.parametrize("E", [32, 128])
 @pytest.mark.parametrize("causal", [False, True])
 def test_one_tf32_term_fails_the_backward_bound(rng, E, causal):
-    """The backward's check can fail too: plain TF32 products (TF32_TERMS=1) miss it, by far."""
+    """The backward's check can fail too: plain TF32 products (TF32_TERMS=1) miss it, by far (10x the
+    bound of each gradient's own magnitude), and miss the bound of the accuracy test above."""
     array, NA = _native()
     _needs_3xtf32(NA, E)
-    q, k, v = _inputs(rng, 2, 150, 150, E)
+    L = S = 150
+    q, k, v = _inputs(rng, 2, L, S, E)
     w = rng.standard_normal(q.shape).astype(np.float32)
     errs, mags, _, _ = _grad_errors(NA, array, q, k, v, w, 1 / np.sqrt(E), causal)
     for i, name in enumerate(("dq", "dk", "dv")):
         assert errs["1xtf32"][i] > 10 * _bound(errs["ffma"][i], mags[i]), f"1xTF32 {name} must miss the bound: {errs}"
+        bound = _grad_bound(errs["ffma"][i], mags, E, L, S)
+        assert errs["1xtf32"][i] > bound, f"1xTF32 {name} must miss the accuracy test's bound {bound:.3g}: {errs}"
+
+
+@cuda
+@pytest.mark.usefixtures("poisoned_allocator")
+@pytest.mark.parametrize("E", [32, 64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_onepass_backward_matches_deterministic(rng, E, causal):
+    """The one-pass backward (dq by atomics from 3 key blocks of 128) and the deterministic one: dk, dv
+    from the same code (to float32 rounding), dq from other products (dS K from dS^T's block vs Q's
+    block) to float32 level; the deterministic one twice: the same bits."""
+    array, NA = _native()
+    _needs_3xtf32(NA, E)
+    q, k, v = _inputs(rng, 2, 97, 300, E)
+    w = rng.standard_normal(q.shape).astype(np.float32)
+    dev = [array.from_numpy(x, 0) for x in (q, k, v)]
+    g = array.from_numpy(w, 0)
+    out, lse = NA.flash_attention(*dev, 1 / np.sqrt(E), causal)
+    runs = [[array.to_numpy(x) for x in NA.flash_attention_backward(*dev, out, lse, g, 1 / np.sqrt(E), causal,
+                                                                     deterministic=det)]
+            for det in (False, True, True)]
+    what = f"E={E} causal={causal}"
+    for name, a, b, tol in zip(("dq", "dk", "dv"), runs[0], runs[1], (1e-4, 1e-5, 1e-5)):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol, err_msg=f"one pass vs deterministic: {name}, {what}")
+    for name, a, b in zip(("dq", "dk", "dv"), runs[1], runs[2]):
+        np.testing.assert_array_equal(a, b, err_msg=f"deterministic backward, two runs: {name}, {what}")
 
 
 @cuda
@@ -265,11 +312,12 @@ def test_tf32_terms_must_be_1_or_3():
 
 
 # ---- the public function: dispatch, the switch, the GPT's head views, the backward --------------------
-def _sdpa(xs, ws, B, T, H, E, causal, tensor_cores):
+def _sdpa(xs, ws, B, T, H, E, causal, tensor_cores, deterministic=False):
     """out, the gradient of sum(out * w) w.r.t. the [B, T, 3C] input, and the flash kernels launched,
-    with backends.cuda.enable_flash_3xtf32_sdp(tensor_cores)."""
+    with backends.cuda.enable_flash_3xtf32_sdp(tensor_cores) and use_deterministic_algorithms(deterministic)."""
     before = backends.cuda.flash_3xtf32_sdp_enabled()
     backends.cuda.enable_flash_3xtf32_sdp(tensor_cores)
+    mt.use_deterministic_algorithms(deterministic)
     try:
         x = mt.tensor(xs.astype(np.float32), device="cuda").requires_grad_(True)
         w = mt.tensor(ws.astype(np.float32), device="cuda")
@@ -281,6 +329,7 @@ def _sdpa(xs, ws, B, T, H, E, causal, tensor_cores):
         return out.detach().cpu().numpy(), x.grad.cpu().numpy(), [n for n in names if n.startswith("flash_")]
     finally:
         backends.cuda.enable_flash_3xtf32_sdp(before)
+        mt.use_deterministic_algorithms(False)
 
 
 @cuda
@@ -299,8 +348,8 @@ def test_sdpa_gpt_heads_3xtf32_vs_ffma_and_float64(rng, E, T, causal):
     ws = rng.standard_normal((B, H, T, E))
     out_c, gx_c, names_c = _sdpa(xs, ws, B, T, H, E, causal, True)
     out_b, gx_b, names_b = _sdpa(xs, ws, B, T, H, E, causal, False)
-    assert names_c == [f"flash_fwd_3xtf32_f32_d{E}", f"flash_bwd_dot_tiled_f32_d{E}", f"flash_bwd_dkdv_3xtf32_f32_d{E}",
-                       f"flash_bwd_dq_3xtf32_f32_d{E}"], names_c
+    assert names_c == [f"flash_fwd_3xtf32_f32_d{E}", f"flash_bwd_dot_tiled_f32_d{E}",
+                       f"flash_bwd_onepass_3xtf32_f32_d{E}"], names_c
     assert names_b == [f"flash_{n}_tiled_f32_d{E}" for n in ("fwd", "bwd_dot", "bwd_dkdv", "bwd_dq")], names_b
     tx = torch.tensor(xs, requires_grad=True)
     want = TF.scaled_dot_product_attention(*_gpt_heads(tx, B, T, H, E), is_causal=causal)
@@ -311,6 +360,24 @@ def test_sdpa_gpt_heads_3xtf32_vs_ffma_and_float64(rng, E, T, causal):
         err_c, err_b = _max_error(c, ref), _max_error(b, ref)
         assert err_c <= _bound(err_b, np.abs(ref).max(), E), f"{name} error 3xTF32 {err_c:.3g} vs FFMA {err_b:.3g}, {what}"
         assert err_b < 1e-3, f"{name} error of rung 1b {err_b:.3g}, {what}"
+
+
+@cuda
+@pytest.mark.usefixtures("poisoned_allocator")
+@pytest.mark.parametrize("E", [64, 128])
+def test_sdpa_deterministic_backward(rng, E):
+    """use_deterministic_algorithms(True): rung 1c's backward runs dK/dV then dQ (no atomics), the same
+    bits twice, and the one-pass default's values to float32 level."""
+    _, NA = _native()
+    _needs_3xtf32(NA, E)
+    B, H, T = 2, 2, 300                                        # 3 key blocks add into each row of dq
+    xs = rng.uniform(-2, 2, (B, T, 3 * H * E))
+    ws = rng.standard_normal((B, H, T, E))
+    runs = [_sdpa(xs, ws, B, T, H, E, True, True, deterministic) for deterministic in (True, True, False)]
+    assert runs[0][2] == [f"flash_{n}_f32_d{E}" for n in ("fwd_3xtf32", "bwd_dot_tiled", "bwd_dkdv_3xtf32",
+                                                           "bwd_dq_3xtf32")], runs[0][2]
+    np.testing.assert_array_equal(runs[0][1], runs[1][1], err_msg="deterministic input gradient, two runs")
+    np.testing.assert_allclose(runs[0][1], runs[2][1], rtol=1e-4, atol=1e-4, err_msg="deterministic vs one pass")
 
 
 def test_switch_takes_bools_only():

@@ -29,9 +29,9 @@ bfloat16 and float16 under the same conditions, without dropout and with scale >
 tensor-core kernels of ``minitorch/cuda/attention/02_flash_mma.cu`` (FlashAttention-2 with mma.sync,
 float32 statistics); on an sm_90 GPU (H100) the forward of head dimensions 64 and 128 runs
 ``03_flash_wgmma.cu`` (the same forward on Hopper's wgmma), whose output rung 2's backward takes.
-Their backward adds dq with float32 atomics (as PyTorch's flash backward) unless
-``minitorch.use_deterministic_algorithms(True)``, which selects the slower kernels that give the
-same bits every run.
+Their backward, and float32's on rung 1c, adds dq with float32 atomics (as PyTorch's flash backward)
+unless ``minitorch.use_deterministic_algorithms(True)``, which selects the slower kernels that give
+the same bits every run.
 """
 import math
 
@@ -81,8 +81,10 @@ class FlashAttention(Function):
     @staticmethod
     def backward(ctx, grad):
         scale, causal, seed, p, tensor_cores = ctx.args
+        # rung 1c: one pass with float32 atomics for dq (fast), or dq by its own kernel: the same bits every run
         dq, dk, dv = grad._backend.flash_attention_backward(*ctx.saved, _rows_aligned(grad, grad._backend), scale,
-                                                            causal, seed=seed, p=p, tensor_cores=tensor_cores)
+                                                            causal, seed=seed, p=p, tensor_cores=tensor_cores,
+                                                            deterministic=are_deterministic_algorithms_enabled())
         return Tensor(dq, grad.device), Tensor(dk, grad.device), Tensor(dv, grad.device), None, None, None
 
 

@@ -57,8 +57,9 @@
 // and without dropout):
 //   flash_fwd_tiled_f32_dD        grid (BH, ceil(L / 128)), shared 4 * (256 (D + 4) + 128 * 80 + 256) bytes
 //                                 strides of Q, K, V, O
-//   flash_bwd_dot_tiled_f32_dD    (dO, O, delta, H, L, rows = BH L, strides of dO, O): one warp per row,
-//                                 delta = rowsum(dO * O) [BH, L]; any grid of >= rows warps
+//   flash_bwd_dot_tiled_f32_dD    (dO, O, delta, H, L, rows = BH L, strides of dO, O, dQ or null, strides
+//                                 of dQ): one warp per row, delta = rowsum(dO * O) [BH, L] (and dQ = 0,
+//                                 for rung 1c's one-pass backward); any grid of >= rows warps
 //   flash_bwd_dkdv_tiled_f32_dD   grid (BH, ceil(S / 64)),  shared 4 * (256 (D + 4) + 128 * 80 + 128 + 128)
 //                                 strides of Q, K, V, dO, dK, dV
 //   flash_bwd_dq_tiled_f32_dD     grid (BH, ceil(L / 64)),  shared 4 * (256 (D + 4) + 64 * 80 + 128)
@@ -478,11 +479,12 @@ __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restric
 
 // delta = rowsum(dO * O) of each row bh L + t (FA2's D_i): rung 1's flash_bwd_dot (01_flash_fp32.cu)
 // reading dO and O through their Heads. One warp per row: lane c reads columns c, c + 32, ... of
-// both rows (coalesced), a warp shuffle sums them.
+// both rows (coalesced), a warp shuffle sums them. Where dQ is given (not null), the row of dQ is
+// zeroed too: rung 1c's one-pass backward, launched next, adds into it.
 template <int D>
 __device__ void flash_bwd_dot(const float* __restrict__ dO, const float* __restrict__ O,
                               float* __restrict__ delta, long long H, long long L, long long rows,
-                              const Heads& do_at, const Heads& o_at) {
+                              const Heads& do_at, const Heads& o_at, float* __restrict__ dQ, const Heads& dq_at) {
     const long long row = (blockIdx.x * (long long)blockDim.x + threadIdx.x) / 32;
     const int lane = threadIdx.x % 32;
     if (row >= rows) return;                               // whole warps leave together
@@ -494,48 +496,29 @@ __device__ void flash_bwd_dot(const float* __restrict__ dO, const float* __restr
     for (int c = lane; c < D; c += 32) acc = fmaf(dO[c], O[c], acc);
     for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
     if (lane == 0) delta[row] = acc;
+    if (dQ) {
+        dQ += dq_at.head(bh, H) + t * dq_at.st;
+#pragma unroll
+        for (int c = lane; c < D; c += 32) dQ[c] = 0.0f;
+    }
 }
 
 }  // namespace tiled
 
 // D <= 64: two blocks per SM (registers capped at 128; shared memory 76 / 108 KiB a block);
-// D = 128: one (about 240 registers, 172 KiB). Each operand X's Heads come as three long longs X_sb, X_sh, X_st.
-
-#define FLASH_TILED_ENTRY(D, MIN_BLOCKS)                                                                 \
-    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_fwd_tiled_f32_d##D(   \
-        const float* Q, const float* K, const float* V, float* O, float* lse, long long L, long long S,  \
-        float scale, bool causal, const unsigned long long* seed, bool dropout, int threshold,           \
-        float keep_scale, long long H, HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(o)) {     \
-        tiled::flash_fwd<D>(Q, K, V, O, lse, L, S, scale, causal, DROPOUT, H, HEADS(q), HEADS(k),        \
-                            HEADS(v), HEADS(o));                                                         \
-    }
-
+// D = 128: one (about 240 registers, 172 KiB). The entries' macros: flash_tiled.cuh, and here the
+// backward's first kernel, delta = rowsum(dO O).
 #define FLASH_TILED_BWD_ENTRIES(D, MIN_BLOCKS)                                                          \
     extern "C" __global__ void flash_bwd_dot_tiled_f32_d##D(                                             \
         const float* dO, const float* O, float* delta, long long H, long long L, long long rows,         \
-        HEADS_ARGS(dout), HEADS_ARGS(o)) {                                                               \
-        tiled::flash_bwd_dot<D>(dO, O, delta, H, L, rows, HEADS(dout), HEADS(o));                        \
+        HEADS_ARGS(dout), HEADS_ARGS(o), float* dQ, HEADS_ARGS(dq)) {                                    \
+        tiled::flash_bwd_dot<D>(dO, O, delta, H, L, rows, HEADS(dout), HEADS(o), dQ, HEADS(dq));         \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dkdv_tiled_f32_d##D( \
-        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
-        const float* delta, float* dK, float* dV, long long L, long long S, float scale, bool causal,   \
-        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
-        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dk), HEADS_ARGS(dv)) { \
-        tiled::flash_bwd_dkdv<D>(Q, K, V, dO, lse, delta, dK, dV, L, S, scale, causal, DROPOUT, H,       \
-                                 HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dk), HEADS(dv));       \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dq_tiled_f32_d##D(   \
-        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
-        const float* delta, float* dQ, long long L, long long S, float scale, bool causal,              \
-        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
-        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dq)) {                 \
-        tiled::flash_bwd_dq<D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal, DROPOUT, H,             \
-                               HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dq));                    \
-    }
+    FLASH_BWD_ENTRIES(tiled, tiled, D, MIN_BLOCKS, MIN_BLOCKS)
 
-FLASH_TILED_ENTRY(32, 2)
-FLASH_TILED_ENTRY(64, 2)
-FLASH_TILED_ENTRY(128, 1)
+FLASH_FWD_ENTRY(tiled, tiled, 32, 2)
+FLASH_FWD_ENTRY(tiled, tiled, 64, 2)
+FLASH_FWD_ENTRY(tiled, tiled, 128, 1)
 FLASH_TILED_BWD_ENTRIES(32, 2)
 FLASH_TILED_BWD_ENTRIES(64, 2)
 FLASH_TILED_BWD_ENTRIES(128, 1)

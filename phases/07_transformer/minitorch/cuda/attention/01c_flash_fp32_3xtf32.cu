@@ -65,9 +65,10 @@
 // Entry points (D = 32, 64, 128), 256 threads, the arguments of rung 1b's kernels of the same name
 // with _tiled (the backward's delta = rowsum(dO O) is rung 1b's flash_bwd_dot_tiled_f32_dD):
 //   flash_fwd_3xtf32_f32_dD        grid (BH, ceil(L / 128)), shared 4 * ((128 + 4 * 64) (D + 4) + 256) bytes
-//   flash_bwd_dkdv_3xtf32_f32_dD   grid (BH, ceil(S / 128)), shared 4 * ((256 + 4 s) (D + 4) + 2 s + 4 s) bytes,
-//                                  s = 32 (D = 128: 16) queries per step
+//   flash_bwd_dkdv_3xtf32_f32_dD   grid (BH, ceil(S / 128)), shared 4 * ((256 + 128) (D + 4) + 64 + 128) bytes
 //   flash_bwd_dq_3xtf32_f32_dD     grid (BH, ceil(L / 128)), shared 4 * ((256 + 128) (D + 4) + 128) bytes
+//   flash_bwd_onepass_3xtf32_f32_dD  dK/dV's arguments, then dQ (zeroed before: rung 1b's flash_bwd_dot
+//                                  does it) and its strides; dK/dV's grid and shared memory + 4 * 128 * 36 bytes
 // O and lse are rung 1b's (O in the Heads given, lse natural log [BH, L]): either rung's backward takes
 // either rung's forward. Needs sm_80 (cp.async, TF32 mma).
 #include "flash_tiled.cuh"    // THREADS, load_rows, Dropout, Heads, the entries' argument macros
@@ -75,18 +76,6 @@
 #ifndef TF32_TERMS
 #define TF32_TERMS 3
 #endif
-// SPLIT_SMEM=0 (an experiment, benchmarks/probe_flash_fp32.py): B operands stay float32 in shared memory
-// and are split as each warp reads them (half the shared-memory reads, 8x the splits) instead of once
-// by split_rows().
-#ifndef SPLIT_SMEM
-#define SPLIT_SMEM 1
-#endif
-// BWD_PIPELINE=1 (an experiment): dK/dV keeps two stages of the walked Q, dO tiles, so the copies of
-// step i + 1 fly while step i computes (one __syncthreads() a step instead of two).
-#ifndef BWD_PIPELINE
-#define BWD_PIPELINE 0
-#endif
-
 namespace x3 {
 
 using tiled::THREADS;
@@ -122,7 +111,6 @@ __device__ __forceinline__ void mma3(float (&d)[4], const unsigned (&a_big)[4], 
 // (load_rows' mapping) as big, in place, and their small parts into `small` (same layout).
 template <int D, int ROWS>
 __device__ __forceinline__ void split_rows(float* big, float* small) {
-    if constexpr (!SPLIT_SMEM) return;
     constexpr int CPR = D / 4;
 #pragma unroll
     for (int c = threadIdx.x; c < ROWS * CPR; c += THREADS) {
@@ -137,17 +125,11 @@ __device__ __forceinline__ void split_rows(float* big, float* small) {
     }
 }
 
-// A B fragment's two elements (offsets at0, at1 of the tiles), big and small: read from the split
-// tiles, or (SPLIT_SMEM=0) split here from the float32 tile `bb`.
+// A B fragment's two elements (offsets at0, at1 of the tiles), big and small, from the split tiles.
 __device__ __forceinline__ void b_operand(unsigned (&big)[2], unsigned (&small)[2], const float* bb, const float* bs,
                                           int at0, int at1) {
-    if constexpr (SPLIT_SMEM) {
-        big[0] = __float_as_uint(bb[at0]); big[1] = __float_as_uint(bb[at1]);
-        small[0] = __float_as_uint(bs[at0]); small[1] = __float_as_uint(bs[at1]);
-    } else {
-        split(bb[at0], big[0], small[0]);
-        split(bb[at1], big[1], small[1]);
-    }
+    big[0] = __float_as_uint(bb[at0]); big[1] = __float_as_uint(bb[at1]);
+    small[0] = __float_as_uint(bs[at0]); small[1] = __float_as_uint(bs[at1]);
 }
 
 // x[j] += A B^T for the warp's 16 rows of A (float32 rows of stride D + 4 from `a`, split here) and
@@ -323,47 +305,112 @@ __device__ void flash_fwd(const float* __restrict__ Q, const float* __restrict__
 }
 
 // ---- backward ------------------------------------------------------------------------------------
-// Rung 1b's backward (FlashAttention-2's without atomics: delta = rowsum(dO O) by rung 1b's
-// flash_bwd_dot_tiled_f32_dD, then dK, dV per key block and dQ per query block) with the forward's
-// warp roles: a block of 8 warps owns 128 rows (keys for dK/dV, queries for dQ), 16 per warp, and
-// walks the other dimension 32 at a time; each of the four products per step is the forward's
-// scores() or accumulate():
+// FlashAttention-2's backward after delta = rowsum(dO O) (rung 1b's flash_bwd_dot_tiled_f32_dD), with
+// the forward's warp roles: a block of 8 warps owns 128 rows (keys for dK/dV, queries for dQ), 16 per
+// warp, and walks the other dimension 32 at a time; each product is the forward's scores() or
+// accumulate(), or add_dq() below:
 //   dK, dV of keys k0 .. k0 + 127:  S^T = K Q^T, dP^T = V dO^T (K, V the warp's rows, split as read;
 //     Q, dO of the step split in shared memory), P^T = exp2(S^T scale2 - lse2), Z the dropout,
 //     dS^T = P^T (dP^T Z - delta); dV += (P^T Z) dO, dK += dS^T Q (P^T, dS^T never leave the registers)
-//   dQ of queries q0 .. q0 + 127:   S = Q K^T, dP = dO V^T, dS = P (dP Z - delta); dQ += dS K
+//   dQ, two ways:
+//   * one pass (the default, FA2's Algorithm 2 as PyTorch's backends): the dK/dV block also writes
+//     dS^T of the step to shared memory and adds dQ += dS K of its 128 keys into dQ with float32
+//     atomics (add_dq): 5 products per pair of tiles; dQ's bits depend on the blocks' order.
+//   * deterministic (minitorch.use_deterministic_algorithms(True)): a second kernel per 128 queries,
+//     S = Q K^T, dP = dO V^T, dS = P (dP Z - delta); dQ += dS K: 7 products, each dQ written once.
 // Shared memory (floats): the block's two row operands [128][D+4] as float32; the step's two
-// operands [32][D+4], big and small each; lse2, delta [32] (dK/dV); keep bits [128 x 32 bits].
+// operands [32][D+4], big and small each; lse2, delta [32] (dK/dV); keep bits [128 x 32 bits];
+// one pass: dS^T [128][36].
 // The keep bits of a 128 x 32 tile: thread T draws 16 consecutive elements of one query row (dK/dV:
 // query T / 8, keys 16 (T % 8) ..; dQ: query T / 2, keys 16 (T % 2) ..), the elements of the forward's.
-// Per step: copies, a wait, the split, __syncthreads(), the products, __syncthreads() (no overlap).
+// Per step: copies, a wait, the split, __syncthreads(), the products, __syncthreads() (a second stage
+// of the step's tiles measured no faster on the H100, and for D = 128 it does not fit); one pass: the
+// next step's copies start after the second barrier and fly while add_dq runs.
+// D = 128 fills the registers: dK/dV's 128 accumulators, the step's 32 scores and their operands take
+// 254 of 255 (0 spilled: `nvcc --resource-usage`), as with 16 queries a step, which paid twice the
+// barriers and twice the reads and splits of K and V per product; add_dq there does its 4 column
+// tiles 2 at a time (all 4 at once spill).
 constexpr int BR = 128, STEP = 32;   // a block's rows (8 warps x 16), the walked rows per step
-// dK/dV for D = 128 walks 16 queries per step: its 128 accumulators and the scores of 32 need more
-// than 255 registers
-template <int D>
-constexpr int DKDV_STEP = D == 128 ? 16 : STEP;
 
+constexpr int SP = STEP + 4;         // the one-pass backward's dS^T tile [BR][SP]: row stride 4 (mod 32) banks
+
+// dQ += dS K for the step's queries q0 .. q0 + STEP - 1 (the one-pass backward): dS^T [BR][SP] (scaled)
+// and K [BR][DP] in shared memory, float32 both, split as read. Warp w computes the 16 x 8 NQ tile of
+// queries 16 (w % 2) .., columns 8 NQ (w / 2) .. (NQ = D / 32: the 8 warps cover STEP x D), summing over
+// the block's 128 keys 8 at a time in the permuted order of the header (slot t = key 2 t, slot t + 4 =
+// key 2 t + 1: A reads dS^T rows 2 t apart, B reads K rows 2 t apart, 8 t + g banks, 32 distinct), then
+// adds it into dQ with float32 atomicAdd (a red.global.add: nobody reads the old value): the order of
+// the blocks' adds, so dQ's bits, may change from run to run (from 3 key blocks on: a + b = b + a).
 template <int D>
+__device__ __forceinline__ void add_dq(float* __restrict__ dQ, const float* dSt, const float* Ks, long long q0,
+                                       long long L, long long st, int warp, int g, int t) {
+    constexpr int DP = D + 4, NQ = D / 32, NP = NQ < 2 ? NQ : 2;   // NP: column tiles per pass (registers)
+    const int m0 = 16 * (warp % 2);
+#pragma unroll 1
+    for (int n0 = NQ * (warp / 2); n0 < NQ * (warp / 2 + 1); n0 += NP) {
+        float acc[NP][4];
+#pragma unroll
+        for (int n = 0; n < NP; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0f;
+#pragma unroll 1
+        for (int kk = 0; kk < BR; kk += 8) {
+            const float* a = dSt + (kk + 2 * t) * SP + m0 + g;   // dS[query m0 + g][key kk + 2 t]
+            unsigned ab[4], as[4];
+            split(a[0], ab[0], as[0]);
+            split(a[8], ab[1], as[1]);
+            split(a[SP], ab[2], as[2]);
+            split(a[SP + 8], ab[3], as[3]);
+#pragma unroll
+            for (int n = 0; n < NP; ++n) {
+                const float* b = Ks + (kk + 2 * t) * DP + 8 * (n0 + n) + g;   // K[key kk + 2 t][column]
+                unsigned b_big[2], b_small[2];
+                split(b[0], b_big[0], b_small[0]);
+                split(b[DP], b_big[1], b_small[1]);
+                mma3(acc[n], ab, as, b_big, b_small);
+            }
+        }
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const long long r = q0 + m0 + g + 8 * h;
+            if (r >= L) continue;
+            float* row = dQ + r * st + 8 * n0 + 2 * t;
+#pragma unroll
+            for (int n = 0; n < NP; ++n) {
+                atomicAdd(row + 8 * n, acc[n][2 * h]);
+                atomicAdd(row + 8 * n + 1, acc[n][2 * h + 1]);
+            }
+        }
+    }
+}
+
+// ONEPASS: also dQ (add_dq), into dQ zeroed beforehand (rung 1b's flash_bwd_dot does it).
+template <int D, bool ONEPASS = false>
 __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restrict__ K,
                                const float* __restrict__ V, const float* __restrict__ dO,
                                const float* __restrict__ lse, const float* __restrict__ delta,
                                float* __restrict__ dK, float* __restrict__ dV, long long L, long long S,
                                float scale, bool causal, const tiled::Dropout& drop, long long H,
                                const tiled::Heads& q_at, const tiled::Heads& k_at, const tiled::Heads& v_at,
-                               const tiled::Heads& do_at, const tiled::Heads& dk_at, const tiled::Heads& dv_at) {
-    constexpr int DP = D + 4, NO = D / 8, STEP = DKDV_STEP<D>, NS = STEP / 8;   // NS: mma tiles of the step
-    // a stage (floats): Q, dO of a step, big and small [STEP][DP] each; lse2, delta [STEP]; keep bits
-    constexpr int STAGES = BWD_PIPELINE ? 2 : 1, STAGE = 4 * STEP * DP + 2 * STEP + STEP * BR / 32;
+                               const tiled::Heads& do_at, const tiled::Heads& dk_at, const tiled::Heads& dv_at,
+                               float* __restrict__ dQ = nullptr, const tiled::Heads& dq_at = {}) {
+    constexpr int DP = D + 4, NO = D / 8, NS = STEP / 8;      // NS: mma tiles of the step
     extern __shared__ float4 smem4[];
     float* Ks = reinterpret_cast<float*>(smem4);   // [BR][DP] float32
     float* Vs = Ks + BR * DP;                      // [BR][DP] float32
-    float* stages = Vs + BR * DP;                  // [STAGES][STAGE]
+    float* Qb = Vs + BR * DP;                      // [STEP][DP] big
+    float* Qs = Qb + STEP * DP;                    // small
+    float* dOb = Qs + STEP * DP;
+    float* dOs = dOb + STEP * DP;
+    float* lse2s = dOs + STEP * DP;                // [STEP]
+    float* deltas = lse2s + STEP;                  // [STEP]
+    unsigned short* kbits = reinterpret_cast<unsigned short*>(deltas + STEP);   // [STEP][BR / 16]
+    float* dSt = deltas + STEP + STEP * BR / 32;   // ONEPASS: [BR][SP] dS^T scale
     const long long bh = blockIdx.x;
     const long long k0 = (long long)blockIdx.y * BR;            // causal: the first blocks walk the most
     const int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
     const int w0 = 16 * warp;
     Q += q_at.head(bh, H); K += k_at.head(bh, H); V += v_at.head(bh, H); dO += do_at.head(bh, H);
     lse += bh * L; delta += bh * L;
+    if constexpr (ONEPASS) dQ += dq_at.head(bh, H);
     const float scale2 = scale * LOG2E;
 
     float dk[NO][4], dv[NO][4];
@@ -371,26 +418,16 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
     for (int n = 0; n < NO; ++n)
 #pragma unroll
         for (int e = 0; e < 4; ++e) dk[n][e] = dv[n][e] = 0.0f;
-    // the copies of the step at q0 into stage st (Q and dO: the first two [STEP][DP] tiles' big halves)
-    auto load_step = [&](long long q0, int st) {
-        tiled::load_rows<D, STEP>(stages + st * STAGE, Q, q0, L, q_at.st);
-        tiled::load_rows<D, STEP>(stages + st * STAGE + 2 * STEP * DP, dO, q0, L, do_at.st);
-    };
     tiled::load_rows<D, BR>(Ks, K, k0, S, k_at.st);
     tiled::load_rows<D, BR>(Vs, V, k0, S, v_at.st);
     // causal: queries before k0 see none of these keys; start at the step holding k0
     const long long q_begin = causal ? (k0 / STEP) * STEP : 0;
-    if (q_begin < L) load_step(q_begin, 0);
-    tc::cp_async_commit();                                 // group: K, V and the first step
-    int st = 0;                                            // the stage of this step
     for (long long q0 = q_begin; q0 < L; q0 += STEP) {
-        float* Qb = stages + st * STAGE;                   // [STEP][DP] big
-        float* Qs = Qb + STEP * DP;                        // small
-        float* dOb = Qs + STEP * DP;
-        float* dOs = dOb + STEP * DP;
-        float* lse2s = dOs + STEP * DP;                    // [STEP]
-        float* deltas = lse2s + STEP;                      // [STEP]
-        unsigned short* kbits = reinterpret_cast<unsigned short*>(deltas + STEP);   // [STEP][BR / 16]
+        if (!ONEPASS || q0 == q_begin) {                   // (ONEPASS: the next step's copies start early)
+            tiled::load_rows<D, STEP>(Qb, Q, q0, L, q_at.st);
+            tiled::load_rows<D, STEP>(dOb, dO, q0, L, do_at.st);
+        }
+        tc::cp_async_commit();
         if (threadIdx.x < STEP) {
             const long long r = q0 + threadIdx.x;
             lse2s[threadIdx.x] = r < L ? lse[r] * LOG2E : 0.0f;
@@ -402,10 +439,6 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
         split_rows<D, STEP>(Qb, Qs);
         split_rows<D, STEP>(dOb, dOs);
         __syncthreads();                                   // everyone's: K, V, Q, dO, lse2, delta, keep bits
-        if (STAGES == 2) {                                 // the other stage was read last step, before this barrier
-            if (q0 + STEP < L) load_step(q0 + STEP, st ^ 1);
-            tc::cp_async_commit();
-        }
         float s[NS][4], dp[NS][4];
 #pragma unroll
         for (int j = 0; j < NS; ++j)
@@ -433,16 +466,24 @@ __device__ void flash_bwd_dkdv(const float* __restrict__ Q, const float* __restr
                     s[j][2 * h + e] = p * z;                                   // P^T Z, for dV
                     dp[j][2 * h + e] = p * (dp[j][2 * h + e] * z - deltas[qq]);   // dS^T, for dK
                 }
+            if constexpr (ONEPASS)                         // dS^T scale for dQ: row kk, queries 8 j + 2 t, + 1
+#pragma unroll
+                for (int j = 0; j < NS; ++j)
+                    *reinterpret_cast<float2*>(dSt + kk * SP + 8 * j + 2 * t) =
+                        make_float2(dp[j][2 * h] * scale, dp[j][2 * h + 1] * scale);
         }
         accumulate<D, NS>(dv, s, dOb, dOs, g, t);          // dV += (P^T Z) dO
         accumulate<D, NS>(dk, dp, Qb, Qs, g, t);           // dK += dS^T Q
-        if (STAGES == 1) {
-            __syncthreads();                               // Q, dO, lse2, delta, bits read: the next step may load
-            if (q0 + STEP < L) load_step(q0 + STEP, 0);
-            tc::cp_async_commit();
+        __syncthreads();                                   // Q, dO, lse2, delta, bits read: the next step may load
+        if constexpr (ONEPASS) {                           // (and dS^T is in): its copies fly during dQ += dS K
+            if (q0 + STEP < L) {
+                tiled::load_rows<D, STEP>(Qb, Q, q0 + STEP, L, q_at.st);
+                tiled::load_rows<D, STEP>(dOb, dO, q0 + STEP, L, do_at.st);
+            }
+            add_dq<D>(dQ, dSt, Ks, q0, L, dq_at.st, warp, g, t);
         }
-        st ^= STAGES - 1;
     }
+    tc::cp_async_commit();                                 // L <= q_begin: K and V were never committed
     tc::cp_async_wait<0>();                                // nothing left in flight at exit
     dK += dk_at.head(bh, H); dV += dv_at.head(bh, H);
 #pragma unroll
@@ -558,38 +599,28 @@ __device__ void flash_bwd_dq(const float* __restrict__ Q, const float* __restric
 #else
 #define D64_BLOCKS 2
 #endif
-#define FLASH_3XTF32_ENTRY(D, MIN_BLOCKS)                                                                \
-    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_fwd_3xtf32_f32_d##D(  \
-        const float* Q, const float* K, const float* V, float* O, float* lse, long long L, long long S,  \
-        float scale, bool causal, const unsigned long long* seed, bool dropout, int threshold,           \
-        float keep_scale, long long H, HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(o)) {     \
-        x3::flash_fwd<D>(Q, K, V, O, lse, L, S, scale, causal, DROPOUT, H, HEADS(q), HEADS(k), HEADS(v), \
-                         HEADS(o));                                                                      \
-    }
+// The backward: dK/dV (and the one pass) one block per SM (its 2 x D / 2 accumulators and the step's
+// scores spill under a 128-register cap); dQ as the forward. The entries' macros: flash_tiled.cuh.
+FLASH_FWD_ENTRY(x3, 3xtf32, 32, 2)
+FLASH_FWD_ENTRY(x3, 3xtf32, 64, D64_BLOCKS)
+FLASH_FWD_ENTRY(x3, 3xtf32, 128, 1)
+FLASH_BWD_ENTRIES(x3, 3xtf32, 32, 1, 2)
+FLASH_BWD_ENTRIES(x3, 3xtf32, 64, 1, D64_BLOCKS)
+FLASH_BWD_ENTRIES(x3, 3xtf32, 128, 1, 1)
 
-// The backward: dK/dV one block per SM (its 2 x D / 2 accumulators and the step's scores spill under
-// a 128-register cap); dQ as the forward.
-#define FLASH_3XTF32_BWD_ENTRIES(D, MIN_BLOCKS)                                                         \
-    extern "C" __global__ void __launch_bounds__(tiled::THREADS, 1) flash_bwd_dkdv_3xtf32_f32_d##D(      \
+// The one-pass backward: dK/dV's arguments, then dQ (zeroed) and its strides.
+#define FLASH_3XTF32_ONEPASS_ENTRY(D)                                                                    \
+    extern "C" __global__ void __launch_bounds__(tiled::THREADS, 1) flash_bwd_onepass_3xtf32_f32_d##D(   \
         const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
         const float* delta, float* dK, float* dV, long long L, long long S, float scale, bool causal,   \
         const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
-        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dk), HEADS_ARGS(dv)) { \
-        x3::flash_bwd_dkdv<D>(Q, K, V, dO, lse, delta, dK, dV, L, S, scale, causal, DROPOUT, H,          \
-                              HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dk), HEADS(dv));          \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(tiled::THREADS, MIN_BLOCKS) flash_bwd_dq_3xtf32_f32_d##D(   \
-        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
-        const float* delta, float* dQ, long long L, long long S, float scale, bool causal,              \
-        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
-        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dq)) {                 \
-        x3::flash_bwd_dq<D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal, DROPOUT, H,                \
-                            HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dq));                       \
+        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dk), HEADS_ARGS(dv),   \
+        float* dQ, HEADS_ARGS(dq)) {                                                                     \
+        x3::flash_bwd_dkdv<D, true>(Q, K, V, dO, lse, delta, dK, dV, L, S, scale, causal, DROPOUT, H,    \
+                                    HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dk), HEADS(dv), dQ, \
+                                    HEADS(dq));                                                          \
     }
 
-FLASH_3XTF32_ENTRY(32, 2)
-FLASH_3XTF32_ENTRY(64, D64_BLOCKS)
-FLASH_3XTF32_ENTRY(128, 1)
-FLASH_3XTF32_BWD_ENTRIES(32, 2)
-FLASH_3XTF32_BWD_ENTRIES(64, D64_BLOCKS)
-FLASH_3XTF32_BWD_ENTRIES(128, 1)
+FLASH_3XTF32_ONEPASS_ENTRY(32)
+FLASH_3XTF32_ONEPASS_ENTRY(64)
+FLASH_3XTF32_ONEPASS_ENTRY(128)

@@ -3,7 +3,7 @@
 // flash_tiled.cuh - what the float32 FlashAttention rungs 1b (01b_flash_fp32_tiled.cu, FFMA) and 1c
 // (01c_flash_fp32_3xtf32.cu, tensor cores) share: 256-thread blocks, cp.async row copies into tiles
 // padded to D + 4 floats, the dropout inside the kernels, and the strided [B, H, T, D] operands
-// (struct Heads) with their kernel-argument macros.
+// (struct Heads) with their kernel-argument macros, and the entry points' macros.
 #pragma once
 #include "../gemm/mma.cuh"
 #include "../philox.cuh"
@@ -74,3 +74,34 @@ struct Heads {
 #define HEADS_ARGS(X) long long X##_sb, long long X##_sh, long long X##_st
 #define HEADS(X) tiled::Heads{X##_sb, X##_sh, X##_st}
 #define DROPOUT tiled::Dropout{seed, (unsigned)threshold, keep_scale, dropout}
+
+// The entry points of a float32 rung whose kernels are NS::flash_fwd, NS::flash_bwd_dkdv and
+// NS::flash_bwd_dq (one signature for rungs 1b and 1c: either backward takes either forward), named
+// flash_fwd_TAG_f32_dD, flash_bwd_dkdv_TAG_f32_dD, flash_bwd_dq_TAG_f32_dD; BLOCKS: the blocks per SM
+// each is compiled for (__launch_bounds__: registers capped at 65536 / (256 BLOCKS) a thread).
+#define FLASH_FWD_ENTRY(NS, TAG, D, BLOCKS)                                                              \
+    extern "C" __global__ void __launch_bounds__(tiled::THREADS, BLOCKS) flash_fwd_##TAG##_f32_d##D(     \
+        const float* Q, const float* K, const float* V, float* O, float* lse, long long L, long long S,  \
+        float scale, bool causal, const unsigned long long* seed, bool dropout, int threshold,           \
+        float keep_scale, long long H, HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(o)) {     \
+        NS::flash_fwd<D>(Q, K, V, O, lse, L, S, scale, causal, DROPOUT, H, HEADS(q), HEADS(k), HEADS(v), \
+                         HEADS(o));                                                                      \
+    }
+
+#define FLASH_BWD_ENTRIES(NS, TAG, D, DKDV_BLOCKS, DQ_BLOCKS)                                            \
+    extern "C" __global__ void __launch_bounds__(tiled::THREADS, DKDV_BLOCKS) flash_bwd_dkdv_##TAG##_f32_d##D( \
+        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
+        const float* delta, float* dK, float* dV, long long L, long long S, float scale, bool causal,   \
+        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
+        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dk), HEADS_ARGS(dv)) { \
+        NS::flash_bwd_dkdv<D>(Q, K, V, dO, lse, delta, dK, dV, L, S, scale, causal, DROPOUT, H,          \
+                              HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dk), HEADS(dv));          \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(tiled::THREADS, DQ_BLOCKS) flash_bwd_dq_##TAG##_f32_d##D( \
+        const float* Q, const float* K, const float* V, const float* dO, const float* lse,               \
+        const float* delta, float* dQ, long long L, long long S, float scale, bool causal,              \
+        const unsigned long long* seed, bool dropout, int threshold, float keep_scale, long long H,      \
+        HEADS_ARGS(q), HEADS_ARGS(k), HEADS_ARGS(v), HEADS_ARGS(dout), HEADS_ARGS(dq)) {                 \
+        NS::flash_bwd_dq<D>(Q, K, V, dO, lse, delta, dQ, L, S, scale, causal, DROPOUT, H,                \
+                            HEADS(q), HEADS(k), HEADS(v), HEADS(dout), HEADS(dq));                       \
+    }

@@ -19,9 +19,10 @@ Dropout (rungs 1b and 1c): ``seed`` (one uint64 Philox key in device memory, fro
 ``attention_softmax`` drops for the same key on the [BH * L, S] scores (``minitorch/cuda/philox.cuh``).
 
 Grids (the kernels' tiles, see the .cu): forward and dQ: (BH, ceil(L / 64)) blocks (rung 1b's
-forward and rung 1c: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks (rung 1c: ceil(S / 128)); 256
-threads each. Shared memory is dynamic, up to ~116 KB for D = 128 (rung 1b: 172 KB, rung 1c: 204 KB):
-past 48 KB a kernel must opt in once (cudaFuncSetAttribute(MaxDynamicSharedMemorySize)).
+forward and rung 1c: ceil(L / 128)); dK/dV: (BH, ceil(S / 64)) blocks (rung 1c and its one-pass
+backward: ceil(S / 128)); 256 threads each. Shared memory is dynamic, up to ~116 KB for D = 128
+(rung 1b: 172 KB, rung 1c: 222 KB): past 48 KB a kernel must opt in once
+(cudaFuncSetAttribute(MaxDynamicSharedMemorySize)).
 """
 import functools
 import os
@@ -46,7 +47,6 @@ TBQ, TBK = 128, 64           # rung 1b's forward: query rows per block x keys pe
 TSTEP = 64                   # rung 1b's backward: query rows (dK/dV) or keys (dQ) per step
 X3_FILE = "attention/01c_flash_fp32_3xtf32.cu"     # rung 1c: TBQ x TBK tiles as rung 1b's forward
 X3_ROWS, X3_STEP = 128, 32   # rung 1c's backward: keys (dK/dV) or queries (dQ) per block, the other per step
-X3_OPTIONS = ()              # more NVRTC options for rung 1c: its experiment switches (probe_flash_fp32.py times them)
 STATIC_SMEM = 48 * 1024
 _F32 = np.dtype(np.float32)
 _raised = {}                 # kernels already allowed their shared memory (kept alive: ids stay unique)
@@ -57,10 +57,10 @@ def _smem_floats(kind, d):
     dp = d + 1
     if kind == "fwd_3xtf32":         # Q rows padded to d + 4; K, V as big and small, the same; keep bits
         return (TBQ + 4 * TBK) * (d + 4) + TBQ * TBK // 32
-    if kind == "dkdv_3xtf32":        # K, V rows; per stage Q, dO of a step big and small, lse, delta, keep bits
-        step = X3_STEP // 2 if d == 128 else X3_STEP       # the kernel's DKDV_STEP
-        stages = 2 if "-DBWD_PIPELINE=1" in X3_OPTIONS else 1
-        return 2 * X3_ROWS * (d + 4) + stages * (4 * step * (d + 4) + 2 * step + step * X3_ROWS // 32)
+    if kind in ("dkdv_3xtf32", "onepass_3xtf32"):   # K, V rows; Q, dO of a step big and small; lse, delta;
+        #                                             keep bits (16-bit); the one-pass kernel: dS^T [rows][step + 4]
+        onepass = X3_ROWS * (X3_STEP + 4) if kind == "onepass_3xtf32" else 0
+        return (2 * X3_ROWS + 4 * X3_STEP) * (d + 4) + 2 * X3_STEP + X3_STEP * X3_ROWS // 32 + onepass
     if kind == "dq_3xtf32":          # Q, dO rows; K, V of a step big and small; keep bits (16-bit)
         return (2 * X3_ROWS + 4 * X3_STEP) * (d + 4) + X3_ROWS * X3_STEP // 32
     if kind == "fwd_tiled":          # Q, K, V rows padded to d + 4; P [TBQ][TBK + 16]; keep bits [TBQ][TBK / 32]
@@ -141,10 +141,10 @@ def _output(shape, tiled, idx):
 
 
 def _tf32_options(tf32_terms):
-    """Rung 1c's NVRTC options: X3_OPTIONS, and TF32_TERMS=1 for plain TF32 (3xTF32 is the file's default)."""
+    """Rung 1c's NVRTC options: TF32_TERMS=1 for plain TF32 (3xTF32 is the file's default)."""
     if tf32_terms not in (1, 3):
         raise ValueError(f"flash_attention: tf32_terms must be 3 (3xTF32) or 1 (plain TF32), got {tf32_terms}")
-    return X3_OPTIONS + (() if tf32_terms == 3 else ("-DTF32_TERMS=1",))
+    return () if tf32_terms == 3 else ("-DTF32_TERMS=1",)
 
 
 def _gradients(q, k, v, tiled, idx):
@@ -182,10 +182,11 @@ def _strides(*arrays):
 @functools.lru_cache(maxsize=None)
 def _has_3xtf32(d, idx):
     """Whether GPU ``idx`` runs rung 1c at head dimension ``d``: TF32 tensor cores (sm_80 and later) and
-    room for its shared memory (204 KB at d = 128: not on sm_86 / sm_89, whose blocks get 99 KB).
-    Cached: asked on every launch."""
+    room for its shared memory (at d = 128 the forward's 204 KB and the one-pass backward's 222 KB: an
+    H100's 227 KB, not an A100's 163 KB nor sm_86 / sm_89's 99 KB). Cached: asked on every launch."""
     props = cp.cuda.runtime.getDeviceProperties(idx)
-    return props["major"] >= 8 and 4 * _smem_floats("fwd_3xtf32", d) <= props.get("sharedMemPerBlockOptin", 0)
+    smem = 4 * max(_smem_floats(kind, d) for kind in ("fwd_3xtf32", "onepass_3xtf32"))
+    return props["major"] >= 8 and smem <= props.get("sharedMemPerBlockOptin", 0)
 
 
 def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0, tensor_cores=True, tf32_terms=3):
@@ -236,15 +237,23 @@ def flash_attention(q, k, v, scale, causal, tiled=True, seed=None, p=0.0, tensor
 
 
 def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True, seed=None, p=0.0,
-                             tensor_cores=True, tf32_terms=3):
+                             tensor_cores=True, tf32_terms=3, deterministic=False):
     """Gradients (dq, dk, dv) of :func:`flash_attention` from its inputs, output, log-sum-exp and the
-    upstream gradient ``grad`` (float32, out's shape). Three kernels: delta = rowsum(grad * out);
-    dK and dV per key tile; dQ per query tile (FlashAttention-2's backward, deterministic).
-    tiled: rung 1c's (3xTF32 on the tensor cores: ``tensor_cores`` and :func:`_has_3xtf32`) or rung
-    1b's kernels when q, k, v, out and grad are :func:`rows_aligned` (read through their strides; dq,
-    dk, dv of a 4-D q then lie in memory as [B, T, H, D], as rung 1b's out), else rung 1's, which
-    need all five C-contiguous (ValueError otherwise). Any rung's forward feeds any rung's backward.
-    tf32_terms: as :func:`flash_attention`'s, for rung 1c.
+    upstream gradient ``grad`` (float32, out's shape). FlashAttention-2's backward: delta =
+    rowsum(grad * out), then one of two ways:
+
+    * rung 1c (3xTF32 on the tensor cores: ``tensor_cores`` and :func:`_has_3xtf32`) without
+      ``deterministic``: ONE kernel per key block computes dK, dV and adds dS K into dq with float32
+      atomics (FA2's Algorithm 2, as PyTorch's backends), 5 products per pair of tiles; dq is zeroed by
+      the delta kernel. The atomics add in the order blocks arrive, so dq's bits may differ between runs.
+    * otherwise (``deterministic``: ``minitorch.use_deterministic_algorithms(True)``; rungs 1b and 1):
+      dK, dV per key block, then dq per query block, which computes S and dP a second time (7
+      products) but writes every element once: the same bits every run.
+
+    tiled: rung 1c's or 1b's kernels when q, k, v, out and grad are :func:`rows_aligned` (read through
+    their strides; dq, dk, dv of a 4-D q then lie in memory as [B, T, H, D], as rung 1b's out), else rung
+    1's, which need all five C-contiguous (ValueError otherwise). Any rung's forward feeds any rung's
+    backward. tf32_terms: as :func:`flash_attention`'s, for rung 1c.
     seed, p: the forward's dropout (the same key redraws the same mask); p > 0 needs rung 1b or 1c."""
     _check(q, k, v)
     if out.shape != q.shape or grad.shape != q.shape or grad.dtype != _F32 or out.dtype != _F32:
@@ -265,12 +274,20 @@ def flash_attention_backward(q, k, v, out, lse, grad, scale, causal, tiled=True,
     grid = (cdiv(rows * 32, THREADS),)
     common = (L, S, np.float32(scale), np.bool_(causal))
     if tiled:
+        x3 = tensor_cores and _has_3xtf32(d, idx)
+        onepass = x3 and not deterministic
         h, *strides = _strides(grad, out)
+        zero_dq = (dq, *_strides(dq)[1:]) if onepass else (None, np.int64(0), np.int64(0), np.int64(0))
         launch(kernel(TILED_FILE, f"flash_bwd_dot_tiled_f32_d{d}", idx), grid, (THREADS,),
-               (grad, out, delta, h, np.int64(L), np.int64(rows), *strides), index=idx)
+               (grad, out, delta, h, np.int64(L), np.int64(rows), *strides, *zero_dq), index=idx)
         common += drop
         dkdv_strides, dq_strides = _strides(q, k, v, grad, dk, dv), _strides(q, k, v, grad, dq)
-        if tensor_cores and _has_3xtf32(d, idx):
+        if onepass:
+            fn, smem = _kernel("flash_bwd_onepass_3xtf32", d, idx, "onepass_3xtf32", X3_FILE, options)
+            launch(fn, (bh, cdiv(S, X3_ROWS)), (THREADS,),
+                   (q, k, v, grad, lse, delta, dk, dv) + common + dkdv_strides + zero_dq, shared_mem=smem, index=idx)
+            return dq, dk, dv
+        if x3:
             suffix, file, block_rows = "_3xtf32", X3_FILE, X3_ROWS
         else:
             suffix, file, block_rows, options = "_tiled", TILED_FILE, KBK, ()
