@@ -1589,8 +1589,9 @@ The seed model is small. `benchmarks/train_gpt.py --config nanogpt --torch` trai
 shakespeare-char model — 6 layers, 6 heads, 384 wide, context 256, batch 64, dropout 0.2, AdamW with
 lr 1e-3 cosine to 1e-4 after 100 warmup steps, 5000 iterations — and, with `--torch`, its PyTorch
 twin from the same initial weights on the same batches (float32, TF32 off). Every 250 steps both
-are evaluated on 200 batches of each split. The run was cut by a time limit once and resumed from
-its checkpoint (`benchmarks/results/logs/07-nanogpt-5000-part*.log`); the results are
+are evaluated on 100 batches of each split (nanoGPT takes 200: halved so that both runs fit one
+ten-minute lease of the GPU, one after the other in two processes — times from one machine are the
+only fair race). Logs: `benchmarks/results/logs/s10-nanogpt-5000-{ours,torch}.log`; results:
 `benchmarks/results/07-transformer__train-gpt-nanogpt__{ours,torch}__nvidia-h100-80gb-hbm3.json`.
 
 **Which loss counts.** Both models **overfit** after about 2000 steps: the training loss keeps
@@ -1601,6 +1602,19 @@ over the evaluations** (the model one would keep) — and show the final one bes
 """)
 
 code(r'''
+import re
+
+
+def stretch_ms(log):
+    """[(step, ms/iter of the steps since the previous evaluation)] from a train_gpt.py log, whose
+    evaluation lines give the mean ms/iter since step 0 (empty if the log is missing)."""
+    if not log.exists():
+        return []
+    points = [(int(m.group(1)), float(m.group(2))) for m in
+              re.finditer(r"step +(\d+):.*?([\d.]+) ms/iter", log.read_text())]
+    return [(b, (mb * b - ma * a) / (b - a)) for (a, ma), (b, mb) in zip([(0, 0.0)] + points, points) if b > a]
+
+
 nano = {}
 for side in ("ours", "torch"):
     found = sorted(reference_dir().glob(f"07-transformer__train-gpt-nanogpt__{side}__*.json"))
@@ -1632,31 +1646,48 @@ else:
                      f"{r['ms_per_iter']:.1f}"] + [f"{r['breakdown_ms'][k]:.1f}" for k in ("forward", "backward", "step")])
     show_markdown(md_table(rows, ["", "best val (step)", "final val", "final train", "ms/iter",
                                   "forward ms", "backward ms", "AdamW step ms"]))
+    # the logs print the mean ms/iter since step 0 at every evaluation: per stretch, the differences
+    stretch = {side: stretch_ms(reference_dir() / "logs" / f"s10-nanogpt-5000-{side}.log") for side in ("ours", "torch")}
     ours_best, ratio = nano["ours"]["best_val"]["val"], nano["ours"]["ms_per_iter"] / nano["torch"]["ms_per_iter"]
-    show_markdown(md_table([["val loss <= 1.50 (nanoGPT reports 1.47)", f"best {ours_best:.4f}, final {nano['ours']['history'][-1]['val']:.4f}",
-                             "met (best val)" if ours_best <= 1.50 else "not met"],
-                            ["ms/iter <= PyTorch eager fp32", f"{nano['ours']['ms_per_iter']:.1f} vs {nano['torch']['ms_per_iter']:.1f} ({ratio:.2f}x)",
-                             "met" if ratio <= 1 else "not met"]], ["target (issue 15)", "ours", ""]))
+    rows = [["val loss <= 1.50 (nanoGPT reports 1.47)", f"best {ours_best:.4f}, final {nano['ours']['history'][-1]['val']:.4f}",
+             "met (best val)" if ours_best <= 1.50 else "not met"],
+            ["ms/iter <= PyTorch eager fp32, all steps", f"{nano['ours']['ms_per_iter']:.1f} vs {nano['torch']['ms_per_iter']:.1f} ({ratio:.2f}x)",
+             "met" if ratio <= 1 else "not met"]]
+    if all(stretch.values()):
+        later = {side: np.mean([ms for step, ms in stretch[side] if step > 250]) for side in stretch}
+        first = {side: stretch[side][0][1] for side in stretch}
+        rows += [["the same, steps 250-5000 (ours compiled by then)", f"{later['ours']:.1f} vs {later['torch']:.1f} "
+                  f"({later['ours'] / later['torch']:.2f}x)", "met" if later["ours"] <= later["torch"] else "not met"]]
+        print(f"ms/iter of the first 250 steps: ours {first['ours']:.1f}, torch {first['torch']:.1f}: ours compiles "
+              f"its kernels (NVRTC) as they are first launched, once per machine (then CuPy's disk cache)")
+    show_markdown(md_table(rows, ["target (issue 15)", "ours", ""]))
     print(nano["ours"]["sample"][:600])
 ''')
 
 md(r"""
 The two curves lie on each other: the same model, the same numbers up to float32 rounding and
-dropout's different random draws. Best validation 1.394 (ours, step 2000) and 1.391 (PyTorch, step
-2250): the issue's target of 1.50 is **met** by the best checkpoint, not by the last one (1.580 and
-1.572). nanoGPT's 1.47 is not directly comparable: its text is char-rnn's file (65 distinct
+dropout's different random draws. Best validation 1.3895 (ours, step 2000) and 1.3892 (PyTorch, step
+2250): the issue's target of 1.50 is **met** by the best checkpoint, not by the last one (1.587 and
+1.566). nanoGPT's 1.47 is not directly comparable: its text is char-rnn's file (65 distinct
 characters), ours is cut from Project Gutenberg (71, `data/shakespeare/README.md`), so the two
-validation sets differ. The speed target is **not met**: 57.6 ms per iteration against PyTorch's
-33.4 (1.72×). The sample above is the first 600 characters of the one `train_gpt.py` drew from our
+validation sets differ.
+
+**Speed** (run of 2026-11-25, H100): over all 5000 steps 34.5 ms per iteration against PyTorch's
+33.7 (1.02×, **not met** as a whole), because our first 250 steps average 61 ms: a fresh machine
+compiles each of our kernels (NVRTC) the first time it is launched, about 7 s in all, once per
+machine (CuPy caches the binaries on disk). From step 250 on, **33.1 against 33.6 ms (0.98×, met)**.
+The first 5000-step run (session 7) took 57.6 ms per iteration: the sections below say where the
+24 ms went. The sample above is the first 600 characters of the one `train_gpt.py` drew from our
 **final** (overfit) model, temperature 0.8, starting from a newline: speakers, blank lines and
 mostly real words, the grammar of a dream.
 
 ## Where a nanoGPT step's GPU time goes
 
-Why 1.7× slower? `torch.profiler` (CUPTI) sees every kernel on the GPU, ours included: one
-training step of each side, kernel by kernel, before and after the fused attention softmax of 7f′
-(and the one-pass LayerNorm kernels of 7c): `benchmarks/results/logs/07-nanogpt-profile-per-kernel.log`
-and `...-after.log`. Kernel time only: the host's own time (Python, launches) is not in it.
+`torch.profiler` (CUPTI) sees every kernel on the GPU, ours included: one training step of each
+side, kernel by kernel (`benchmarks/profile_gpt_kernels.py`), at three points of the course's
+history: before the fused attention softmax of 7f′ and the one-pass LayerNorm kernels of 7c
+(`benchmarks/results/logs/07-nanogpt-profile-per-kernel.log`), right after them (`...-after.log`),
+and now (`...-20261125.log`). Kernel time only: the host's own time (Python, launches) is not in it.
 """)
 
 code(r'''
@@ -1689,12 +1720,14 @@ def read_profile(path):
 
 
 logs = reference_dir() / "logs"
-profiles = {when: logs / f"07-nanogpt-profile-per-kernel{suffix}.log" for when, suffix in (("before", ""), ("after", "-after"))}
+profiles = {when: logs / f"07-nanogpt-profile-per-kernel{suffix}.log"
+            for when, suffix in (("before", ""), ("after", "-after"), ("now", "-20261125"))}
 if not all(path.exists() for path in profiles.values()):
     print("no saved profiles (benchmarks/results/logs/07-nanogpt-profile-per-kernel*.log)")
 else:
-    before, after = (read_profile(path) for path in profiles.values())
-    columns = {"ours, before": before["ours"], "ours, after": after["ours"], "PyTorch": after["torch"]}
+    before, after, now = (read_profile(path) for path in profiles.values())
+    columns = {"ours, before": before["ours"], "ours, after 7f′": after["ours"], "ours, now": now["ours"],
+               "PyTorch": now["torch"]}
     groups = [g for g, _ in KERNEL_GROUPS] + ["other elementwise, copies, fills"]
     by_group = {col: {g: sum(ms for ms, _, name in kernels if kernel_group(name) == g) for g in groups}
                 for col, (_, kernels) in columns.items()}
@@ -1709,14 +1742,14 @@ else:
         left += widths
     axes[0].invert_yaxis(); axes[0].legend(fontsize=7, loc="lower right")
     axes[0].set(xlabel="ms of GPU time a step", title="one nanoGPT training step, H100")
-    top = [(f"ours: {name[:40]}", ms) for ms, _, name in after["ours"][1][:8]] + \
-          [(f"torch: {name[:40]}", ms) for ms, _, name in after["torch"][1][:8]]
+    top = [(f"ours: {name[:40]}", ms) for ms, _, name in now["ours"][1][:8]] + \
+          [(f"torch: {name[:40]}", ms) for ms, _, name in now["torch"][1][:8]]
     axes[1].barh([t[0] for t in top], [t[1] for t in top], color=["C0"] * 8 + ["C1"] * 8)
     axes[1].invert_yaxis(); axes[1].tick_params(axis="y", labelsize=7)
-    axes[1].set(xlabel="ms a step", title="the 8 largest kernels of each side (after)")
-    show_markdown(md_table([[f"{ms:.3f}", calls, name[:70]] for ms, calls, name in after["ours"][1][:12]],
-                           ["ms", "calls", "ours, after: kernel"]))
-    show_markdown(md_table([[f"{ms:.3f}", calls, name[:70]] for ms, calls, name in after["torch"][1][:12]],
+    axes[1].set(xlabel="ms a step", title="the 8 largest kernels of each side (now)")
+    show_markdown(md_table([[f"{ms:.3f}", calls, name[:70]] for ms, calls, name in now["ours"][1][:12]],
+                           ["ms", "calls", "ours, now: kernel"]))
+    show_markdown(md_table([[f"{ms:.3f}", calls, name[:70]] for ms, calls, name in now["torch"][1][:12]],
                            ["ms", "calls", "PyTorch: kernel"]))
 ''')
 
