@@ -314,10 +314,11 @@ def test_large_class_through_the_dispatcher(layout, rng, fp32_dispatch):
 @pytest.mark.parametrize("layout", C.LAYOUTS)
 def test_huge_products_through_the_dispatcher(layout, pack, rng, monkeypatch, fp32_dispatch):
     """A float32 product at least BIG_MIN (lowered to 256) in every dimension, no multiple of any
-    tile: tuned.json's "huge" configuration, with its operands contiguous along k transposed to
-    'tn' first (PACK) or read where they lie (rung 09's RTRANS), in every layout."""
+    tile (multiples of 4: every operand can be read 16 bytes at a time): tuned.json's "huge"
+    configuration, with its operands contiguous along k transposed to 'tn' first (PACK) or read
+    where they lie (rung 09's RTRANS), in every layout."""
     monkeypatch.setattr(G, "BIG_MIN", 256)
     monkeypatch.setattr(G, "PACK", pack)
-    m, n, k = 300, 260, 270
+    m, n, k = 300, 260, 276
     assert G.is_big(m, n, k, 2, 2, "f32", G.choose(m, n, k, 1, "f32", G.arch_of(0))[0])
     _through_the_dispatcher(rng, m, n, k, layout)
