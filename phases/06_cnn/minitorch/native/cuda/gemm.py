@@ -106,9 +106,10 @@ TUNED_DEFAULTS = {
                      # register-budget switches (09_pipelined.cu's header): KUNROLL 16 unrolls the
                      # whole k loop (BK <= 16), MIN_BLOCKS 0 = no __launch_bounds__, ELEM_COPY 0 =
                      # the 4-copies-per-group fallback for unaligned operands, RTRANS 0 = operands
-                     # contiguous along k copied 4 bytes at a time (with LEAN 1, 1: an 'n' A, 2: a 't'
-                     # B, 3: both loaded as float4s into registers and stored transposed), LEAN 0 = the first body (1: the
-                     # register-lean body, KUNROLL even: k steps per unrolled chunk)
+                     # contiguous along k copied 4 bytes at a time (with LEAN 1, 1: an 'n' A, 2: a
+                     # 't' B, 3: both loaded as float4s into registers and stored transposed),
+                     # LEAN 0 = the first body (1: the register-lean body, KUNROLL even: k steps per
+                     # unrolled chunk)
                      "KUNROLL": 16, "MIN_BLOCKS": 0, "ELEM_COPY": 0, "RTRANS": 0, "LEAN": 0},
     # tensor-core rungs (the macros at the top of each file): block tile, warptile, pipeline depth,
     # and switches that are 0 (off) by default: FRAG_DB register double buffering of fragments,
@@ -282,7 +283,7 @@ def _tma_geometry(c, need):
 
 
 def _rtrans_rules(c, threads, need):
-    """Rung 09's RTRANS = 1 rules (09_pipelined.cu: StagedCopier's static_assert)."""
+    """Rung 09's RTRANS rules (09_pipelined.cu: StagedCopier's static_assert)."""
     need(c.get("LEAN", 0) == 1, "RTRANS 1 to 3 only with LEAN 1")
     need(c["BK"] % 8 == 0, "RTRANS: BK a multiple of 8")
     if threads >= 32:
@@ -472,8 +473,8 @@ def _switches_worth(rung, config, threads, smem):
 def _switches_may_be_worth(config):
     """A quick necessary condition of _switches_worth for rung 09 that needs no geometry: the
     switch combinations it can accept (LEAN = 0: (KUNROLL, MIN_BLOCKS, ELEM_COPY) = (16, 0, 0) or
-    (1, 2, 1); LEAN = 1: ELEM_COPY 0, KUNROLL 4 or 8, MIN_BLOCKS 1, 2 or 4; RTRANS = 1: LEAN = 1,
-    ELEM_COPY 0, MIN_BLOCKS 1, BK 16, KUNROLL 8 or 16)."""
+    (1, 2, 1); LEAN = 1: ELEM_COPY 0, KUNROLL 4 or 8, MIN_BLOCKS 1, 2 or 4; RTRANS 1 or 3: LEAN =
+    1, ELEM_COPY 0, MIN_BLOCKS 1, BK 16, KUNROLL 8 or 16)."""
     switches = (config.get("KUNROLL", 16), config.get("MIN_BLOCKS", 0), config.get("ELEM_COPY", 0))
     if config.get("RTRANS", 0):
         return (config.get("LEAN", 0) == 1 and switches[2] == 0 and switches[1] == 1 and config.get("BK") == 16
@@ -488,7 +489,7 @@ def _lean_worth(config, threads, smem):
     registers a thread (MIN_BLOCKS * NUM_THREADS = 512: two 256-thread or four 128-thread blocks
     per SM) with that many blocks' shared memory fitting an SM, a chunk of KUNROLL <= BK k steps
     (a larger KUNROLL is the same kernel as KUNROLL = BK), and ELEM_COPY at 0 (the lean body
-    ignores it). With RTRANS = 1 (operands contiguous along k loaded as float4s into registers):
+    ignores it). With RTRANS 1 or 3 (an 'n' A, and a 't' B, loaded as float4s into registers):
     one 256-thread block per SM of 128 x 256 or 256 x 128 x 16 blocktiles in 64 x 64 warptiles,
     thread tiles 8 x 4 twice across (WNITER 2: 16 rows x 8 columns), chunks of 8 or 16 k steps, 3
     stages (the 128-accumulator loop that ran 'tn' at 91.7% of cuBLAS on the H100)."""
