@@ -258,8 +258,8 @@ def test_lean_tuning_space():
     import gemm_spills
     G = gemm_spills.load_gemm()
     lean = [c for c in G.tuning_configs("09_pipelined") if "-DLEAN=1" in c]
-    rtrans = [c for c in lean if "-DRTRANS=0" not in c]      # RTRANS 1 (A) or 3 (A and B)
-    assert len(lean) == 26 and len(rtrans) == 8
+    rtrans = [c for c in lean if "-DRTRANS=1" in c]
+    assert len(lean) == 22 and len(rtrans) == 4
     for options in lean:
         c = G.config_of("09_pipelined", options)
         spec = G.rung_with("09_pipelined", options)
