@@ -9,7 +9,7 @@ probes behind the dispatcher's few-tiles rule and the float32 4096² analysis (i
 --config NAME:KEY=V,KEY=V,... (repeatable) adds a rung 09 configuration (the keys of gemm.TUNED_DEFAULTS
 ["09_pipelined"], the rest at their defaults) to the layouts and gpt probes, timed beside the
 large class's entry of tuned.json ("tuned"), e.g.
-    --config r1:BM=128,BN=256,BK=16,WM=64,WN=64,TM=8,STAGES=3,KUNROLL=16,MIN_BLOCKS=1,RTRANS=1,LEAN=1
+    --config k16:BM=128,BN=256,BK=16,WM=64,WN=64,TM=8,STAGES=3,KUNROLL=16,MIN_BLOCKS=1,LEAN=1
 
 All print % of cuBLAS (torch.mm) timed in the same process, the contenders taking turns
 (gemm_common.time_interleaved_ms: CUDA events, L2 flushed, median). Each takes under two minutes
@@ -26,8 +26,7 @@ s8-smallsplit_probe.log, s8-layout_probe.log.
   so an 'n' A or a 't' B is copied 4 bytes at a time, and 'nn' computed as one transpose of A
   (transpose.cu) then 'tn' shows what those copies cost. With --config, each configuration in each
   layout too, and a summary line per size: % of cuBLAS (same layout) for every contender and layout,
-  "dispatch" included (gemm._mm: what matmul runs, packing to 'tn' included when gemm.PACK), and
-  "unpacked" (gemm._mm with PACK off: the "huge" configuration in each layout as it lies).
+  "dispatch" included (gemm._mm: what matmul runs, packing to 'tn' included).
 - gpt: the six GEMMs of nanoGPT's MLP (fc 384 -> 1536 and proj 1536 -> 384 over 16384 tokens:
   forward 'nt', dX 'nn', dW 'tn'), cuBLAS against the dispatcher (gemm._mm: split-K where few
   tiles), the tuned large entry and each --config.
@@ -91,15 +90,6 @@ def parse_config(text):
     return name, {k: int(v) for k, v in (kv.split("=") for kv in items.split(",") if kv)}
 
 
-def unpacked(G, da, db):
-    """gemm._mm(da, db) with gemm.PACK off (a big product runs in its own layout)."""
-    pack, G.PACK = G.PACK, False
-    try:
-        return G._mm(da, db, None)
-    finally:
-        G.PACK = pack
-
-
 def layouts(torch, G, gen, extra=()):
     from minitorch.native.cuda.matrix import transpose2d
     rung, options = configs(G)["large"]
@@ -114,9 +104,8 @@ def layouts(torch, G, gen, extra=()):
             for name, (r, o) in others.items():
                 fns[f"{name} {lay}"] = (lambda da=operands[lay][0], db=operands[lay][1], r=r, o=o:
                                         G.gemm(da, db, None, rung=r, options=o))
-            # what matmul runs: gemm._mm (packing to 'tn' included: gemm.is_big, gemm.PACK), and with PACK off
+            # what matmul runs: gemm._mm (packing to 'tn' included: gemm.packs)
             fns[f"dispatch {lay}"] = lambda da=operands[lay][0], db=operands[lay][1]: G._mm(da, db, None)
-            fns[f"unpacked {lay}"] = lambda da=operands[lay][0], db=operands[lay][1]: unpacked(G, da, db)
             fns[f"cuBLAS {lay}"] = lambda a=a, b=b: torch.mm(a, b)
         da, db = operands["nn"]
 
@@ -129,7 +118,7 @@ def layouts(torch, G, gen, extra=()):
         for f, v in ms.items():
             print(f"{n}^2 {f:28s} {v:8.3f} ms {2 * n ** 3 / 1e9 / v:8.0f} GFLOP/s  "
                   f"{ms['cuBLAS nn'] / v:6.1%} of cuBLAS nn", flush=True)
-        for name in ["dispatch", "unpacked", "ours", *others]:
+        for name in ["dispatch", "ours", *others]:
             print(f"{n}^2 % of cuBLAS in the same layout, {'tuned' if name == 'ours' else name}: "
                   + "  ".join(f"{lay} {ms[f'cuBLAS {lay}'] / ms[f'{name} {lay}']:6.1%}" for lay in C.LAYOUTS),
                   flush=True)
@@ -137,7 +126,7 @@ def layouts(torch, G, gen, extra=()):
             errs = {}
             for lay in C.LAYOUTS:
                 ref = fns[f"cuBLAS {lay}"]().double()
-                for name in ["dispatch", "unpacked", "ours", *others]:
+                for name in ["dispatch", "ours", *others]:
                     got = C.to_torch(fns[f"{name} {lay}"]()).double()
                     errs[f"{name} {lay}"] = float((got - ref).norm() / ref.norm())
             worst = max(errs, key=errs.get)

@@ -509,7 +509,7 @@ def test_the_shipped_ladder_and_table_obey_the_rules(monkeypatch):
         for kind, classes in kinds.items():
             assert kind in ("fp32", "tf32", "bf16", "f16")
             for cls, entry in classes.items():
-                assert cls in ("small", "medium", "large", "huge")      # huge: gemm.is_big's products
+                assert cls in ("small", "medium", "large", "large_tn")      # large_tn: packed products
                 assert entry["rung"] in mod.RUNGS, f"tuned.json names {entry['rung']}, not in RUNGS"
                 assert all(isinstance(o, str) for o in entry["options"]) and entry["gflops"] >= 0
     assert "01_naive" in mod.RUNGS
@@ -624,42 +624,39 @@ def test_is_narrow(gm):
 
 
 SMALL_64 = ["-DBM=64", "-DBN=64", "-DBK=16", "-DWM=32", "-DWN=32", "-DWNITER=2", "-DTM=4", "-DTN=4",
-            "-DSTAGES=3", "-DKUNROLL=8", "-DMIN_BLOCKS=4", "-DELEM_COPY=0", "-DRTRANS=0", "-DLEAN=1"]
+            "-DSTAGES=3", "-DKUNROLL=8", "-DMIN_BLOCKS=4", "-DELEM_COPY=0", "-DLEAN=1"]
 LARGE_128 = ["-DBM=128", "-DBN=128", "-DBK=16", "-DWM=32", "-DWN=64", "-DWNITER=2", "-DTM=4", "-DTN=4",
-             "-DSTAGES=3", "-DKUNROLL=8", "-DMIN_BLOCKS=2", "-DELEM_COPY=0", "-DRTRANS=0", "-DLEAN=1"]
+             "-DSTAGES=3", "-DKUNROLL=8", "-DMIN_BLOCKS=2", "-DELEM_COPY=0", "-DLEAN=1"]
 MEDIUM_64x128 = ["-DBM=64", "-DBN=128", "-DBK=16", "-DWM=32", "-DWN=32", "-DWNITER=1", "-DTM=4", "-DTN=4",
-                 "-DSTAGES=3", "-DKUNROLL=16", "-DMIN_BLOCKS=0", "-DELEM_COPY=0", "-DRTRANS=0", "-DLEAN=0"]
+                 "-DSTAGES=3", "-DKUNROLL=16", "-DMIN_BLOCKS=0", "-DELEM_COPY=0", "-DLEAN=0"]
 SHAPE_TABLE = {"sm_90": {"fp32": {
     "small": {"rung": "09_pipelined", "options": SMALL_64, "gflops": 872.0},
     "medium": {"rung": "09_pipelined", "options": MEDIUM_64x128, "gflops": 28361.2},
     "large": {"rung": "09_pipelined", "options": LARGE_128, "gflops": 41309.0}}}}
 
 
-HUGE = ["-DBM=128", "-DBN=256", "-DBK=16", "-DWM=64", "-DWN=64", "-DWNITER=2", "-DTM=8", "-DTN=4",
-        "-DSTAGES=3", "-DKUNROLL=16", "-DMIN_BLOCKS=1", "-DELEM_COPY=0", "-DRTRANS=3", "-DLEAN=1"]
+LARGE_TN = ["-DBM=128", "-DBN=256", "-DBK=16", "-DWM=64", "-DWN=64", "-DWNITER=2", "-DTM=8", "-DTN=4",
+            "-DSTAGES=3", "-DKUNROLL=16", "-DMIN_BLOCKS=1", "-DELEM_COPY=0", "-DLEAN=1"]
 
 
-@pytest.mark.parametrize("pack", [True, False])
 @pytest.mark.parametrize("layout", ["nn", "nt", "tn", "tt"])
-def test_big_float32_products_take_the_huge_configuration(gm, monkeypatch, tmp_path, rng, layout, pack):
-    """A single float32 product at least BIG_MIN (here 16) in every dimension runs with the table's
-    "huge" configuration, exactly: with PACK its operands contiguous along k are transposed first
-    (transpose.cu: 'n' A -> 't', 't' B -> 'n') and it runs as 'tn', no plan filed (a replay would
-    skip the transposes); without, in its own layout. One dimension under BIG_MIN: its class's
-    configuration, as it lies."""
+def test_big_float32_products_are_packed_to_tn(gm, monkeypatch, tmp_path, rng, layout):
+    """A single float32 product at least PACK_MIN (here 16) in every dimension has its operands
+    contiguous along k transposed first (transpose.cu: 'n' A -> 't', 't' B -> 'n') and runs as 'tn'
+    with the table's "large_tn" configuration, exactly; no plan is filed (a replay would skip the
+    transposes); one dimension under PACK_MIN runs as it lies."""
     mod, launcher, array = gm
     # gemm imports matrix.py (transpose2d) lazily: import it afresh, on this test's fake launcher
     monkeypatch.delitem(sys.modules, "minitorch.native.cuda.matrix", raising=False)
     table = json.loads(json.dumps(SHAPE_TABLE))
-    table["sm_90"]["fp32"]["huge"] = {"rung": "09_pipelined", "options": HUGE, "gflops": 46400.0}
+    table["sm_90"]["fp32"]["large_tn"] = {"rung": "09_pipelined", "options": LARGE_TN, "gflops": 46400.0}
     use_table(mod, monkeypatch, tmp_path, table)
-    monkeypatch.setattr(mod, "BIG_MIN", 16)
-    monkeypatch.setattr(mod, "PACK", pack)
+    monkeypatch.setattr(mod, "PACK_MIN", 16)
 
     def operand(rows, cols, letter):
         x = rng.standard_normal((rows, cols)).astype(F32)
         return x, (dev(array, x) if letter == "n" else dev(array, np.ascontiguousarray(x.T)).transpose())
-    for m, n, k, big in ((40, 36, 20, True), (40, 36, 12, False)):
+    for m, n, k, packed in ((40, 36, 20, True), (40, 36, 12, False)):
         (a, da), (b, db) = operand(m, k, layout[0]), operand(k, n, layout[1])
         bias = rng.standard_normal(n).astype(F32)
         for _ in range(2):                            # the second call must pack again
@@ -667,12 +664,12 @@ def test_big_float32_products_take_the_huge_configuration(gm, monkeypatch, tmp_p
             got = mod.matmul(da, db, dev(array, bias))
             np.testing.assert_allclose(read(got), a.astype(np.float64) @ b + bias, rtol=1e-5, atol=1e-5)
             names = [r["name"] for r in launcher.launches]
-            if big and pack:
+            if packed:
                 transposes = (layout[0] == "n") + (layout[1] == "t")
                 assert names == ["transpose_f32"] * transposes + ["gemm_tn_f32"], names
+                assert launcher.launches[-1]["options"] == tuple(LARGE_TN)
             else:
                 assert names == [f"gemm_{layout}_f32"], names
-            assert (launcher.launches[-1]["options"] == tuple(HUGE)) == big
 
 
 def test_few_tiles_plan_matches_the_h100_measurements(gm, monkeypatch, tmp_path):

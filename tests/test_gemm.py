@@ -233,19 +233,10 @@ SWITCH_CONFIGS = [
     {"BM": 64, "BN": 64, "BK": 16, "WM": 32, "WN": 32, "TM": 4, "KUNROLL": 8, "MIN_BLOCKS": 4, "LEAN": 1},
     {"STAGES": 4, "KUNROLL": 2, "MIN_BLOCKS": 2, "LEAN": 1},
     {"BM": 128, "BN": 256, "BK": 8, "WM": 64, "WN": 64, "TM": 8, "KUNROLL": 4, "MIN_BLOCKS": 1, "LEAN": 1},
-    # RTRANS (an operand contiguous along k - A 'n' with bit 1, B 't' with bit 2 - loaded as float4s
-    # into registers and stored transposed after the tile's FMAs; 4-byte copies when unaligned):
-    # the one-block 128 x 256 x 16 tile with chunks of 16 and of 8 k steps (one 16-row group a warp
-    # for A, two for B), 256 x 128 (two for A), 128 x 128 in 256 threads, and 64 x 64 in 128 threads.
+    # 128 x 256 x 16 in one block per SM (tuned.json's large_tn shape; LEAN's copies: 24 element
+    # copies a thread per k-tile in 'nt'), chunks of 8.
     {"BM": 128, "BN": 256, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
-     "KUNROLL": 16, "MIN_BLOCKS": 1, "RTRANS": 1, "LEAN": 1},
-    {"BM": 128, "BN": 256, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 4,
-     "KUNROLL": 16, "MIN_BLOCKS": 1, "RTRANS": 3, "LEAN": 1},
-    {"BM": 256, "BN": 128, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
-     "KUNROLL": 8, "MIN_BLOCKS": 1, "RTRANS": 3, "LEAN": 1},
-    {"KUNROLL": 8, "MIN_BLOCKS": 0, "RTRANS": 3, "LEAN": 1},
-    {"BM": 64, "BN": 64, "BK": 16, "WM": 32, "WN": 32, "TM": 4, "KUNROLL": 8, "MIN_BLOCKS": 0, "RTRANS": 1,
-     "LEAN": 1},
+     "KUNROLL": 8, "MIN_BLOCKS": 1, "LEAN": 1},
 ]
 SWITCH_CASES = [
     # sizes multiples of 4 (16-byte copies allowed) but not of the tiles: the aligned body, edges
@@ -259,7 +250,7 @@ SWITCH_CASES = [
     *[(300, 260, 100, lay, lay == "nt", (), (), (False, False)) for lay in C.LAYOUTS],
     (256, 256, 64, "nn", False, (), (), (False, False)),           # whole tiles only
     # aligned rows padded to a multiple of 4 with K, M, N not of 4: partial 16-byte copies at the
-    # edges of K (RTRANS's float4 loads along k) and of M, N (the 16-byte copies along them)
+    # edges of M, N (the 16-byte copies along them)
     *[(37, 45, 30, lay, lay == "tn", (), (), ("pad", "pad")) for lay in C.LAYOUTS],
     (130, 258, 18, "nt", True, (2,), (2,), ("pad", "pad")),         # batched, several k-tiles
     # tiny products: K < BK, K = 1, single rows and columns
@@ -279,7 +270,7 @@ def test_rung09_switches(config, m, n, k, layout, bias, ba, bb, mis, rng):
     run_case(rng, "09_pipelined", "f32", "fp32", m, n, k, layout, bias, ba, bb, mis, options=options)
 
 
-# ---- the dispatcher's large and huge fp32 configurations ----------------------------------------------
+# ---- the dispatcher's large and large_tn fp32 configurations ---------------------------------------
 def _through_the_dispatcher(rng, m, n, k, layout):
     """gemm.matmul on an m x n x k float32 product in ``layout`` with a bias, TF32 off, against
     float64 (elementwise error bound of an fp32 product of length k)."""
@@ -306,19 +297,16 @@ def test_large_class_through_the_dispatcher(layout, rng, fp32_dispatch):
     """A "large" float32 product (C over 2**22 elements) that is no multiple of any tile, K not of
     BK: whatever configuration tuned.json names for the large class, in every layout."""
     m, n, k = 2049, 2051, 67
-    assert G.shape_class(m, n, k) == "large" and not G.is_big(m, n, k, 2, 2, "f32", "09_pipelined")
+    assert G.shape_class(m, n, k) == "large" and not G.packs(m, n, k, 2, 2, "f32", "09_pipelined")
     _through_the_dispatcher(rng, m, n, k, layout)
 
 
-@pytest.mark.parametrize("pack", [True, False])
 @pytest.mark.parametrize("layout", C.LAYOUTS)
-def test_huge_products_through_the_dispatcher(layout, pack, rng, monkeypatch, fp32_dispatch):
-    """A float32 product at least BIG_MIN (lowered to 256) in every dimension, no multiple of any
-    tile (multiples of 4: every operand can be read 16 bytes at a time): tuned.json's "huge"
-    configuration, with its operands contiguous along k transposed to 'tn' first (PACK) or read
-    where they lie (rung 09's RTRANS), in every layout."""
-    monkeypatch.setattr(G, "BIG_MIN", 256)
-    monkeypatch.setattr(G, "PACK", pack)
-    m, n, k = 300, 260, 276
-    assert G.is_big(m, n, k, 2, 2, "f32", G.choose(m, n, k, 1, "f32", G.arch_of(0))[0])
+def test_packed_products_through_the_dispatcher(layout, rng, monkeypatch, fp32_dispatch):
+    """A float32 product at least PACK_MIN (lowered to 256) in every dimension, no multiple of any
+    tile: its operands contiguous along k are transposed and it runs as 'tn' with the table's
+    "large_tn" configuration."""
+    monkeypatch.setattr(G, "PACK_MIN", 256)
+    m, n, k = 300, 260, 270
+    assert G.packs(m, n, k, 2, 2, "f32", G.choose(m, n, k, 1, "f32", G.arch_of(0))[0])
     _through_the_dispatcher(rng, m, n, k, layout)

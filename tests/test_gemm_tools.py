@@ -258,32 +258,18 @@ def test_lean_tuning_space():
     import gemm_spills
     G = gemm_spills.load_gemm()
     lean = [c for c in G.tuning_configs("09_pipelined") if "-DLEAN=1" in c]
-    rtrans = [c for c in lean if "-DRTRANS=1" in c]
-    assert len(lean) == 22 and len(rtrans) == 4
+    assert len(lean) == 18
     for options in lean:
         c = G.config_of("09_pipelined", options)
         spec = G.rung_with("09_pipelined", options)
         threads, (bm, bn) = spec.block[0], spec.tile
-        assert c["ELEM_COPY"] == 0
+        assert c["ELEM_COPY"] == 0 and c["KUNROLL"] == c["BK"] // 2
         assert threads * c["MIN_BLOCKS"] == 512 or (c["MIN_BLOCKS"] == 1 and bm * bn // threads == 128)
-        if options in rtrans:    # one block per SM, 128 x 256 or 256 x 128 x 16, chunks of 8 or 16 k steps
-            assert (c["MIN_BLOCKS"], threads, bm * bn, c["BK"], c["STAGES"]) == (1, 256, 128 * 256, 16, 3)
-            assert c["KUNROLL"] in (8, 16)
-            assert spec.smem == 3 * 16 * (bm + 4 + bn + 4) * 4       # k-major stages, as without RTRANS
-        else:
-            assert c["KUNROLL"] == c["BK"] // 2
     with pytest.raises(ValueError, match="KUNROLL even"):
         G.rung_with("09_pipelined", {"LEAN": 1, "KUNROLL": 3})
     with pytest.raises(ValueError, match="LEAN 0 or 1"):
         G.rung_with("09_pipelined", {"LEAN": 2})
-    # RTRANS: LEAN only, BK of 8 (two float4s along k a row), 16 rows a warp in each tile
-    with pytest.raises(ValueError, match="RTRANS 1 to 3 only with LEAN 1"):
-        G.rung_with("09_pipelined", {"RTRANS": 1})
-    with pytest.raises(ValueError, match="BK a multiple of 8"):
-        G.rung_with("09_pipelined", {"RTRANS": 1, "LEAN": 1, "BK": 4, "KUNROLL": 4})
-    with pytest.raises(ValueError, match="16 rows per warp"):
-        G.rung_with("09_pipelined", {"RTRANS": 1, "LEAN": 1, "BM": 64, "WM": 32, "WN": 32, "KUNROLL": 8})  # 8 warps, 64 rows
-    assert G.rung_with("09_pipelined", {}).options[-2:] == ("-DRTRANS=0", "-DLEAN=0")     # the defaults
+    assert G.rung_with("09_pipelined", {}).options[-1] == "-DLEAN=0"     # the default
     tuned = [("09_pipelined", tuple(c), True) for c in G.tuning_configs("09_pipelined")]
     order = tune_gemm._by_prior(tuned)
     assert {o for _, o, _ in order[:len(lean)]} == set(lean)

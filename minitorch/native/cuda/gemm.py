@@ -13,9 +13,8 @@ Dispatch: :func:`matmul` and :func:`linear` (the backend functions the Tensor la
 first the tuned table ``minitorch/cuda/gemm/tuned.json`` that the autotuner writes, then a built-in
 order (the highest rung that exists, runs on this GPU and has the dtype; rung 13 only through the
 table); then shape rules: 64-wide tiles for products 64 or fewer wide (:func:`is_narrow`),
-split-K for a few output tiles over a long K (:func:`split_k_slices`), and the one-block 128 x 256
-tile for big float32 products (:func:`is_big`; with PACK, their operands contiguous along k
-transposed first, run as 'tn'). Rungs 12 and 13 (wgmma) are built
+split-K for a few output tiles over a long K (:func:`split_k_slices`), and big float32 products
+packed to 'tn' (:func:`packs`: operands contiguous along k transposed first). Rungs 12 and 13 (wgmma) are built
 for the arch-specific target sm_90a, which CuPy's RawModule cannot ask NVRTC for: see
 :func:`target_kernel`; it runs on sm_90 GPUs only (:func:`runs_on`).
 """
@@ -104,12 +103,9 @@ TUNED_DEFAULTS = {
                      "STAGES": 3,
                      # register-budget switches (09_pipelined.cu's header): KUNROLL 16 unrolls the
                      # whole k loop (BK <= 16), MIN_BLOCKS 0 = no __launch_bounds__, ELEM_COPY 0 =
-                     # the 4-copies-per-group fallback for unaligned operands, RTRANS 0 = operands
-                     # contiguous along k copied 4 bytes at a time (with LEAN 1, 1: an 'n' A, 2: a
-                     # 't' B, 3: both loaded as float4s into registers and stored transposed),
-                     # LEAN 0 = the first body (1: the register-lean body, KUNROLL even: k steps per
-                     # unrolled chunk)
-                     "KUNROLL": 16, "MIN_BLOCKS": 0, "ELEM_COPY": 0, "RTRANS": 0, "LEAN": 0},
+                     # the 4-copies-per-group fallback for unaligned operands, LEAN 0 = the first
+                     # body (1: the register-lean body, KUNROLL even: k steps per unrolled chunk)
+                     "KUNROLL": 16, "MIN_BLOCKS": 0, "ELEM_COPY": 0, "LEAN": 0},
     # tensor-core rungs (the macros at the top of each file): block tile, warptile, pipeline depth,
     # and switches that are 0 (off) by default: FRAG_DB register double buffering of fragments,
     # KPERM permuted k for 8-byte fragment loads (TF32), CVT_SMEM round to TF32 once in smem, GROUP_M block rasterization (0 = off, else
@@ -134,8 +130,8 @@ TUNING_SPACE = {
     "09_pipelined": {"BM": [64, 128, 256], "BN": [64, 128, 256], "BK": [8, 16],
                      "WM": [32, 64, 128], "WN": [32, 64], "WNITER": [1, 2, 4], "TM": [4, 8], "TN": [4],
                      "STAGES": [2, 3, 4],
-                     "KUNROLL": [16, 1, 8, 4, 2], "MIN_BLOCKS": [0, 1, 2, 4], "ELEM_COPY": [0, 1], "RTRANS": [0, 1],
-                     "LEAN": [0, 1]},     # (RTRANS 3: 'nt' spills on sm_80 with nvcc 13; tried by hand)
+                     "KUNROLL": [16, 1, 8, 4, 2], "MIN_BLOCKS": [0, 1, 2, 4], "ELEM_COPY": [0, 1],
+                     "LEAN": [0, 1]},
     # (the 128 x 256 tile is the fixed rung 10_tf32_mma_wide; its variants, and 64 x 64 warptiles in
     # general, are at the edge of 255 registers: not compiled clean yet, so not in the space)
     "10_tf32_mma": {"BM": [128], "BN": [128], "BK": [32], "WM": [64], "WN": [32],
@@ -163,7 +159,7 @@ _MAX_COPIES = 16
 # WNITER + (BM + BN) * BK / NUM_THREADS; past 160 they spill (seen at 168: BM=256, BN=64, BK=16,
 # WM = WN = 64, 128 threads, on sm_80).
 _MAX_LIVE = 160
-_SWITCHES = {"MIN_BLOCKS", "ELEM_COPY", "RTRANS", "LEAN"}     # parameters for which 0 is a value (off)
+_SWITCHES = {"MIN_BLOCKS", "ELEM_COPY", "LEAN"}     # parameters for which 0 is a value (off)
 # Configurations of the tensor-core rungs that spill registers with nvcc 13 for sm_80 or sm_90
 # (tools/compile_gemm_configs.py compiles every one and prints this set): tuning_configs skips them.
 _SPILLING = frozenset({
@@ -281,15 +277,6 @@ def _tma_geometry(c, need):
     return 384, (128, bn), smem
 
 
-def _rtrans_rules(c, threads, need):
-    """Rung 09's RTRANS rules (09_pipelined.cu: StagedCopier's static_assert)."""
-    need(c.get("LEAN", 0) == 1, "RTRANS 1 to 3 only with LEAN 1")
-    need(c["BK"] % 8 == 0, "RTRANS: BK a multiple of 8")
-    if threads >= 32:
-        need(all(r % (16 * (threads // 32)) == 0 for r in (c["BM"], c["BN"])),
-             "RTRANS: BM and BN multiples of 16 * NUM_THREADS / 32 (16 rows per warp)")
-
-
 def _smem_09(c):
     """Dynamic shared memory bytes of a rung 09 configuration (09_pipelined.cu's SMEM_BYTES): per
     stage a k-major tile of each operand."""
@@ -360,11 +347,8 @@ def _geometry(rung, c):
             need(2 <= stages <= 4, "STAGES from 2 to 4")
             need(c.get("KUNROLL", 16) >= 1 and c.get("MIN_BLOCKS", 0) >= 0 and c.get("ELEM_COPY", 0) in (0, 1)
                  and c.get("LEAN", 0) in (0, 1), "KUNROLL >= 1, MIN_BLOCKS >= 0, ELEM_COPY 0 or 1, LEAN 0 or 1")
-            need(c.get("RTRANS", 0) in (0, 1, 2, 3), "RTRANS 0 to 3")
             if c.get("LEAN", 0):
                 _lean_rules(c, threads, need)
-            if c.get("RTRANS", 0):
-                _rtrans_rules(c, threads, need)
             if c.get("ELEM_COPY", 0) and threads >= 32:
                 # the element copies of an unaligned operand cover each tile exactly
                 need(all(threads % r == 0 and bk % (threads // r) == 0 if threads >= r else r % threads == 0
@@ -472,12 +456,8 @@ def _switches_worth(rung, config, threads, smem):
 def _switches_may_be_worth(config):
     """A quick necessary condition of _switches_worth for rung 09 that needs no geometry: the
     switch combinations it can accept (LEAN = 0: (KUNROLL, MIN_BLOCKS, ELEM_COPY) = (16, 0, 0) or
-    (1, 2, 1); LEAN = 1: ELEM_COPY 0, KUNROLL 4 or 8, MIN_BLOCKS 1, 2 or 4; RTRANS 1 or 3: LEAN =
-    1, ELEM_COPY 0, MIN_BLOCKS 1, BK 16, KUNROLL 8 or 16)."""
+    (1, 2, 1); LEAN = 1: ELEM_COPY 0, KUNROLL 4 or 8, MIN_BLOCKS 1, 2 or 4)."""
     switches = (config.get("KUNROLL", 16), config.get("MIN_BLOCKS", 0), config.get("ELEM_COPY", 0))
-    if config.get("RTRANS", 0):
-        return (config.get("LEAN", 0) == 1 and switches[2] == 0 and switches[1] == 1 and config.get("BK") == 16
-                and switches[0] in (8, 16))
     if config.get("LEAN", 0):
         return switches[2] == 0 and switches[0] in (4, 8) and switches[1] in (1, 2, 4)
     return switches in ((16, 0, 0), (1, 2, 1))
@@ -488,16 +468,8 @@ def _lean_worth(config, threads, smem):
     registers a thread (MIN_BLOCKS * NUM_THREADS = 512: two 256-thread or four 128-thread blocks
     per SM) with that many blocks' shared memory fitting an SM, a chunk of KUNROLL <= BK k steps
     (a larger KUNROLL is the same kernel as KUNROLL = BK), and ELEM_COPY at 0 (the lean body
-    ignores it). With RTRANS 1 or 3 (an 'n' A, and a 't' B, loaded as float4s into registers):
-    one 256-thread block per SM of 128 x 256 or 256 x 128 x 16 blocktiles in 64 x 64 warptiles,
-    thread tiles 8 x 4 twice across (WNITER 2: 16 rows x 8 columns), chunks of 8 or 16 k steps, 3
-    stages (the 128-accumulator loop that ran 'tn' at 91.7% of cuBLAS on the H100)."""
+    ignores it)."""
     blocks = config.get("MIN_BLOCKS", 0)
-    if config.get("RTRANS", 0):
-        return (blocks == 1 and threads == 256 and config.get("ELEM_COPY", 0) == 0 and config["BK"] == 16
-                and config.get("KUNROLL", 16) in (8, 16) and config["STAGES"] == 3
-                and (config["WM"], config["WN"], config["WNITER"], config["TM"], config["TN"]) == (64, 64, 2, 8, 4)
-                and sorted((config["BM"], config["BN"])) == [128, 256])
     if config.get("ELEM_COPY", 0) == 0 and blocks == 1 and threads == 256:
         # one 256-thread block per SM with 128 x 256 or 256 x 128 blocktiles (128 accumulators a
         # thread, 6 float4 reads per 128 FMAs; 225-237 registers, no spills): BK 8, 3 stages
@@ -572,8 +544,8 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
         if not low <= bm * bn // threads <= high or threads < _MIN_THREADS or spec.smem > max_smem:
             continue
         staged = (bm + bn) * config.get("BK", 0) // threads     # floats a tile, per thread
-        if rung == "09_pipelined" and staged > _MAX_COPIES and not config.get("RTRANS"):
-            continue        # (RTRANS loads 16 bytes at a time in every layout: staged / 4 loads)
+        if rung == "09_pipelined" and staged > _MAX_COPIES:
+            continue
         if rung == "08_warptile" and bm * bn // threads + staged > _MAX_LIVE:
             continue
         if not _switches_worth(rung, config, threads, spec.smem) or spec.options in _SPILLING_09:
@@ -1141,13 +1113,12 @@ def _mm(a, b, bias):
     """gemm() with the rung :func:`choose` picks; ``a`` [..., M, K], ``b`` [..., K, N]; a single
     product with few output tiles and a long K is split (:func:`split_k_slices`), its slices run
     with the large class's choice; with a shorter K, :func:`few_tiles_plan` may split it too, or
-    give it the large configuration; a big float32 one takes the "huge" configuration
-    (:func:`is_big`). A product seen before replays its Plan or SplitPlan (see above) instead of
-    choosing again."""
+    give it the large configuration. A product seen before replays its Plan or SplitPlan (see
+    above) instead of choosing again."""
     arch = arch_of(a.device_id)
     key = (a.shape, a.strides, b.shape, b.strides, a.dtype, b.dtype, a.device_id, arch,
            None if bias is None else (bias.shape, bias.strides, bias.dtype),
-           _tf32_switch.allow_tf32, SHAPE_RULES, PACK)
+           _tf32_switch.allow_tf32, SHAPE_RULES)
     plan = _plans.get(key)
     if plan is not None:
         if isinstance(plan, SplitPlan):
@@ -1174,44 +1145,41 @@ def _mm(a, b, bias):
         (rung, options), slices = few_tiles_plan(m, n, k, (rung, options), large, sm_count(a.device_id))
         if slices > 1:
             return _split_planned(key, a, b, bias, slices, rung, options)
-    if is_big(m, n, k, a.ndim, b.ndim, suffix, rung):
-        rung, options = big_choice(arch, rung, options)
-        if PACK:
-            a, b = _mn_major(a, b)
-            return gemm(a, b, bias, rung, options)   # no plan filed: replaying one would skip the transposes
+    if packs(m, n, k, a.ndim, b.ndim, suffix, rung):
+        a, b = _mn_major(a, b)
+        # no plan filed: replaying one would skip the transposes
+        return gemm(a, b, bias, *packed_choice(arch, rung, options))
     return gemm(a, b, bias, rung, options, plan_key=key)
 
 
-# ---- big float32 products: the one-block 128 x 256 tile ---------------------------------------------
-# A product at least BIG_MIN in every dimension fills the GPU many times over with 128 x 256 tiles,
-# so it runs the tuned table's fp32 "huge" configuration: rung 09's one-block 128 x 256 tile (128
-# accumulators a thread), faster than the large class's two-block 128 x 128 one (H100, 4096^2, 'tn':
-# 91.7 against 88.4% of cuBLAS), which GPT's products keep (a dimension of 384 fills a 256-wide tile
-# by half). Rung 09 keeps both tiles k-major in shared memory, so an operand contiguous along k (an
-# 'n' A, a 't' B) is copied into them 4 bytes at a time, and 'tn' was its fastest layout (same
-# tile: nn 88.7, nt 85.6, tt 93.3%). So such operands are transposed first (transpose.cu: 2 x the
-# operand's bytes at copy bandwidth, ~2% of the product at 4096^2, less beyond; as CPU BLAS
-# libraries pack theirs) and the product runs as 'tn' (through matmul, 4096^2 / 8192^2, % of cuBLAS
-# in the same layout: nn 88.8 / 90.4, nt 88.5 / 90.3, tn 90.5 / 87.8, tt 93.0 / 92.6 with the tile
-# before this one). With rung 09's RTRANS (such operands loaded as float4s into registers and
-# stored transposed) the layouts may run as they are: PACK = False (read at every call) does that.
-# Tensor-core rungs read every layout as fast and are never packed.
-BIG_MIN = 2048
-PACK = True
+# ---- packing: big float32 products run as 'tn' -------------------------------------------------------
+# Rung 09 keeps both tiles k-major in shared memory, so an operand contiguous along k (an 'n' A, a
+# 't' B) is copied into them 4 bytes at a time, and 'tn' is its fastest layout (H100, 4096^2, % of
+# cuBLAS nn: tn 90.5, nn 85.3, nt 84.2, tt 83.7; nn as one transpose of A then tn: 90.6). One
+# transpose moves 2 x the operand's bytes at copy bandwidth, about 2% of the product's time at
+# 4096^2 and less beyond, so a product at least PACK_MIN in every dimension has such operands
+# transposed first (as CPU BLAS libraries pack theirs) and runs as 'tn', with the tuned table's
+# "large_tn" configuration: rung 09's one-block 128 x 256 tile (128 accumulators a thread), faster
+# than the large class's two-block 128 x 128 one in 'tn' (H100: 91.7 against 88.4% of cuBLAS tn at
+# 4096^2). Measured through matmul (4096^2 / 8192^2, % of cuBLAS in the same layout; the H100,
+# 2026-11-25 06:55): nn 90.0 / 91.8, nt 89.5 / 91.7, tn 91.7 / 89.5, tt 94.2 / 93.7, against 88.7,
+# 85.7, 91.7, 93.5 at 4096^2 for the same tile unpacked. (Rung 09 tried two ways to read such
+# operands fast where they lie, row-major tiles and a transpose through registers: both lost, see
+# its header.) Tensor-core rungs read every layout as fast and are never packed.
+PACK_MIN = 2048
 
 
-def is_big(m, n, k, a_ndim, b_ndim, suffix, rung):
-    """Whether a single [m, k] @ [k, n] product of dtype ``suffix`` that ``rung`` would run takes
-    the "huge" configuration (:func:`big_choice`): float32, rung 09 chosen and m, n, k all at least
-    BIG_MIN (with PACK, its operands contiguous along k are transposed first)."""
+def packs(m, n, k, a_ndim, b_ndim, suffix, rung):
+    """Whether _mm transposes the operands of a single [m, k] @ [k, n] float32 product that
+    ``rung`` would run into 't' A and 'n' B first: rung 09 chosen and m, n, k all at least PACK_MIN."""
     return (SHAPE_RULES and suffix == "f32" and rung == "09_pipelined" and a_ndim == b_ndim == 2
-            and min(m, n, k) >= BIG_MIN)
+            and min(m, n, k) >= PACK_MIN)
 
 
-def big_choice(arch, rung, options):
-    """(rung, options) for a big product: the tuned table's fp32 "huge" entry for ``sm_<arch>`` when
-    it names rung 09, else ``rung``, ``options`` (the large class's choice)."""
-    entry = tuned_table().get(f"sm_{arch}", {}).get("fp32", {}).get("huge") or {}
+def packed_choice(arch, rung, options):
+    """(rung, options) for a packed product: the tuned table's fp32 "large_tn" entry for ``sm_<arch>``
+    when it names rung 09, else ``rung``, ``options`` (the large class's choice)."""
+    entry = tuned_table().get(f"sm_{arch}", {}).get("fp32", {}).get("large_tn") or {}
     if entry.get("rung") == "09_pipelined" and entry.get("options"):
         return "09_pipelined", tuple(entry["options"])
     return rung, options

@@ -40,8 +40,7 @@
 //     transposed place; 32 lanes read 32 neighbouring k (coalesced), source size 0 outside.
 //     So 'nn' copies A with 4x more (still asynchronous) copy instructions than 'tn'; per k-tile
 //     that is 16 copies against 2048 FMAs per thread with the defaults, so the cost is small,
-//     but 'tn' is the fastest layout of this rung and 'nt' the slowest (RTRANS, below, loads
-//     such an operand through registers instead).
+//     but 'tn' is the fastest layout of this rung and 'nt' the slowest.
 // Every element of every stage is written for every tile (zeros outside M, N, K), so edges need
 // no special case in the inner loop.
 //
@@ -73,30 +72,14 @@
 //             even). With MIN_BLOCKS = 2 and 256 threads it fits 128 registers with no spills,
 //             so two 128 x 128 blocks share an SM; ELEM_COPY is ignored (it always splits the
 //             body by copy kind, as ELEM_COPY = 1 does).
-//   RTRANS    0 (default): operands contiguous along k take 4-byte cp.async copies (above);
-//             with LEAN = 1, bit 1 (RTRANS = 1 or 3) sends an 'n' A, bit 2 (2 or 3) a 't' B
-//             through registers instead when 16-byte aligned; see "RTRANS" below.
 //
-// RTRANS: the register-staged transpose of pre-Ampere SGEMMs, for an 'n' A or a 't' B. On
-// the H100 the one-block 128 x 256 x 16 tile ran 'tn' at 91.7% of cuBLAS (4096^2) and 'nn' at
-// 88.7%: what 'nn' adds is A's 8 cp.async of 4 bytes a thread per k-tile, each with its own
-// 64-bit address, 2-way bank conflicts in their transposed stores, and 4x the copy requests of
-// 16-byte copies. With RTRANS a thread loads its share of the next k-tile as 16-byte global loads
-// along k into registers (ld.global: 2 float4s for a 128-row tile in 256 threads) right after the
-// barrier, computes the current tile while they travel, then stores them transposed into the
-// next tile's stage, one float at a time (8 conflict-free st.shared, addresses fixed offsets of
-// one pointer). The k-major stages, the fragment reads and the FMAs are unchanged: same results.
-// The stage being written is the one the block finished reading before this tile's barrier, and
-// it is read again only after the next barrier, as with cp.async. Costs: the float4s stay live in
-// registers across the tile (8 for A of 128 rows, 16 for B of 256), and the prologue's tiles wait
-// for their loads (STAGES - 1 global latencies per blocktile). An operand that is not 16-byte
-// aligned (or whose leading dimension is not a multiple of 4) keeps the 4-byte copies.
-// SASS (nvcc 13, sm_90, 128 x 256 x 16, chunks of 16 k steps, one block per SM): a k-tile of 'nn'
-// is 2342 instructions for 2048 FFMA with RTRANS = 1, as many as 'tn' (2339), against 2383 with
-// the 4-byte copies; 'tt' and 'nt' with RTRANS = 3: 2371 and 2356 (2429, 2457 without).
-// (KROWS = 1, row-major tiles for such operands read as float4s along k, was measured slower in
-// every layout it touched - nn 84.8, tt 70.4% against 88.7, 93.3 - and removed: see
-// benchmarks/results/notes_simt_fp32.md.)
+// Tried and removed (measured slower on the H100, 4096^2, one block of 128 x 256 x 16, % of cuBLAS
+// in the same layout; benchmarks/results/notes_simt_fp32.md): an operand contiguous along k kept
+// row-major in shared memory and copied 16 bytes at a time (KROWS, chunks of 4 k steps: nn 84.8,
+// tt 70.4), or loaded as float4s into registers and stored transposed after the tile's FMAs
+// (RTRANS, the register-staged transpose of pre-Ampere SGEMMs, chunks of 16: nn 87.4, nt 78.3 with
+// A alone, tt 83.4 with B), against nn 88.7, nt 85.7, tt 93.5 with the 4-byte copies described
+// above (chunks of 16).
 // Arguments, layouts and batches: gemm.cuh.
 #include "gemm.cuh"
 
@@ -146,16 +129,12 @@
 #ifndef LEAN
 #define LEAN 0
 #endif
-#ifndef RTRANS
-#define RTRANS 0
-#endif
 
 namespace rung09 {
 
 [[maybe_unused]] constexpr int kunroll = KUNROLL;   // #pragma unroll takes a constant expression, not a macro
 static_assert(KUNROLL >= 1 && MIN_BLOCKS >= 0 && (ELEM_COPY == 0 || ELEM_COPY == 1) && (LEAN == 0 || LEAN == 1),
               "KUNROLL >= 1, MIN_BLOCKS >= 0, ELEM_COPY 0 or 1, LEAN 0 or 1");
-static_assert(RTRANS == 0 || (RTRANS >= 1 && RTRANS <= 3 && LEAN == 1), "RTRANS 0 to 3, and not 0 only with LEAN = 1");
 
 constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);   // sub-tiles along m
 constexpr int WSUBM = WM / WMITER;                             // a sub-tile: WSUBM x WSUBN
@@ -553,9 +532,6 @@ struct LeanCopier {
             p += BK * ld;
         }
     }
-
-    // cp.async needs no second step (StagedCopier's stores its loads here)
-    __device__ __forceinline__ void land(float*, int) const {}
 };
 
 // The fragments of k step k: the thread's WMITER x TM rows of A and WNITER x TN columns of B,
@@ -578,83 +554,6 @@ __device__ __forceinline__ void lean_fragments(float (&ra)[WMITER * TM], float (
         }
 }
 
-#if RTRANS
-// ---- RTRANS: operands contiguous along k staged through registers ------------------------------
-template <bool C, typename X, typename Y> struct Pick { using type = X; };   // std::conditional
-template <typename X, typename Y> struct Pick<false, X, Y> { using type = Y; };
-
-// The copies of one operand tile whose contiguous dimension is k (A 'n', B 't'; 16-byte aligned,
-// leading dimension a multiple of 4) into its k-major stage, through registers: issue() loads
-// this thread's float4s along k of the next k-tile (global -> registers, not waited for), land()
-// stores them transposed, one float at a time (registers -> shared memory: element (r, k) at
-// Xs[k * S + r], as LeanCopier's copies put it). Thread -> data: lane l of warp w takes row
-// 16 * w + l % 16 (+ g * 16 * WARPS), k from 4 * (l / 16) (+ 8 * q): a warp's float4 load reads
-// 32 bytes of each of 16 rows (16 whole 32-byte sectors), and its scalar stores (one k, 16 rows,
-// two k 4 apart) fall in 32 distinct banks: bank (4 * (l / 16) * S + l % 16 + const) mod 32 with
-// S = BR + 4 = 4 (mod 32) for BR a multiple of 32 is (16 * (l / 16) + l % 16 + const) mod 32.
-// Loads outside the matrix give zeros, as the cp.async copies' zero fill does.
-template <int BR, int S>
-struct StagedCopier {
-    static constexpr int WARPS = NUM_THREADS / 32;
-    static constexpr int GROUPS = BR / (16 * WARPS);         // 16-row groups a warp takes
-    static constexpr int PAIRS = BK / 8;                     // 8-deep k slices a row has
-    static_assert(BK % 8 == 0 && BR % (16 * WARPS) == 0,
-                  "RTRANS: BK a multiple of 8 and BM, BN (along k) multiples of 16 * NUM_THREADS / 32");
-
-    __device__ __forceinline__ static int row(int tid) { return (tid / 32) * 16 + tid % 16; }
-    __device__ __forceinline__ static int kk(int tid) { return 4 * (tid % 32 / 16); }
-
-    const float* p;      // this thread's first element of the next k-tile
-    int in_r;            // how many of the rows row + g * 16 * WARPS are inside R (0..GROUPS)
-    float4 v[GROUPS * PAIRS];   // the loaded float4s, v[g * PAIRS + q]: row + g * 16 * WARPS, k + 8 * q
-
-    __device__ __forceinline__ StagedCopier(const float* x, long long ld, long long r0, long long R, int tid) {
-        const long long left = R - (r0 + row(tid));
-        p = x + (r0 + row(tid)) * ld + kk(tid);
-        in_r = left <= 0 ? 0 : left >= (long long)(GROUPS - 1) * 16 * WARPS + 1
-                   ? GROUPS : (int)((left + 16 * WARPS - 1) / (16 * WARPS));
-    }
-
-    // Loads this thread's part of k-tile k0 (the next one in order) into v; no guards inside the
-    // matrix, element loads at K's edge (a float4 there may reach past the end of the operand).
-    __device__ __forceinline__ void issue(float*, long long k0, long long K, long long ld, const float*, int tid) {
-        const long long k_left = K - k0 - kk(tid);        // k from this thread's first on, inside K
-        if (k_left >= 8 * (PAIRS - 1) + 4 && in_r == GROUPS) {
-#pragma unroll
-            for (int g = 0; g < GROUPS; ++g)
-#pragma unroll
-                for (int q = 0; q < PAIRS; ++q)
-                    v[g * PAIRS + q] = *reinterpret_cast<const float4*>(p + g * 16 * WARPS * ld + 8 * q);
-        } else {
-#pragma unroll
-            for (int g = 0; g < GROUPS; ++g)
-#pragma unroll
-                for (int q = 0; q < PAIRS; ++q) {
-                    const long long n = g < in_r ? k_left - 8 * q : 0;   // elements inside K
-                    const float* s = p + g * 16 * WARPS * ld + 8 * q;
-                    v[g * PAIRS + q] = n >= 4 ? *reinterpret_cast<const float4*>(s)
-                                              : make_float4(n > 0 ? s[0] : 0.f, n > 1 ? s[1] : 0.f,
-                                                            n > 2 ? s[2] : 0.f, 0.f);
-                }
-        }
-        p += BK;
-    }
-
-    // Stores what issue() loaded into the stage Xs (the one issue() was asked to fill).
-    __device__ __forceinline__ void land(float* Xs, int tid) const {
-        float* d = &Xs[kk(tid) * S + row(tid)];
-#pragma unroll
-        for (int g = 0; g < GROUPS; ++g)
-#pragma unroll
-            for (int q = 0; q < PAIRS; ++q) {
-                const float4 f = v[g * PAIRS + q];
-                float* e = d + 8 * q * S + g * 16 * WARPS;
-                e[0] = f.x; e[S] = f.y; e[2 * S] = f.z; e[3 * S] = f.w;
-            }
-    }
-};
-#endif  // RTRANS
-
 // Every batch, every row tile of this block's column tile, as row_tiles_of + gemm_body do, as
 // one loop over (batch, row tile) pairs w = z * row_tiles + mt (one live counter instead of two
 // loops' state); VEC: the operands copied along their contiguous dimension take 16-byte copies.
@@ -672,15 +571,8 @@ __device__ __forceinline__ void lean_body(GEMM_PARAMS(float)) {
         const long long n0 = (long long)blockIdx.x * BN;
         long long off[2];
         layout_offsets<2>(L, z, off);
-#if RTRANS    // an operand contiguous along k, 16-byte aligned: through registers (StagedCopier)
-        using CopyA = typename Pick<!TA && VEC && (RTRANS & 1), StagedCopier<BM, SA>, LeanCopier<BM, SA, !TA, VEC>>::type;
-        using CopyB = typename Pick<TB && VEC && (RTRANS & 2), StagedCopier<BN, SB>, LeanCopier<BN, SB, TB, VEC>>::type;
-#else
-        using CopyA = LeanCopier<BM, SA, !TA, VEC>;
-        using CopyB = LeanCopier<BN, SB, TB, VEC>;
-#endif
-        CopyA copy_a(A + off[0], lda, m0, M, tid);
-        CopyB copy_b(B + off[1], ldb, n0, N, tid);
+        LeanCopier<BM, SA, !TA, VEC> copy_a(A + off[0], lda, m0, M, tid);
+        LeanCopier<BN, SB, TB, VEC> copy_b(B + off[1], ldb, n0, N, tid);
         float acc[WMITER * TM][WNITER * TN];
 #pragma unroll
         for (int i = 0; i < WMITER * TM; ++i)
@@ -692,8 +584,6 @@ __device__ __forceinline__ void lean_body(GEMM_PARAMS(float)) {
             if (s < k_tiles) {
                 copy_a.issue(As + s * STAGE_A, (long long)s * BK, K, lda, A, tid);
                 copy_b.issue(Bs + s * STAGE_B, (long long)s * BK, K, ldb, B, tid);
-                copy_a.land(As + s * STAGE_A, tid);
-                copy_b.land(Bs + s * STAGE_B, tid);
             }
             cp_async_commit();
         }
@@ -733,11 +623,6 @@ __device__ __forceinline__ void lean_body(GEMM_PARAMS(float)) {
                             acc[i][j] = fmaf(ra[kk % 2][i], rb[kk % 2][j], acc[i][j]);
                 }
             }
-            if (next < k_tiles) {       // register-staged copies: tile next into its stage now
-                const int ws = read_stage == 0 ? STAGES - 1 : read_stage - 1;   // = (next) % STAGES
-                copy_a.land(As + ws * STAGE_A, tid);
-                copy_b.land(Bs + ws * STAGE_B, tid);
-            }
             read_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;
         }
         cp_async_wait<0>();
@@ -750,9 +635,8 @@ __device__ __forceinline__ void lean_body(GEMM_PARAMS(float)) {
 template <typename T, bool TA, bool TB>
 __device__ __forceinline__ void gemm_lean(GEMM_PARAMS(T)) {
     static_assert(sizeof(T) == 4, "float32 only: tiles move as float4");
-    // operands copied 16 bytes at a time when aligned: along their contiguous dimension (A 't',
-    // B 'n'), and with RTRANS those it names (float4 loads along k)
-    constexpr bool a_r = TA || (RTRANS & 1), b_r = !TB || (RTRANS & 2);
+    // operands copied 16 bytes at a time when aligned: along their contiguous dimension (A 't', B 'n')
+    constexpr bool a_r = TA, b_r = !TB;
     if constexpr (!a_r && !b_r) {
         lean_body<TA, TB, false>(A, B, C, bias, M, N, K, lda, ldb, batch, L);   // 'nt': 4-byte copies only
     } else {
