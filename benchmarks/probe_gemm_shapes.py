@@ -9,7 +9,7 @@ probes behind the dispatcher's few-tiles rule and the float32 4096² analysis (i
 --config NAME:KEY=V,KEY=V,... (repeatable) adds a rung 09 configuration (the keys of gemm.TUNED_DEFAULTS
 ["09_pipelined"], the rest at their defaults) to the layouts and gpt probes, timed beside the
 large class's entry of tuned.json ("tuned"), e.g.
-    --config krows:BM=128,BN=256,BK=16,WM=64,WN=64,TM=8,STAGES=3,KUNROLL=8,MIN_BLOCKS=1,KROWS=1,LEAN=1
+    --config k16:BM=128,BN=256,BK=16,WM=64,WN=64,TM=8,STAGES=3,KUNROLL=16,MIN_BLOCKS=1,LEAN=1
 
 All print % of cuBLAS (torch.mm) timed in the same process, the contenders taking turns
 (gemm_common.time_interleaved_ms: CUDA events, L2 flushed, median). Each takes under two minutes

@@ -233,18 +233,10 @@ SWITCH_CONFIGS = [
     {"BM": 64, "BN": 64, "BK": 16, "WM": 32, "WN": 32, "TM": 4, "KUNROLL": 8, "MIN_BLOCKS": 4, "LEAN": 1},
     {"STAGES": 4, "KUNROLL": 2, "MIN_BLOCKS": 2, "LEAN": 1},
     {"BM": 128, "BN": 256, "BK": 8, "WM": 64, "WN": 64, "TM": 8, "KUNROLL": 4, "MIN_BLOCKS": 1, "LEAN": 1},
-    # KROWS=1 (an operand contiguous along k kept row-major in shared memory, 16-byte copies in
-    # every layout; rows permuted inside groups of 32): the 128 x 256 x 16 one-block configuration
-    # of the tuning space (chunks of 4 k steps, 3 stages), and 128 x 128 x 8 in 128 threads without
-    # launch bounds (BK 8: rows of 2 + 1 16-byte units; a chunk of 4 k steps is half a tile). And
-    # the same 128 x 256 x 16 one-block tile with KROWS=0 (LEAN's copies: 24 element copies a
-    # thread per k-tile in 'nt'), chunks of 8.
+    # 128 x 256 x 16 in one block per SM (tuned.json's large_tn shape; LEAN's copies: 24 element
+    # copies a thread per k-tile in 'nt'), chunks of 8.
     {"BM": 128, "BN": 256, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
-     "KUNROLL": 4, "MIN_BLOCKS": 1, "KROWS": 1, "LEAN": 1},
-    {"BM": 128, "BN": 256, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
-     "KUNROLL": 8, "MIN_BLOCKS": 1, "KROWS": 0, "LEAN": 1},
-    {"BM": 128, "BN": 128, "BK": 8, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
-     "KUNROLL": 4, "MIN_BLOCKS": 0, "KROWS": 1, "LEAN": 1},
+     "KUNROLL": 8, "MIN_BLOCKS": 1, "LEAN": 1},
 ]
 SWITCH_CASES = [
     # sizes multiples of 4 (16-byte copies allowed) but not of the tiles: the aligned body, edges
@@ -258,7 +250,7 @@ SWITCH_CASES = [
     *[(300, 260, 100, lay, lay == "nt", (), (), (False, False)) for lay in C.LAYOUTS],
     (256, 256, 64, "nn", False, (), (), (False, False)),           # whole tiles only
     # aligned rows padded to a multiple of 4 with K, M, N not of 4: partial 16-byte copies at the
-    # edges of K (row-major tiles of KROWS) and of M, N (the k-major tiles)
+    # edges of M, N (the 16-byte copies along them)
     *[(37, 45, 30, lay, lay == "tn", (), (), ("pad", "pad")) for lay in C.LAYOUTS],
     (130, 258, 18, "nt", True, (2,), (2,), ("pad", "pad")),         # batched, several k-tiles
     # tiny products: K < BK, K = 1, single rows and columns
@@ -278,38 +270,43 @@ def test_rung09_switches(config, m, n, k, layout, bias, ba, bb, mis, rng):
     run_case(rng, "09_pipelined", "f32", "fp32", m, n, k, layout, bias, ba, bb, mis, options=options)
 
 
-# ---- the dispatcher's large fp32 configuration ------------------------------------------------------
-@pytest.mark.parametrize("layout", C.LAYOUTS)
-def test_large_class_through_the_dispatcher(layout, rng, monkeypatch):
-    """gemm.matmul on a "large" float32 product (C over 2**22 elements) that is no multiple of any
-    tile, K not of BK, with a bias: whatever configuration tuned.json names for the large class,
-    in every layout, against float64."""
-    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", False)     # (the module's fixture allows it)
-    m, n, k = 2049, 2051, 67
-    assert G.shape_class(m, n, k) == "large"
+# ---- the dispatcher's large and large_tn fp32 configurations ---------------------------------------
+def _through_the_dispatcher(rng, m, n, k, layout):
+    """gemm.matmul on an m x n x k float32 product in ``layout`` with a bias, TF32 off, against
+    float64 (elementwise error bound of an fp32 product of length k)."""
     da, a = operand(rng, m, k, layout[0], np.float32)
     db, b = operand(rng, k, n, layout[1], np.float32)
     bvec = rng.standard_normal(n).astype(np.float32)
     got = A.to_numpy(G.matmul(da, db, A.from_numpy(bvec, 0))).astype(np.float64)
-    ref = a @ b + bvec
-    err = C.elementwise_error(got - ref, np.abs(a) @ np.abs(b) + np.abs(bvec), "fp32")
-    rung, options = G.choose(m, n, k, 1, "f32", G.arch_of(0))
-    assert np.isfinite(got).all() and err.max() <= C.elementwise_tol("fp32", k), (rung, options, err.max())
+    err = C.elementwise_error(got - (a @ b + bvec), np.abs(a) @ np.abs(b) + np.abs(bvec), "fp32")
+    assert np.isfinite(got).all() and err.max() <= C.elementwise_tol("fp32", k), (G.choose(m, n, k, 1, "f32", 90),
+                                                                                  err.max())
+
+
+@pytest.fixture
+def fp32_dispatch(monkeypatch):
+    """The dispatcher with TF32 off (the module's fixture allows it) and no plans left from other tests."""
+    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", False)
+    G.reload_tuned()
+    yield
+    G.reload_tuned()
 
 
 @pytest.mark.parametrize("layout", C.LAYOUTS)
-def test_packed_products_through_the_dispatcher(layout, rng, monkeypatch):
-    """gemm.matmul on a float32 product at least PACK_MIN (lowered to 256) in every dimension, no
-    multiple of any tile: its operands contiguous along k are transposed and it runs as 'tn' with
-    the table's "large_tn" configuration; in every layout, with a bias, against float64."""
-    monkeypatch.setattr(minitorch.backends.cuda.matmul, "allow_tf32", False)     # (the module's fixture allows it)
+def test_large_class_through_the_dispatcher(layout, rng, fp32_dispatch):
+    """A "large" float32 product (C over 2**22 elements) that is no multiple of any tile, K not of
+    BK: whatever configuration tuned.json names for the large class, in every layout."""
+    m, n, k = 2049, 2051, 67
+    assert G.shape_class(m, n, k) == "large" and not G.packs(m, n, k, 2, 2, "f32", "09_pipelined")
+    _through_the_dispatcher(rng, m, n, k, layout)
+
+
+@pytest.mark.parametrize("layout", C.LAYOUTS)
+def test_packed_products_through_the_dispatcher(layout, rng, monkeypatch, fp32_dispatch):
+    """A float32 product at least PACK_MIN (lowered to 256) in every dimension, no multiple of any
+    tile: its operands contiguous along k are transposed and it runs as 'tn' with the table's
+    "large_tn" configuration."""
     monkeypatch.setattr(G, "PACK_MIN", 256)
     m, n, k = 300, 260, 270
     assert G.packs(m, n, k, 2, 2, "f32", G.choose(m, n, k, 1, "f32", G.arch_of(0))[0])
-    da, a = operand(rng, m, k, layout[0], np.float32)
-    db, b = operand(rng, k, n, layout[1], np.float32)
-    bvec = rng.standard_normal(n).astype(np.float32)
-    got = A.to_numpy(G.matmul(da, db, A.from_numpy(bvec, 0))).astype(np.float64)
-    ref = a @ b + bvec
-    err = C.elementwise_error(got - ref, np.abs(a) @ np.abs(b) + np.abs(bvec), "fp32")
-    assert np.isfinite(got).all() and err.max() <= C.elementwise_tol("fp32", k), err.max()
+    _through_the_dispatcher(rng, m, n, k, layout)

@@ -258,35 +258,18 @@ def test_lean_tuning_space():
     import gemm_spills
     G = gemm_spills.load_gemm()
     lean = [c for c in G.tuning_configs("09_pipelined") if "-DLEAN=1" in c]
-    krows = [c for c in lean if "-DKROWS=1" in c]
-    assert len(lean) == 22 and len(krows) == 4
+    assert len(lean) == 18
     for options in lean:
         c = G.config_of("09_pipelined", options)
         spec = G.rung_with("09_pipelined", options)
         threads, (bm, bn) = spec.block[0], spec.tile
-        assert c["ELEM_COPY"] == 0
+        assert c["ELEM_COPY"] == 0 and c["KUNROLL"] == c["BK"] // 2
         assert threads * c["MIN_BLOCKS"] == 512 or (c["MIN_BLOCKS"] == 1 and bm * bn // threads == 128)
-        if options in krows:     # one block per SM, 128 x 256 or 256 x 128 x 16, chunks of 4 k steps
-            assert (c["MIN_BLOCKS"], threads, bm * bn, c["BK"]) == (1, 256, 128 * 256, 16)
-            assert c["KUNROLL"] == 4 and c["STAGES"] in (3, 4)
-            # stages of max(k-major, row-major) tiles: 16 x (BM+4) vs BM x 20 floats, 20 x BM wins
-            assert spec.smem == c["STAGES"] * (bm * 20 + bn * 20) * 4
-        else:
-            assert c["KUNROLL"] == c["BK"] // 2
     with pytest.raises(ValueError, match="KUNROLL even"):
         G.rung_with("09_pipelined", {"LEAN": 1, "KUNROLL": 3})
     with pytest.raises(ValueError, match="LEAN 0 or 1"):
         G.rung_with("09_pipelined", {"LEAN": 2})
-    # KROWS: LEAN only, chunks of whole float4s along k, 32-row sub-tiles (prow), BK of 8
-    with pytest.raises(ValueError, match="KROWS 1 only with LEAN 1"):
-        G.rung_with("09_pipelined", {"KROWS": 1})
-    with pytest.raises(ValueError, match="KUNROLL a multiple of 4"):
-        G.rung_with("09_pipelined", {"KROWS": 1, "LEAN": 1, "WM": 64, "WN": 64, "BN": 256, "KUNROLL": 2})
-    with pytest.raises(ValueError, match="multiples of 32"):
-        G.rung_with("09_pipelined", {"KROWS": 1, "LEAN": 1, "KUNROLL": 8})     # 64 x 32 warps: 16-column sub-tiles
-    with pytest.raises(ValueError, match="BK a multiple of 8"):
-        G.rung_with("09_pipelined", {"KROWS": 1, "LEAN": 1, "WM": 64, "WN": 64, "BN": 256, "BK": 4, "KUNROLL": 4})
-    assert G.rung_with("09_pipelined", {}).options[-2:] == ("-DKROWS=0", "-DLEAN=0")     # the defaults
+    assert G.rung_with("09_pipelined", {}).options[-1] == "-DLEAN=0"     # the default
     tuned = [("09_pipelined", tuple(c), True) for c in G.tuning_configs("09_pipelined")]
     order = tune_gemm._by_prior(tuned)
     assert {o for _, o, _ in order[:len(lean)]} == set(lean)

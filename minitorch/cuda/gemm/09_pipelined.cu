@@ -29,7 +29,7 @@
 //     wait_group(0); __syncthreads()  -> nothing in flight before the next blocktile reuses the ring
 //
 // Copies and edges. cp.async cannot transpose, and shared memory holds both tiles k-major as in
-// rungs 06-08 (unless KROWS = 1, below), so:
+// rungs 06-08, so:
 //   - A 't' and B 'n' (contiguous along m / n, as shared memory): 16-byte copies,
 //     cp.async.cg.shared.global with a source size: 16 bytes inside the matrix, fewer at its
 //     right edge (the rest is zero-filled by the copy), 0 outside it (all zeros; nothing read).
@@ -71,40 +71,14 @@
 //             even). With MIN_BLOCKS = 2 and 256 threads it fits 128 registers with no spills,
 //             so two 128 x 128 blocks share an SM; ELEM_COPY is ignored (it always splits the
 //             body by copy kind, as ELEM_COPY = 1 does).
-//   KROWS     0 (default): both tiles k-major; 1 (LEAN = 1 only): an operand contiguous along k
-//             (A 'n', B 't') keeps its tile row-major in shared memory, so it is copied 16 bytes
-//             at a time like the others; see "KROWS = 1" below.
 //
-// KROWS = 1: no layout pays 4-byte copies. With k-major tiles an 'n' A (or a 't' B) costs, per
-// 16-deep k-tile of a 128-row tile, 8 cp.async of 4 bytes a thread plus their addresses, and
-// their transposed stores collide 2-way in the banks; a 't' A takes 2 copies of 16 bytes. On
-// the H100 (128 x 128 x 16, two blocks per SM) 'tn' ran at 88.6% of cuBLAS and 'nn', 'nt', 'tt'
-// at 82-83%. With KROWS the tile of such an operand is stored as it lies in memory, row r's
-// BK values of k contiguous: element (r, k) at Xs[prow(r) * SK + k], SK = BK + 4 floats a row.
-// Copies: thread t copies 16 bytes, k = 4 * (t % (BK/4)) .. +3 of rows t / (BK/4) + i * RSTEP
-// (RSTEP = NUM_THREADS / (BK/4)): 6 copies a thread per k-tile for a 128 x 256 x 16 blocktile in
-// 256 threads, in every layout. Reads: a float4 along k of one row holds 4 k steps of that row,
-// so the inner loop goes 4 k steps at a time (rows_tile): one LDS.128 per row of the thread per
-// 4 steps, as many as the k-major tile needs (one per 4 rows per step). The order of the FMAs
-// into each accumulator is unchanged (k, k+1, ...): same results as KROWS = 0.
-// Banks (32 banks of 4 bytes: a 16-byte read covers 4 banks, a "unit"; the 8 lanes of a quarter
-// warp are served together, conflict-free when their distinct units fall in distinct unit
-// columns u mod 8). A row is SK / 4 = BK/4 + 1 units, odd for BK = 8, 16, 32. The thread tile
-// (rung 08's mapping with TN = 4) gives lane c of a quarter warp the columns 4c + j of B: rows
-// 4 apart, 4 * (BK/4 + 1) = 20 units apart for BK = 16, the same unit column every other lane
-// (4-way conflicts for any padding that keeps rows 16-byte aligned). So rows are permuted inside
-// each group of 32: row r = 4u + v (u < 8, v < 4) is stored at prow(r) = 8v + u. Lanes 4c + j
-// (c = 0..7) land on rows 8j + c, units 5 * (8j + c) + k/4 = 5c + const (mod 8), and 5c mod 8
-// runs over all 8 unit columns: conflict-free. A's rows (TM = 8: 8 lanes of a quarter warp read
-// the same row, a broadcast; the 4 quarter warps rows 8 apart -> prow 2 apart -> units 10 apart,
-// distinct columns) are conflict-free too. The copies' stores: the 8 lanes of a quarter warp write
-// 4 units of each of two neighbouring rows, stored 8 positions (40 units: the same columns) or 23
-// apart: at most 2-way, once per copy per k-tile.
-// Measured (H100, 4096^2, % of cuBLAS in the same layout; one block of 128 x 256 x 16 per SM,
-// chunks of 4): tn 90.3 (no row-major tile: the 128-accumulator loop alone), nn 84.8, nt 79.3,
-// tt 70.4, against 88.8 / 85.3 / 84.8 / 87.7 for two 128 x 128 blocks with KROWS = 0. So row-major
-// tiles cost more than the 4-byte copies they replace (most where B is row-major), for reasons
-// the bank arithmetic above does not show; KROWS stays an option, off in tuned.json.
+// Tried and removed (measured slower on the H100, 4096^2, one block of 128 x 256 x 16, % of cuBLAS
+// in the same layout; benchmarks/results/notes_simt_fp32.md): an operand contiguous along k kept
+// row-major in shared memory and copied 16 bytes at a time (KROWS, chunks of 4 k steps: nn 84.8,
+// tt 70.4), or loaded as float4s into registers and stored transposed after the tile's FMAs
+// (RTRANS, the register-staged transpose of pre-Ampere SGEMMs, chunks of 16: nn 87.4, nt 78.3 with
+// A alone, tt 83.4 with B), against nn 88.7, nt 85.7, tt 93.5 with the 4-byte copies described
+// above (chunks of 16).
 // Arguments, layouts and batches: gemm.cuh.
 #include "gemm.cuh"
 
@@ -154,16 +128,12 @@
 #ifndef LEAN
 #define LEAN 0
 #endif
-#ifndef KROWS
-#define KROWS 0
-#endif
 
 namespace rung09 {
 
 [[maybe_unused]] constexpr int kunroll = KUNROLL;   // #pragma unroll takes a constant expression, not a macro
 static_assert(KUNROLL >= 1 && MIN_BLOCKS >= 0 && (ELEM_COPY == 0 || ELEM_COPY == 1) && (LEAN == 0 || LEAN == 1),
               "KUNROLL >= 1, MIN_BLOCKS >= 0, ELEM_COPY 0 or 1, LEAN 0 or 1");
-static_assert(KROWS == 0 || (KROWS == 1 && LEAN == 1), "KROWS 0 or 1, and 1 only with LEAN = 1");
 
 constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);   // sub-tiles along m
 constexpr int WSUBM = WM / WMITER;                             // a sub-tile: WSUBM x WSUBN
@@ -182,15 +152,10 @@ static_assert(WSUBM % TM == 0 && WSUBN % TN == 0 && (WSUBM / TM) * (WSUBN / TN) 
 static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are read from shared memory as float4s");
 static_assert(BK % 4 == 0 && BM % 4 == 0 && BN % 4 == 0, "tiles are loaded as float4s");
 static_assert(STAGES >= 2 && STAGES <= 4, "2 to 4 tiles in flight");
-constexpr int SK = BK + 4;      // KROWS: floats per row of an operand tile kept row-major (padded)
-constexpr int cmax(int a, int b) { return a > b ? a : b; }
-// Floats of one stage of A and of B: k-major, or with KROWS the larger of k-major and row-major
-// (one module holds all four layouts, so a stage must fit either way)
-constexpr int STAGE_A = KROWS ? cmax(BK * SA, BM * SK) : BK * SA;
-constexpr int STAGE_B = KROWS ? cmax(BK * SB, BN * SK) : BK * SB;
+constexpr int STAGE_A = BK * SA;    // floats of one stage of A, of B
+constexpr int STAGE_B = BK * SB;
 // Dynamic shared memory in bytes (gemm.py's Rung.smem must say the same):
-//     STAGES * BK * (BM + 4 + BN + 4) * 4, or with KROWS
-//     STAGES * (max(BK * (BM+4), BM * (BK+4)) + max(BK * (BN+4), BN * (BK+4))) * 4
+//     STAGES * BK * (BM + 4 + BN + 4) * 4
 constexpr int SMEM_BYTES = STAGES * (STAGE_A + STAGE_B) * 4;
 static_assert(SMEM_BYTES <= 227 * 1024, "more shared memory than any GPU gives a block");
 
@@ -588,138 +553,6 @@ __device__ __forceinline__ void lean_fragments(float (&ra)[WMITER * TM], float (
         }
 }
 
-#if KROWS
-// ---- KROWS = 1: operands contiguous along k kept row-major in shared memory ------------------
-// (the bank arithmetic is in the header's KROWS paragraph)
-// Row r of a row-major tile is stored at row prow(r): inside each 32 rows, r = 4u + v (u < 8,
-// v < 4) goes to 8v + u, a bijection of 0..31 (a 4 x 8 transpose). For r = base + c with base a
-// multiple of 4 and no carry out of the 32-row group, prow(base + c) = prow(base) + prow(c):
-// the thread's prow(a_col) is computed once and prow(c) of its compile-time offsets folds away.
-__host__ __device__ constexpr int prow(int r) { return (r & ~31) | ((r & 3) << 3) | ((r >> 2) & 7); }
-
-static_assert(LEAN_CHUNK % 4 == 0, "KROWS: KUNROLL a multiple of 4 (a float4 along k is 4 k steps)");
-static_assert(BK % 8 == 0, "KROWS: BK a multiple of 8 (a row of BK/4 + 1 16-byte units: an odd count)");
-static_assert(WSUBM % 32 == 0 && WSUBN % 32 == 0 && 32 % TM == 0 && 32 % TN == 0,
-              "KROWS: sub-tiles of whole 32-row groups and TM, TN dividing 32 (prow's offsets add up)");
-
-template <bool C, typename X, typename Y> struct Pick { using type = X; };   // std::conditional
-template <typename X, typename Y> struct Pick<false, X, Y> { using type = Y; };
-
-// The copies of one operand tile whose contiguous dimension is k (A 'n', B 't') into a row-major
-// stage: element (r, k) at Xs[prow(r) * SK + k]. VEC: 16-byte copies, thread t copies the 4
-// elements from k = 4 * (t % (BK/4)) of rows t / (BK/4) + i * RSTEP (neighbouring lanes read
-// neighbouring 16 bytes of a row; 16 bytes inside K, fewer at K's edge, zero-filled, 0 outside);
-// else one 4-byte copy per element, thread t element k = t % BK of the same kind of rows. Same
-// walk as LeanCopier: one pointer per thread, advanced BK elements per k-tile.
-template <int BR, bool VEC>
-struct RowsCopier {
-    static constexpr int CPR = VEC ? BK / 4 : BK;           // copies per row and k-tile
-    static constexpr int RSTEP = NUM_THREADS / CPR;          // rows one pass of the block covers
-    static constexpr int COPIES = BR / RSTEP;                // per thread per k-tile
-    static_assert(NUM_THREADS % CPR == 0 && BR % RSTEP == 0 && COPIES <= 32,
-                  "KROWS: copies tile the BR x BK tile exactly, at most 32 a thread");
-    static_assert(!VEC || RSTEP % 32 == 0, "KROWS: prow(row + i * RSTEP) = prow(row) + i * RSTEP");
-
-    __device__ __forceinline__ static int row(int tid) { return tid / CPR; }
-    __device__ __forceinline__ static int kk(int tid) { return VEC ? (tid % CPR) * 4 : tid % CPR; }
-
-    const float* p;      // this thread's first element of the next k-tile
-    int in_r;            // how many of the rows row + i * RSTEP are inside R (0..COPIES)
-
-    __device__ __forceinline__ RowsCopier(const float* x, long long ld, long long r0, long long R, int tid) {
-        const int r = row(tid);
-        const long long left = R - (r0 + r);
-        p = x + (r0 + r) * ld + kk(tid);
-        in_r = left <= 0 ? 0 : left >= (long long)(COPIES - 1) * RSTEP + 1 ? COPIES : (int)((left + RSTEP - 1) / RSTEP);
-    }
-
-    __device__ __forceinline__ void issue(float* Xs, long long k0, long long K, long long ld, const float* x,
-                                          int tid) {
-        const int r = row(tid), k = kk(tid);
-        const long long k_left = K - k0 - k;              // k from this thread's first on, inside K
-        if constexpr (VEC) {
-            float* d = &Xs[prow(r) * SK + k];
-            const int kb = k_left >= 4 ? 16 : k_left > 0 ? 4 * (int)k_left : 0;   // bytes inside K
-            if (kb == 16 && in_r == COPIES) {             // interior tile: no guards
-#pragma unroll
-                for (int i = 0; i < COPIES; ++i) cp_async16(d + i * RSTEP * SK, p + i * RSTEP * ld, 16);
-            } else {
-#pragma unroll
-                for (int i = 0; i < COPIES; ++i) {
-                    const int bytes = i < in_r ? kb : 0;
-                    cp_async16(d + i * RSTEP * SK, bytes ? p + i * RSTEP * ld : x, bytes);
-                }
-            }
-        } else {                                          // unaligned operand: element copies
-#pragma unroll
-            for (int i = 0; i < COPIES; ++i) {
-                const bool in = k_left > 0 && i < in_r;
-                cp_async4(&Xs[prow(r + i * RSTEP) * SK + k], in ? p + i * RSTEP * ld : x, in ? 4 : 0);
-            }
-        }
-        p += BK;
-    }
-};
-
-// One k-tile of FMAs with KROWS: A row-major in shared memory when AROWS (else k-major), B when
-// BROWS. as / bs point at the thread's first row / column: k-major x + a_col, row-major
-// x + prow(a_col) * SK. Four k steps at a time (a float4 along k of a row-major row holds four):
-// first B's fragments of the four steps (WNITER * TN columns x 4: from a row-major B one float4
-// per column, from a k-major B one per 4 columns and step: WNITER * TN float4s either way), then
-// for each 4 of the thread's rows of A, their 4 x 4 values (4 float4s either way) and their 128
-// FMAs... so a thread holds 16 A values at a time, not 4 * WMITER * TM. Every accumulator still
-// adds its products in k order (k, k+1, k+2, k+3 within the four).
-template <bool AROWS, bool BROWS>
-__device__ __forceinline__ void rows_tile(float (&acc)[WMITER * TM][WNITER * TN], const float* as, const float* bs) {
-    constexpr int RA = WMITER * TM, RB = WNITER * TN;
-#pragma unroll 1
-    for (int kc = 0; kc < BK; kc += LEAN_CHUNK) {
-#pragma unroll
-        for (int g = 0; g < LEAN_CHUNK; g += 4) {
-            const int k = kc + g;
-            float bq[4][RB];                              // bq[s][j]: column j of step k + s
-#pragma unroll
-            for (int wn = 0; wn < WNITER; ++wn)
-#pragma unroll
-                for (int j = 0; j < TN; j += 4)
-#pragma unroll
-                    for (int q = 0; q < 4; ++q) {
-                        const int col = wn * TN + j + q;  // this thread's column (fragment index)
-                        if constexpr (BROWS) {            // column wn*WSUBN + j + q, k .. k+3
-                            const float4 f = *reinterpret_cast<const float4*>(&bs[prow(wn * WSUBN + j + q) * SK + k]);
-                            bq[0][col] = f.x; bq[1][col] = f.y; bq[2][col] = f.z; bq[3][col] = f.w;
-                        } else {                          // step k + q, columns j .. j+3
-                            const float4 f = *reinterpret_cast<const float4*>(&bs[(k + q) * SB + wn * WSUBN + j]);
-                            bq[q][wn * TN + j] = f.x; bq[q][wn * TN + j + 1] = f.y;
-                            bq[q][wn * TN + j + 2] = f.z; bq[q][wn * TN + j + 3] = f.w;
-                        }
-                    }
-#pragma unroll
-            for (int ib = 0; ib < RA; ib += 4) {          // the thread's rows ib .. ib+3
-                const int wm = ib / TM, i0 = ib % TM;     // = rows wm*WSUBM + i0 .. +3 of the tile
-                float aq[4][4];                           // aq[s][q]: row ib + q at step k + s
-#pragma unroll
-                for (int q = 0; q < 4; ++q) {
-                    if constexpr (AROWS) {                // row wm*WSUBM + i0 + q, k .. k+3
-                        const float4 f = *reinterpret_cast<const float4*>(&as[prow(wm * WSUBM + i0 + q) * SK + k]);
-                        aq[0][q] = f.x; aq[1][q] = f.y; aq[2][q] = f.z; aq[3][q] = f.w;
-                    } else {                              // step k + q, rows i0 .. i0+3
-                        const float4 f = *reinterpret_cast<const float4*>(&as[(k + q) * SA + wm * WSUBM + i0]);
-                        aq[q][0] = f.x; aq[q][1] = f.y; aq[q][2] = f.z; aq[q][3] = f.w;
-                    }
-                }
-#pragma unroll
-                for (int s = 0; s < 4; ++s)
-#pragma unroll
-                    for (int q = 0; q < 4; ++q)
-#pragma unroll
-                        for (int j = 0; j < RB; ++j) acc[ib + q][j] = fmaf(aq[s][q], bq[s][j], acc[ib + q][j]);
-            }
-        }
-    }
-}
-#endif  // KROWS
-
 // Every batch, every row tile of this block's column tile, as row_tiles_of + gemm_body do, as
 // one loop over (batch, row tile) pairs w = z * row_tiles + mt (one live counter instead of two
 // loops' state); VEC: the operands copied along their contiguous dimension take 16-byte copies.
@@ -737,15 +570,8 @@ __device__ __forceinline__ void lean_body(GEMM_PARAMS(float)) {
         const long long n0 = (long long)blockIdx.x * BN;
         long long off[2];
         layout_offsets<2>(L, z, off);
-#if KROWS     // an operand contiguous along k goes row-major (RowsCopier), the other k-major
-        using CopyA = typename Pick<!TA, RowsCopier<BM, VEC>, LeanCopier<BM, SA, false, VEC>>::type;
-        using CopyB = typename Pick<TB, RowsCopier<BN, VEC>, LeanCopier<BN, SB, false, VEC>>::type;
-        CopyA copy_a(A + off[0], lda, m0, M, tid);
-        CopyB copy_b(B + off[1], ldb, n0, N, tid);
-#else
         LeanCopier<BM, SA, !TA, VEC> copy_a(A + off[0], lda, m0, M, tid);
         LeanCopier<BN, SB, TB, VEC> copy_b(B + off[1], ldb, n0, N, tid);
-#endif
         float acc[WMITER * TM][WNITER * TN];
 #pragma unroll
         for (int i = 0; i < WMITER * TM; ++i)
@@ -776,10 +602,6 @@ __device__ __forceinline__ void lean_body(GEMM_PARAMS(float)) {
             cp_async_commit();
             write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;
 
-#if KROWS
-            rows_tile<!TA, TB>(acc, As + read_stage * STAGE_A + (TA ? a_col : prow(a_col) * SK),
-                               Bs + read_stage * STAGE_B + (TB ? prow(b_col) * SK : b_col));
-#else
             const float* as = As + read_stage * STAGE_A + a_col;
             const float* bs = Bs + read_stage * STAGE_B + b_col;
             float ra[2][WMITER * TM], rb[2][WNITER * TN];     // fragments of steps k and k+1
@@ -800,7 +622,6 @@ __device__ __forceinline__ void lean_body(GEMM_PARAMS(float)) {
                             acc[i][j] = fmaf(ra[kk % 2][i], rb[kk % 2][j], acc[i][j]);
                 }
             }
-#endif
             read_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;
         }
         cp_async_wait<0>();
@@ -813,9 +634,8 @@ __device__ __forceinline__ void lean_body(GEMM_PARAMS(float)) {
 template <typename T, bool TA, bool TB>
 __device__ __forceinline__ void gemm_lean(GEMM_PARAMS(T)) {
     static_assert(sizeof(T) == 4, "float32 only: tiles move as float4");
-    // operands copied 16 bytes at a time when aligned: along their contiguous dimension (A 't',
-    // B 'n'), and with KROWS the others too (row-major tiles): every operand
-    constexpr bool a_r = TA || KROWS, b_r = !TB || KROWS;
+    // operands copied 16 bytes at a time when aligned: along their contiguous dimension (A 't', B 'n')
+    constexpr bool a_r = TA, b_r = !TB;
     if constexpr (!a_r && !b_r) {
         lean_body<TA, TB, false>(A, B, C, bias, M, N, K, lda, ldb, batch, L);   // 'nt': 4-byte copies only
     } else {

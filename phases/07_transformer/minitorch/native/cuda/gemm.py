@@ -104,11 +104,9 @@ TUNED_DEFAULTS = {
                      "STAGES": 3,
                      # register-budget switches (09_pipelined.cu's header): KUNROLL 16 unrolls the
                      # whole k loop (BK <= 16), MIN_BLOCKS 0 = no __launch_bounds__, ELEM_COPY 0 =
-                     # the 4-copies-per-group fallback for unaligned operands, KROWS 0 = both tiles
-                     # k-major in shared memory (1, with LEAN 1: an operand contiguous along k kept
-                     # row-major, copied 16 bytes at a time), LEAN 0 = the first body (1: the
-                     # register-lean body, KUNROLL even: k steps per unrolled chunk)
-                     "KUNROLL": 16, "MIN_BLOCKS": 0, "ELEM_COPY": 0, "KROWS": 0, "LEAN": 0},
+                     # the 4-copies-per-group fallback for unaligned operands, LEAN 0 = the first
+                     # body (1: the register-lean body, KUNROLL even: k steps per unrolled chunk)
+                     "KUNROLL": 16, "MIN_BLOCKS": 0, "ELEM_COPY": 0, "LEAN": 0},
     # tensor-core rungs (the macros at the top of each file): block tile, warptile, pipeline depth,
     # and switches that are 0 (off) by default: FRAG_DB register double buffering of fragments,
     # KPERM permuted k for 8-byte fragment loads (TF32), CVT_SMEM round to TF32 once in smem, GROUP_M block rasterization (0 = off, else
@@ -133,7 +131,7 @@ TUNING_SPACE = {
     "09_pipelined": {"BM": [64, 128, 256], "BN": [64, 128, 256], "BK": [8, 16],
                      "WM": [32, 64, 128], "WN": [32, 64], "WNITER": [1, 2, 4], "TM": [4, 8], "TN": [4],
                      "STAGES": [2, 3, 4],
-                     "KUNROLL": [16, 1, 8, 4, 2], "MIN_BLOCKS": [0, 1, 2, 4], "ELEM_COPY": [0, 1], "KROWS": [0, 1],
+                     "KUNROLL": [16, 1, 8, 4, 2], "MIN_BLOCKS": [0, 1, 2, 4], "ELEM_COPY": [0, 1],
                      "LEAN": [0, 1]},
     # (the 128 x 256 tile is the fixed rung 10_tf32_mma_wide; its variants, and 64 x 64 warptiles in
     # general, are at the edge of 255 registers: not compiled clean yet, so not in the space)
@@ -162,7 +160,7 @@ _MAX_COPIES = 16
 # WNITER + (BM + BN) * BK / NUM_THREADS; past 160 they spill (seen at 168: BM=256, BN=64, BK=16,
 # WM = WN = 64, 128 threads, on sm_80).
 _MAX_LIVE = 160
-_SWITCHES = {"MIN_BLOCKS", "ELEM_COPY", "KROWS", "LEAN"}     # parameters for which 0 is a value (off)
+_SWITCHES = {"MIN_BLOCKS", "ELEM_COPY", "LEAN"}     # parameters for which 0 is a value (off)
 # Configurations of the tensor-core rungs that spill registers with nvcc 13 for sm_80 or sm_90
 # (tools/compile_gemm_configs.py compiles every one and prints this set): tuning_configs skips them.
 _SPILLING = frozenset({
@@ -280,32 +278,10 @@ def _tma_geometry(c, need):
     return 384, (128, bn), smem
 
 
-def _krows_rules(c, threads, need):
-    """Rung 09's KROWS = 1 rules (09_pipelined.cu: the static_asserts of its KROWS section)."""
-    bk, unroll = c["BK"], c.get("KUNROLL", 16)
-    need(c.get("LEAN", 0) == 1, "KROWS 1 only with LEAN 1")
-    need(min(unroll, bk) % 4 == 0, "KROWS: KUNROLL a multiple of 4 (or at least BK)")
-    need(bk % 8 == 0, "KROWS: BK a multiple of 8")
-    wmiter = (c["WM"] * c["WN"]) // (32 * c["TM"] * c["TN"] * c["WNITER"])
-    need(wmiter >= 1 and (c["WM"] // wmiter) % 32 == 0 and (c["WN"] // c["WNITER"]) % 32 == 0
-         and 32 % c["TM"] == 0 and 32 % c["TN"] == 0,
-         "KROWS: sub-tiles WM/WMITER and WN/WNITER multiples of 32, TM and TN dividing 32")
-    if threads >= 32:
-        for r in (c["BM"], c["BN"]):
-            for per_row, vec in ((bk // 4, True), (bk, False)):     # 16-byte and element copies
-                rstep = threads // per_row if threads % per_row == 0 else 0
-                need(rstep > 0 and r % rstep == 0 and r // rstep <= 32 and (not vec or rstep % 32 == 0),
-                     "KROWS: NUM_THREADS a multiple of BK, BM and BN of NUM_THREADS / (BK/4) (itself a "
-                     "multiple of 32) and of NUM_THREADS / BK, at most 32 copies a thread")
-
-
 def _smem_09(c):
     """Dynamic shared memory bytes of a rung 09 configuration (09_pipelined.cu's SMEM_BYTES): per
-    stage a k-major tile of each operand, or with KROWS the larger of k-major and row-major."""
-    bm, bn, bk = c["BM"], c["BN"], c["BK"]
-    if c.get("KROWS", 0):
-        return c["STAGES"] * (max(bk * (bm + 4), bm * (bk + 4)) + max(bk * (bn + 4), bn * (bk + 4))) * 4
-    return c["STAGES"] * bk * (bm + 4 + bn + 4) * 4
+    stage a k-major tile of each operand."""
+    return c["STAGES"] * c["BK"] * (c["BM"] + 4 + c["BN"] + 4) * 4
 
 
 def _lean_rules(c, threads, need):
@@ -372,11 +348,8 @@ def _geometry(rung, c):
             need(2 <= stages <= 4, "STAGES from 2 to 4")
             need(c.get("KUNROLL", 16) >= 1 and c.get("MIN_BLOCKS", 0) >= 0 and c.get("ELEM_COPY", 0) in (0, 1)
                  and c.get("LEAN", 0) in (0, 1), "KUNROLL >= 1, MIN_BLOCKS >= 0, ELEM_COPY 0 or 1, LEAN 0 or 1")
-            need(c.get("KROWS", 0) in (0, 1), "KROWS 0 or 1")
             if c.get("LEAN", 0):
                 _lean_rules(c, threads, need)
-            if c.get("KROWS", 0):
-                _krows_rules(c, threads, need)
             if c.get("ELEM_COPY", 0) and threads >= 32:
                 # the element copies of an unaligned operand cover each tile exactly
                 need(all(threads % r == 0 and bk % (threads // r) == 0 if threads >= r else r % threads == 0
@@ -384,7 +357,7 @@ def _geometry(rung, c):
                      "ELEM_COPY: BM, BN dividing NUM_THREADS (and BK a multiple of NUM_THREADS / BM, / BN) "
                      "or multiples of it")
             smem = _smem_09(c)
-            need(smem <= MAX_SMEM, "STAGES * BK * (BM+4 + BN+4) * 4 (KROWS: see _smem_09) <= 227 KB")
+            need(smem <= MAX_SMEM, "STAGES * BK * (BM+4 + BN+4) * 4 <= 227 KB")
             # copy_tile: the block's copies cover each tile exactly, both ways (both layouts of
             # an operand are compiled into one module)
             need(threads >= 32, "at least one warp")
@@ -484,11 +457,8 @@ def _switches_worth(rung, config, threads, smem):
 def _switches_may_be_worth(config):
     """A quick necessary condition of _switches_worth for rung 09 that needs no geometry: the
     switch combinations it can accept (LEAN = 0: (KUNROLL, MIN_BLOCKS, ELEM_COPY) = (16, 0, 0) or
-    (1, 2, 1); LEAN = 1: ELEM_COPY 0, KUNROLL 4 or 8, MIN_BLOCKS 1, 2 or 4; KROWS = 1: LEAN = 1,
-    MIN_BLOCKS 1, BK 16)."""
+    (1, 2, 1); LEAN = 1: ELEM_COPY 0, KUNROLL 4 or 8, MIN_BLOCKS 1, 2 or 4)."""
     switches = (config.get("KUNROLL", 16), config.get("MIN_BLOCKS", 0), config.get("ELEM_COPY", 0))
-    if config.get("KROWS", 0):
-        return config.get("LEAN", 0) == 1 and switches[2] == 0 and switches[1] == 1 and config.get("BK") == 16
     if config.get("LEAN", 0):
         return switches[2] == 0 and switches[0] in (4, 8) and switches[1] in (1, 2, 4)
     return switches in ((16, 0, 0), (1, 2, 1))
@@ -499,18 +469,8 @@ def _lean_worth(config, threads, smem):
     registers a thread (MIN_BLOCKS * NUM_THREADS = 512: two 256-thread or four 128-thread blocks
     per SM) with that many blocks' shared memory fitting an SM, a chunk of KUNROLL <= BK k steps
     (a larger KUNROLL is the same kernel as KUNROLL = BK), and ELEM_COPY at 0 (the lean body
-    ignores it). With KROWS = 1 (every operand copied 16 bytes at a time, row-major tiles for the
-    operands contiguous along k): one 256-thread block per SM of 128 x 256 or 256 x 128 x 16
-    blocktiles in 64 x 64 warptiles, thread tiles 8 x 4 twice across (WNITER 2: 16 rows x 8
-    columns, conflict-free fragment reads both ways), chunks of 4 k steps, 3 or 4 stages
-    (tools/gemm_spills.py, nvcc 13: 222-248 registers, no spills; chunks of 8 spill in some layout
-    on sm_80 or sm_90 except 128 x 256 with 3 stages on sm_90, which the probes time by hand)."""
+    ignores it)."""
     blocks = config.get("MIN_BLOCKS", 0)
-    if config.get("KROWS", 0):
-        return (blocks == 1 and threads == 256 and config.get("ELEM_COPY", 0) == 0 and config["BK"] == 16
-                and config.get("KUNROLL", 16) == 4 and config["STAGES"] in (3, 4)
-                and (config["WM"], config["WN"], config["WNITER"], config["TM"], config["TN"]) == (64, 64, 2, 8, 4)
-                and sorted((config["BM"], config["BN"])) == [128, 256])
     if config.get("ELEM_COPY", 0) == 0 and blocks == 1 and threads == 256:
         # one 256-thread block per SM with 128 x 256 or 256 x 128 blocktiles (128 accumulators a
         # thread, 6 float4 reads per 128 FMAs; 225-237 registers, no spills): BK 8, 3 stages
@@ -585,8 +545,8 @@ def tuning_configs(rung, max_smem=MAX_SMEM):
         if not low <= bm * bn // threads <= high or threads < _MIN_THREADS or spec.smem > max_smem:
             continue
         staged = (bm + bn) * config.get("BK", 0) // threads     # floats a tile, per thread
-        if rung == "09_pipelined" and staged > _MAX_COPIES and not config.get("KROWS"):
-            continue        # (KROWS copies 16 bytes at a time in every layout: staged / 4 copies)
+        if rung == "09_pipelined" and staged > _MAX_COPIES:
+            continue
         if rung == "08_warptile" and bm * bn // threads + staged > _MAX_LIVE:
             continue
         if not _switches_worth(rung, config, threads, spec.smem) or spec.options in _SPILLING_09:
@@ -639,7 +599,7 @@ def layout_of(shape2, strides2, itemsize):
 _smem_raised = {}
 
 
-def gemm(a, b, bias=None, rung="01_naive", options=None, config=None, plan_key=None):
+def gemm(a, b, bias=None, rung="01_naive", options=None, config=None, plan_key=None, out=None):
     """``a @ b (+ bias)`` with rung ``rung`` (a key of :data:`RUNGS`).
 
     Shapes: ``a`` [..., M, K], ``b`` [..., K, N] with broadcast batch dimensions, ``bias`` [N] or
@@ -656,7 +616,8 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None, plan_key=N
 
     ``plan_key``: when given (by :func:`_mm`), a product that runs as one launch on the operands
     as they are (no copy, no TMA map, nothing empty) files its launch under that key in
-    :data:`_plans`.
+    :data:`_plans`. ``out``: a contiguous [..., M, N] array of the result's dtype to write into
+    instead of a new one (split-K's slices of one buffer, :func:`_split_k`; K must not be 0).
 
     Raises:
         KeyError: unknown rung.  TypeError: dtypes differ or the rung has none for them.
@@ -706,10 +667,14 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None, plan_key=N
             a, b, la, lb = _k_major(a, b, la, lb)
         maps = tma_operands(a, b, la, lb, batch_shape, spec)
         if maps is None:
-            return gemm(a, b, bias, spec.fallback)     # what the copy engine cannot read: rung 12
+            return gemm(a, b, bias, spec.fallback, out=out)     # what the copy engine cannot read: rung 12
         return _gemm_tma(spec, f"gemm_{la[0]}{lb[0]}_{SUFFIX[a.dtype]}", maps, bias, batch_shape, a.dtype,
-                         (m, n, k), idx)
-    out = empty(batch_shape + (m, n), a.dtype, idx)
+                         (m, n, k), idx, out)
+    if out is None:
+        out = empty(batch_shape + (m, n), a.dtype, idx)
+    elif out.shape != batch_shape + (m, n) or out.dtype != a.dtype or not out.c_contiguous:
+        raise ValueError(f"gemm: out must be contiguous {batch_shape + (m, n)} of {a.dtype}, got {out.shape} of "
+                         f"{out.dtype}{'' if out.c_contiguous else ', not contiguous'}")
     if batch == 0 or m == 0 or n == 0:
         return out
     if k == 0:                       # an empty sum: zeros (plus the bias), no kernel needed
@@ -721,7 +686,7 @@ def gemm(a, b, bias=None, rung="01_naive", options=None, config=None, plan_key=N
         return out
     name = f"gemm_{la[0]}{lb[0]}_{SUFFIX[a.dtype]}"
     if spec.entries and name not in spec.entries:
-        return gemm(a, b, bias, spec.fallback, plan_key=plan_key if not copied else None)  # (rung 12: TF32 'nn')
+        return gemm(a, b, bias, spec.fallback, plan_key=plan_key if not copied else None, out=out)  # (rung 12: TF32 'nn')
     options = spec.options if options is None else tuple(options)
     if spec.target:
         _check_target(rung, spec, idx)
@@ -921,13 +886,14 @@ def tma_operands(a, b, la, lb, batch_shape, spec):
     return map_a, map_b, a_batched, b_batched
 
 
-def _gemm_tma(spec, name, maps, bias, batch_shape, dtype, mnk, idx):
-    """Launch rung 13's kernel ``name`` on ``maps`` (tma_operands) into a new [*batch_shape, M, N]
-    array: a persistent grid of one 384-thread block per SM (fewer when there are fewer C tiles),
-    block i computing tiles i, i + gridDim.x, ... (13_wgmma_tma.cu)."""
+def _gemm_tma(spec, name, maps, bias, batch_shape, dtype, mnk, idx, out=None):
+    """Launch rung 13's kernel ``name`` on ``maps`` (tma_operands) into ``out`` (default: a new
+    [*batch_shape, M, N] array): a persistent grid of one 384-thread block per SM (fewer when there
+    are fewer C tiles), block i computing tiles i, i + gridDim.x, ... (13_wgmma_tma.cu)."""
     m, n, k = mnk
     batch = math.prod(batch_shape)
-    out = empty(tuple(batch_shape) + (m, n), dtype, idx)
+    if out is None:
+        out = empty(tuple(batch_shape) + (m, n), dtype, idx)
     fn = target_kernel(spec.file, name, idx, spec.options, spec.target)
     _allow_smem(fn, spec.smem, idx)
     bm, bn = spec.tile
@@ -1196,11 +1162,11 @@ def _mm(a, b, bias):
 # transposed first (as CPU BLAS libraries pack theirs) and runs as 'tn', with the tuned table's
 # "large_tn" configuration: rung 09's one-block 128 x 256 tile (128 accumulators a thread), faster
 # than the large class's two-block 128 x 128 one in 'tn' (H100: 91.7 against 88.4% of cuBLAS tn at
-# 4096^2). Measured through matmul (4096^2 / 8192^2, % of cuBLAS in the same layout, packing with
-# the KUNROLL=8 KROWS=1 tile): nn 88.8 / 90.4, nt 88.5 / 90.3, tn 90.5 / 87.8, tt 93.0 / 92.6,
-# against 83-86 unpacked; the KUNROLL=16 KROWS=0 tile now in the table ran 'tn' 1.2 points faster.
-# (Rung 09's KROWS = 1 tried the other way, row-major tiles for such operands: it lost, see its
-# header.) Tensor-core rungs read every layout as fast and are never packed.
+# 4096^2). Measured through matmul (4096^2 / 8192^2, % of cuBLAS in the same layout; the H100,
+# 2026-11-25 06:55): nn 90.0 / 91.8, nt 89.5 / 91.7, tn 91.7 / 89.5, tt 94.2 / 93.7, against 88.7,
+# 85.7, 91.7, 93.5 at 4096^2 for the same tile unpacked. (Rung 09 tried two ways to read such
+# operands fast where they lie, row-major tiles and a transpose through registers: both lost, see
+# its header.) Tensor-core rungs read every layout as fast and are never packed.
 PACK_MIN = 2048
 
 
@@ -1427,33 +1393,39 @@ def _power_of_two_slices(m, n, k, sms):
 
 def _split_k(a, b, bias, slices, rung, options, plan_key=None):
     """``a @ b (+ bias)`` for 2-D ``a`` [M, K], ``b`` [K, N] as the sum over ``slices`` K slices
-    of :func:`split_k_length` each, one strided-batched GEMM of views into [slices, M, N] summed by
-    one reduction, plus the short rest of K (if any) as one more GEMM that carries the bias in its
-    epilogue (the same launch cannot: its slices would read past K). ``rung``, ``options``: the
-    configuration of every launch; ``plan_key``: the product's key in :data:`_plans`, under which
-    (plus "slices" / "rest") the two GEMMs file their Plans."""
-    from .elementwise import binary
+    of :func:`split_k_length` each, one strided-batched GEMM of views, plus the short rest of K (if
+    any) as one more GEMM that carries the bias in its epilogue (the same launch cannot: its slices
+    would read past K). Both write into one [slices (+ 1 for the rest), M, N] float buffer, summed
+    by one reduction. ``rung``, ``options``: the configuration of every launch; ``plan_key``: the
+    product's key in :data:`_plans`, under which (plus "slices" / "rest") the two GEMMs file their
+    Plans."""
     from .reduce import sum as reduce_sum
     (m, k), n = a.shape, b.shape[1]
     length = split_k_length(k, slices)
     done = slices * length
+    rest = done < k
+    parts = empty((slices + rest, m, n), a.dtype, a.device_id)    # each slice's product, then the rest's
     (sa_m, sa_k), (sb_k, sb_n) = a.strides, b.strides
     a_s = a.as_strided((slices, m, length), (length * sa_k, sa_m, sa_k))
     b_s = b.as_strided((slices, length, n), (length * sb_k, sb_k, sb_n))
-    out = reduce_sum(_planned_gemm(plan_key, "slices", a_s, b_s, None, rung, options), (0,))
-    if done < k:
-        return binary("add", out, _planned_gemm(plan_key, "rest", a[:, done:], b[done:, :], bias, rung, options))
-    return out if bias is None else binary("add", out, bias)
+    _planned_gemm(plan_key, "slices", a_s, b_s, None, rung, options, parts[:slices])
+    if rest:
+        _planned_gemm(plan_key, "rest", a[:, done:], b[done:, :], bias, rung, options, parts[slices])
+    out = reduce_sum(parts, (0,))
+    if bias is None or rest:
+        return out
+    from .elementwise import binary
+    return binary("add", out, bias)      # no rest to carry the bias
 
 
-def _planned_gemm(plan_key, part, a, b, bias, rung, options):
-    """gemm() for one ``part`` of a split product, replaying its Plan filed under ``plan_key +
-    (part,)`` if there is one (``plan_key`` None: no plans)."""
+def _planned_gemm(plan_key, part, a, b, bias, rung, options, out):
+    """gemm() for one ``part`` of a split product into ``out``, replaying its Plan filed under
+    ``plan_key + (part,)`` if there is one (``plan_key`` None: no plans)."""
     key = None if plan_key is None else plan_key + (part,)
     plan = _plans.get(key) if key is not None else None
     if plan is not None:
-        return run_plan(plan, a, b, bias)
-    return gemm(a, b, bias, rung, options, plan_key=key)
+        return run_plan(plan, a, b, bias, out)
+    return gemm(a, b, bias, rung, options, plan_key=key, out=out)
 
 
 def matmul(a, b, bias=None):
