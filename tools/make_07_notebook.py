@@ -646,6 +646,15 @@ a float64 reference to stay within a small factor of rung 1b's FFMA (it is 2 to 
 checks that a 1xTF32 build of the same kernel (`-DTF32_TERMS=1`, one `mma` per product) **fails** that
 test (it is hundreds of times off). The probe's table above has rung 1c's columns. `F.scaled_dot_product_attention`
 runs rung 1c for float32 on sm_80 and newer, as PyTorch runs its 3xTF32 kernel there.
+
+Rung 1c's backward is **one pass** over the key tiles (FlashAttention-2's Algorithm 2): a block owns
+a tile of keys, walks the query tiles, and computes dV and dK in registers as rung 1b's dK/dV kernel
+does — and with the dS tile it has anyway, it also adds its share dQ += dS K straight into dq with
+float32 atomic adds. That is five products per pair of tiles instead of seven (rung 1b recomputes S
+and P in a second kernel for dQ), and one launch fewer. Atomic adds arrive in any order, so dq's last
+bits can change from run to run; under `minitorch.use_deterministic_algorithms(True)` the two-kernel
+backward runs instead (bitwise repeatable, 15-20% slower). The bfloat16 backward of 7f+ makes the
+same choice.
 """)
 
 md(r"""
@@ -1019,10 +1028,10 @@ Issue 15 set the targets in the table below; the cell computes each ratio from t
 at d = 128, L = 4096 runs at about 1.5× FlashAttention-2 with rung 3 (met), but about 0.8× cuDNN's
 Hopper kernel (the stretch, not met); forward + backward reaches about 0.85× (met: rung 3's forward
 and the one-pass backward; the backward alone is still about 0.74× FlashAttention-2's). In float32,
-rung 1c's forward passes PyTorch's memory-efficient kernel everywhere (1.05× at d = 128, 1.5× at
-d = 64, L = 4096), while forward + backward at d = 128 without a mask stays just under it (about
-0.93×; d = 64 and the causal cases pass). Each number is one run of one lease: the same kernel timed
-twice differs by a few percent.
+rung 1c passes PyTorch's memory-efficient kernel in the forward (about 1.07× at d = 128, 1.35× at
+d = 64, L = 4096) and, since its backward went one-pass too (below), in forward + backward (about
+1.2× at d = 128, 1.3× at d = 64). Each number is one run of one lease: the same kernel timed twice
+differs by a few percent.
 """)
 
 code(r'''
@@ -1694,7 +1703,7 @@ code(r'''
 import re
 
 KERNEL_GROUPS = (("GEMM", r"gemm|sgemm|splitKreduce"),
-                 ("attention softmax / flash", r"softmax|fmha"),
+                 ("attention softmax / flash", r"softmax|fmha|flash"),
                  ("dropout and random numbers", r"dropout|Philox|masked_scale|one_minus"),
                  ("LayerNorm", r"layer_norm|GammaBeta"),
                  ("GELU", r"gelu|Gelu"),
@@ -1754,32 +1763,24 @@ else:
 ''')
 
 md(r"""
-* **The GEMMs are the gap**: about 40 ms of our 49 ms, against about 23 ms of PyTorch's 32 — the
-  same products (QKV, attention's two, the projections, the MLP, the tied head, each three times
-  with backward), in float32 on CUDA cores on both sides (TF32 off): phase 05's GEMM against
-  cuBLAS and CUTLASS. The step is as fast as our float32 GEMM at these shapes, and only faster
-  GEMMs (or bfloat16 on the tensor cores) close it.
-* **The fused attention softmax** replaced the step-by-step middle of the attention — the mask
-  (`where_strided`), the scale, the softmax, cuRAND's uniforms, the dropout compare and select,
-  and their backward — by one kernel each way (1.4 ms a step together): the step's GPU time fell
-  from 56.5 to 49.0 ms. PyTorch's attention is its memory-efficient kernel with dropout inside
-  (`fmha_cutlassF/B`, 3.7 ms a step).
-* The 5000-step run above (57.6 ms/iter) **predates** both changes; no full run has been made since.
-* **Since then** (400-iteration runs from the same weights on the H100, 2026-11-24,
-  `benchmarks/results/logs/s7-nanogpt-400-iters*`): phase 05's GEMM dispatcher learned two shape
-  rules — split-K by waves for the weight gradients and 64-wide tiles for attention's narrow
-  products — which take the step's GEMMs from 36.4 to 30.1 ms against cuBLAS's 27.3
-  (`benchmarks/bench_gpt_gemms.py`), and a synchronized step from about 49 to 41.1 ms against
-  PyTorch's 35.7 (1.15×). Dropout inside the float32 flash kernels (above) did not shorten the
-  step further (41.9 ms in the next run): nanoGPT's q, k, v are strided views, and the copies rung
-  1b needed cost what the kernel saved.
-* **2026-11-25**: the flash kernels read the strided views in place, `split`'s backward is one cat,
-  dropout's forward one kernel after cuRAND's draw: 300 iterations from the same weights average
-  41.0 ms/iter against PyTorch's 34.8 (1.18×; forward 12.2 vs 11.4, backward 24.2 vs 22.1,
-  `benchmarks/results/logs/s8-nanogpt-300-iters*`). Still **not met**: our float32 GEMMs on these
-  shapes run at 83-87% of cuBLAS (their `nn` and `nt` layouts copy an operand into shared memory
-  4 bytes at a time, phase 05), and our flash kernels at nanoGPT's small head dim are slower than
-  PyTorch's memory-efficient ones.
+* **Then** (session 7, "ours, after 7f′"): about 40 ms of our 49 ms of GPU time were GEMMs, against
+  about 23 ms of PyTorch's 32 — the same products (QKV, attention's two, the projections, the MLP,
+  the tied head, each three times with backward), in float32 on CUDA cores on both sides (TF32 off):
+  phase 05's GEMM against cuBLAS and CUTLASS. The fused attention softmax had just replaced the
+  step-by-step middle of the attention (mask, scale, softmax, cuRAND's uniforms, the dropout compare
+  and select, and their backward) by one kernel each way: 56.5 → 49.0 ms.
+* **Since then**: phase 05's dispatcher learned split-K by waves for the weight gradients (one
+  buffer, one reduction) and 64-wide tiles for narrow products, and its large tiles got faster; the
+  flash kernels read nanoGPT's strided q, k, v in place and write dq, dk, dv as pieces of one buffer
+  that the q/k/v split's backward takes whole (no copies); attention moved to rung 1c (3xTF32 on the
+  tensor cores) with a one-pass backward; dropout's kernels went to 16-byte vectors.
+* **Now** (2026-11-25): **32.7 ms of GPU time a step against PyTorch's 32.1**. The GEMMs are still
+  the difference (25.7 ms against 23.3: our float32 kernels take 10% longer than cuBLAS's on these
+  shapes). Attention is faster than PyTorch's memory-efficient kernels (3.1 ms against 3.7), so are
+  LayerNorm (0.7 against 1.8) and AdamW with clipping (0.2 against 0.4); GELU (1.07 against 1.01) and
+  dropout (0.8 against 0.5) are still slower. The host's work per
+  step (Python, launches: about 17 ms) hides under the GPU's, so the step takes about as long as
+  its kernels: 33.1 ms per iteration against PyTorch's 33.6 in the 5000-step run above.
 """)
 
 code(r'''
