@@ -52,7 +52,8 @@ def test_compiles_without_spills(path, arch, tmp_path):
 # nor tuned.json's one-block configuration of big products ("large_tn"): 128 x 256 tiles, one block
 # per SM, 128 accumulators a thread and the whole k-tile unrolled in at most 255 registers.
 LEAN_09 = ("-DLEAN=1", "-DKUNROLL=8", "-DMIN_BLOCKS=2")
-ONE_BLOCK_09 = ("-DBM=128", "-DBN=256", "-DWM=64", "-DWN=64", "-DTM=8", "-DKUNROLL=16", "-DMIN_BLOCKS=1", "-DLEAN=1")
+ONE_BLOCK_09 = ("-DBM=128", "-DBN=256", "-DBK=32", "-DWM=64", "-DWN=64", "-DTM=8", "-DKUNROLL=32", "-DMIN_BLOCKS=1",
+                "-DLEAN=1")
 
 
 @pytest.mark.parametrize("options", [LEAN_09, ONE_BLOCK_09], ids=["lean", "one_block"])

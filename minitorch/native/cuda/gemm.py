@@ -1160,8 +1160,9 @@ def _mm(a, b, bias):
 # 4096^2 and less beyond, so a product at least PACK_MIN in every dimension has such operands
 # transposed first (as CPU BLAS libraries pack theirs) and runs as 'tn', with the tuned table's
 # "large_tn" configuration: rung 09's one-block 128 x 256 tile (128 accumulators a thread), faster
-# than the large class's two-block 128 x 128 one in 'tn' (H100: 91.7 against 88.4% of cuBLAS tn at
-# 4096^2). Measured through matmul (4096^2 / 8192^2, % of cuBLAS in the same layout; the H100,
+# than the large class's two-block 128 x 128 one in 'tn' (H100, 4096^2: 93.0% of cuBLAS tn with BK 32
+# and the whole k-tile unrolled, 91.7 with BK 16, 88.4 for the large class's). Measured through
+# matmul with the BK 16 tile (4096^2 / 8192^2, % of cuBLAS in the same layout; the H100,
 # 2026-11-25 06:55): nn 90.0 / 91.8, nt 89.5 / 91.7, tn 91.7 / 89.5, tt 94.2 / 93.7, against 88.7,
 # 85.7, 91.7, 93.5 at 4096^2 for the same tile unpacked. (Rung 09 tried two ways to read such
 # operands fast where they lie, row-major tiles and a transpose through registers: both lost, see
