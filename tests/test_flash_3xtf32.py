@@ -315,7 +315,7 @@ def test_tf32_terms_must_be_1_or_3():
 def _sdpa(xs, ws, B, T, H, E, causal, tensor_cores, deterministic=False):
     """out, the gradient of sum(out * w) w.r.t. the [B, T, 3C] input, and the flash kernels launched,
     with backends.cuda.enable_flash_3xtf32_sdp(tensor_cores) and use_deterministic_algorithms(deterministic)."""
-    before = backends.cuda.flash_3xtf32_sdp_enabled()
+    before = backends.cuda.flash_3xtf32_sdp_enabled(), mt.are_deterministic_algorithms_enabled()
     backends.cuda.enable_flash_3xtf32_sdp(tensor_cores)
     mt.use_deterministic_algorithms(deterministic)
     try:
@@ -328,8 +328,8 @@ def _sdpa(xs, ws, B, T, H, E, causal, tensor_cores, deterministic=False):
         assert out.transpose(1, 2).is_contiguous(), "O must lie in memory as [B, T, H, E]"
         return out.detach().cpu().numpy(), x.grad.cpu().numpy(), [n for n in names if n.startswith("flash_")]
     finally:
-        backends.cuda.enable_flash_3xtf32_sdp(before)
-        mt.use_deterministic_algorithms(False)
+        backends.cuda.enable_flash_3xtf32_sdp(before[0])
+        mt.use_deterministic_algorithms(before[1])
 
 
 @cuda

@@ -279,7 +279,7 @@ def _through_the_dispatcher(rng, m, n, k, layout):
     bvec = rng.standard_normal(n).astype(np.float32)
     got = A.to_numpy(G.matmul(da, db, A.from_numpy(bvec, 0))).astype(np.float64)
     err = C.elementwise_error(got - (a @ b + bvec), np.abs(a) @ np.abs(b) + np.abs(bvec), "fp32")
-    assert np.isfinite(got).all() and err.max() <= C.elementwise_tol("fp32", k), (G.choose(m, n, k, 1, "f32", 90),
+    assert np.isfinite(got).all() and err.max() <= C.elementwise_tol("fp32", k), (G.choose(m, n, k, 1, "f32", G.arch_of(0)),
                                                                                   err.max())
 
 
