@@ -233,9 +233,14 @@ def main(argv=None):
             if not ok:
                 print(f"{rung:18s} {kind:5s} {label:28s} FAIL rel {rel:.1e} worst/bound {worst:.2g}", flush=True)
                 continue
-            if first_s * 1e3 > 20 * args.cap_ms:       # includes compilation; only the hopeless are cut here
-                row["skipped"] = f"first call took {first_s:.1f} s"
-                continue
+            if first_s * 1e3 > 20 * args.cap_ms:
+                # the first call includes NVRTC's compilation (seconds on a fresh machine): judge a second
+                t0 = time.perf_counter()
+                call(rung, kind, da, db, m, n, k)
+                cp.cuda.get_current_stream().synchronize()
+                if (time.perf_counter() - t0) * 1e3 > 20 * args.cap_ms:      # only the hopeless are cut here
+                    row["skipped"] = f"first call took {first_s:.1f} s, the second {time.perf_counter() - t0:.1f} s"
+                    continue
             reps = args.repeats if flops < 1e11 else max(5, args.repeats // 2)
             ms = C.time_ms(lambda: call(rung, kind, da, db, m, n, k), reps)
             row.update(ms=ms, gflops=C.gflops(m, n, k, ms), repeats=reps)

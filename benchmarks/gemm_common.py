@@ -303,11 +303,35 @@ def flush_l2():
     cp.cuda.runtime.memsetAsync(_flush.data.ptr, 1, _flush.nbytes, cp.cuda.get_current_stream().ptr)
 
 
+_spin = None
+HOLD_US = 500
+
+
+def hold_stream(us=HOLD_US):
+    """Queue a one-thread kernel that spins for ``us`` microseconds (by the GPU's nanosecond
+    %globaltimer) on the current stream: the work the host queues meanwhile waits behind it.
+    nvbench's "blocking kernel" does the same, so that a timed call's launches are all queued
+    before its start event is reached."""
+    global _spin
+    import cupy as cp
+    if _spin is None:
+        _spin = cp.RawKernel(r"""
+extern "C" __global__ void hold_stream(long long ns) {
+    long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); } while (now - start < ns);
+}""", "hold_stream")
+    _spin((1,), (1,), (cp.int64(us * 1000),))
+
+
 def time_ms(fn, repeats=10, warmup=3, flush=True):
     """Median milliseconds of ``fn()`` by CUDA events on the current stream (ours and torch's: the
     legacy default stream), after ``warmup`` calls. Before each timed call the L2 cache is flushed
-    by a 256 MB memset; the host does not wait for it, so the ~80 us the memset takes also hide
-    the host's launch overhead: the number is the kernel's time, not Python's."""
+    by a 256 MB memset, and then the stream is held for HOLD_US (:func:`hold_stream`); the host
+    does not wait for either, so the start event, ``fn``'s launches and the end event are all
+    queued while the GPU is busy: the number is the GPU's time from the first launch to the
+    last, not the host's launch overhead (which the ~80 us memset alone hid only for calls that
+    queue their work faster: a split-K product's two launches did not on some hosts)."""
     import cupy as cp
     for _ in range(warmup):
         fn()
@@ -317,6 +341,7 @@ def time_ms(fn, repeats=10, warmup=3, flush=True):
         cp.cuda.get_current_stream().synchronize()
         if flush:
             flush_l2()
+        hold_stream()
         start.record()
         fn()
         end.record()

@@ -26,7 +26,7 @@ s8-smallsplit_probe.log, s8-layout_probe.log.
   so an 'n' A or a 't' B is copied 4 bytes at a time, and 'nn' computed as one transpose of A
   (transpose.cu) then 'tn' shows what those copies cost. With --config, each configuration in each
   layout too, and a summary line per size: % of cuBLAS (same layout) for every contender and layout,
-  "dispatch" included (gemm._mm: what matmul runs, packing to 'tn' included).
+  "dispatch" included (gemm._mm: what matmul runs, the big products' configuration per layout included).
 - gpt: the six GEMMs of nanoGPT's MLP (fc 384 -> 1536 and proj 1536 -> 384 over 16384 tokens:
   forward 'nt', dX 'nn', dW 'tn'), cuBLAS against the dispatcher (gemm._mm: split-K where few
   tiles), the tuned large entry and each --config.
@@ -56,7 +56,7 @@ def squares(torch, G, gen):
         for cls, (rung, options) in configs(G).items():
             fns[cls] = lambda rung=rung, options=options: G.gemm(da, db, None, rung=rung, options=options)
         ms = C.time_interleaved_ms(fns, 10)
-        print(f"{m}x{n}x{k} [{G.shape_class(m, n, k)}] cuBLAS {2 * m * n * k / 1e9 / ms['torch']:7.0f} GFLOP/s | "
+        print(f"{m}x{n}x{k} [{G.shape_class(m, n, k)}] cuBLAS {2 * m * n * k / 1e6 / ms['torch']:7.0f} GFLOP/s | "
               + " ".join(f"{f} {ms['torch'] / ms[f]:6.1%}" for f in ms if f != "torch"), flush=True)
 
 
@@ -104,7 +104,7 @@ def layouts(torch, G, gen, extra=()):
             for name, (r, o) in others.items():
                 fns[f"{name} {lay}"] = (lambda da=operands[lay][0], db=operands[lay][1], r=r, o=o:
                                         G.gemm(da, db, None, rung=r, options=o))
-            # what matmul runs: gemm._mm (packing to 'tn' included: gemm.packs)
+            # what matmul runs: gemm._mm (its big rule included: gemm.big_choice)
             fns[f"dispatch {lay}"] = lambda da=operands[lay][0], db=operands[lay][1]: G._mm(da, db, None)
             fns[f"cuBLAS {lay}"] = lambda a=a, b=b: torch.mm(a, b)
         da, db = operands["nn"]
@@ -116,7 +116,7 @@ def layouts(torch, G, gen, extra=()):
         fns["the transpose alone"] = lambda: transpose2d(da)
         ms = C.time_interleaved_ms(fns, 7)
         for f, v in ms.items():
-            print(f"{n}^2 {f:28s} {v:8.3f} ms {2 * n ** 3 / 1e9 / v:8.0f} GFLOP/s  "
+            print(f"{n}^2 {f:28s} {v:8.3f} ms {2 * n ** 3 / 1e6 / v:8.0f} GFLOP/s  "
                   f"{ms['cuBLAS nn'] / v:6.1%} of cuBLAS nn", flush=True)
         for name in ["dispatch", "ours", *others]:
             print(f"{n}^2 % of cuBLAS in the same layout, {'tuned' if name == 'ours' else name}: "
@@ -146,7 +146,7 @@ def gpt(torch, G, gen, extra=()):
         for name, (r, o) in named.items():
             fns[name] = lambda r=r, o=o: G.gemm(da, db, None, rung=r, options=o)
         ms = C.time_interleaved_ms(fns, 10)
-        print(f"gpt {what:8s} {m}x{n}x{k} {lay} cuBLAS {2 * m * n * k / 1e9 / ms['cuBLAS']:6.0f} GFLOP/s | "
+        print(f"gpt {what:8s} {m}x{n}x{k} {lay} cuBLAS {2 * m * n * k / 1e6 / ms['cuBLAS']:6.0f} GFLOP/s | "
               + " ".join(f"{f} {ms['cuBLAS'] / v:6.1%}" for f, v in ms.items() if f != "cuBLAS"), flush=True)
 
 

@@ -8,7 +8,9 @@ Each should end with "0 errors" (racecheck: "0 hazards"). Per (rung, dtype): the
 67x45x39 (M x N x K, none a multiple of any tile) with a bias, a batch of 3 in nt, a broadcast
 batch [2, 1, M, K] @ [3, K, N], operands starting one element past an aligned address with odd
 leading dimensions (the scalar fallback of vectorized loads), and a 1x1x1. Rungs with a tuning
-space also run --configs of their configurations (spread over the list). The results are checked
+space also run --configs of their configurations (spread over the list), and every configuration
+tuned.json ships for them (what matmul runs) in the four layouts at 300x260x200 too (several tiles
+each way, more k-tiles than pipeline stages). The results are checked
 against float64 NumPy too (a sanitizer-clean kernel can still be wrong); exit status 1 if any is
 wrong. Uses no torch (its start-up under the sanitizer is slow). ``--rungs 05,08`` limits the rungs.
 """
@@ -94,22 +96,27 @@ def main(argv=None):
         cp.cuda.Device().synchronize()
         print(f"{rung} {suffix}: {len(jobs)} calls done", flush=True)
     tuning = getattr(G, "tuning_configs", None)
+    shipped = {(entry["rung"], tuple(entry["options"])) for kinds in G.tuned_table().values()
+               for classes in kinds.values() for entry in classes.values()}
     for rung in dict.fromkeys(c[0] for c in cases) if tuning else ():
         try:
             configs = list(tuning(rung))
         except (KeyError, ValueError, TypeError):
             continue
         step = max(1, len(configs) // max(args.configs, 1))
-        for cfg in configs[::step][:args.configs]:
+        jobs = [(tuple(cfg), [(67, 45, 39, "nt", True, (2,), (2,), True)]) for cfg in configs[::step][:args.configs]]
+        jobs += [(options, [(67, 45, 39, "nt", True, (2,), (2,), True)]
+                  + [(300, 260, 200, lay, True, (), (), False) for lay in C.LAYOUTS])
+                 for name, options in sorted(shipped) if name == rung]
+        for options, shapes in jobs:
             for suffix in G.RUNGS[rung].dtypes:
-                if suffix in SUFFIX.values():
+                for shape in shapes if suffix in SUFFIX.values() else ():
                     calls += 1
-                    bad = run(rng, G, rung, suffix, C.kind_of(G.RUNGS[rung], suffix), 67, 45, 39, "nt", True,
-                              (2,), (2,), True, options=tuple(cfg))
+                    bad = run(rng, G, rung, suffix, C.kind_of(G.RUNGS[rung], suffix), *shape, options=options)
                     if bad:
                         wrong.append(bad)
                         print(bad, flush=True)
-            print(f"{rung} config {tuple(cfg)} done", flush=True)
+            print(f"{rung} config {options} done", flush=True)
     cp.cuda.Device().synchronize()
     print(f"sanitize_gemm: {calls} calls over {len(cases)} (rung, dtype) pairs, {len(wrong)} wrong results")
     return 1 if wrong else 0

@@ -509,7 +509,8 @@ def test_the_shipped_ladder_and_table_obey_the_rules(monkeypatch):
         for kind, classes in kinds.items():
             assert kind in ("fp32", "tf32", "bf16", "f16")
             for cls, entry in classes.items():
-                assert cls in ("small", "medium", "large", "large_tn")      # large_tn: packed products
+                # big, big_<layout>: float32 products at least BIG_MIN in every dimension
+                assert cls in ("small", "medium", "large", "big", "big_nn", "big_nt", "big_tn", "big_tt")
                 assert entry["rung"] in mod.RUNGS, f"tuned.json names {entry['rung']}, not in RUNGS"
                 assert all(isinstance(o, str) for o in entry["options"]) and entry["gflops"] >= 0
     assert "01_naive" in mod.RUNGS
@@ -635,41 +636,39 @@ SHAPE_TABLE = {"sm_90": {"fp32": {
     "large": {"rung": "09_pipelined", "options": LARGE_128, "gflops": 41309.0}}}}
 
 
-LARGE_TN = ["-DBM=128", "-DBN=256", "-DBK=16", "-DWM=64", "-DWN=64", "-DWNITER=2", "-DTM=8", "-DTN=4",
-            "-DSTAGES=3", "-DKUNROLL=16", "-DMIN_BLOCKS=1", "-DELEM_COPY=0", "-DLEAN=1"]
+BIG_NN = ["-DBM=128", "-DBN=256", "-DBK=16", "-DWM=64", "-DWN=64", "-DWNITER=2", "-DTM=8", "-DTN=4",
+          "-DSTAGES=4", "-DKUNROLL=16", "-DMIN_BLOCKS=1", "-DELEM_COPY=0", "-DLEAN=1"]
+BIG = ["-DBM=256", "-DBN=128", "-DBK=16", "-DWM=64", "-DWN=64", "-DWNITER=2", "-DTM=8", "-DTN=4",
+       "-DSTAGES=5", "-DKUNROLL=16", "-DMIN_BLOCKS=1", "-DELEM_COPY=0", "-DLEAN=1"]
 
 
 @pytest.mark.parametrize("layout", ["nn", "nt", "tn", "tt"])
-def test_big_float32_products_are_packed_to_tn(gm, monkeypatch, tmp_path, rng, layout):
-    """A single float32 product at least PACK_MIN (here 16) in every dimension has its operands
-    contiguous along k transposed first (transpose.cu: 'n' A -> 't', 't' B -> 'n') and runs as 'tn'
-    with the table's "large_tn" configuration, exactly; no plan is filed (a replay would skip the
-    transposes); one dimension under PACK_MIN runs as it lies."""
+def test_big_float32_products_run_their_layouts_configuration(gm, monkeypatch, tmp_path, rng, layout):
+    """A float32 product at least BIG_MIN (here 16) in every dimension runs where it lies (no
+    transpose launched) with the table's "big_<layout>" configuration, else its "big" one, in
+    every call (the second replays the filed plan); batched too; one dimension under BIG_MIN
+    runs the large class's choice."""
     mod, launcher, array = gm
-    # gemm imports matrix.py (transpose2d) lazily: import it afresh, on this test's fake launcher
-    monkeypatch.delitem(sys.modules, "minitorch.native.cuda.matrix", raising=False)
     table = json.loads(json.dumps(SHAPE_TABLE))
-    table["sm_90"]["fp32"]["large_tn"] = {"rung": "09_pipelined", "options": LARGE_TN, "gflops": 46400.0}
+    table["sm_90"]["fp32"]["big"] = {"rung": "09_pipelined", "options": BIG, "gflops": 48700.0}
+    table["sm_90"]["fp32"]["big_nn"] = {"rung": "09_pipelined", "options": BIG_NN, "gflops": 46400.0}
     use_table(mod, monkeypatch, tmp_path, table)
-    monkeypatch.setattr(mod, "PACK_MIN", 16)
+    monkeypatch.setattr(mod, "BIG_MIN", 16)
 
-    def operand(rows, cols, letter):
-        x = rng.standard_normal((rows, cols)).astype(F32)
-        return x, (dev(array, x) if letter == "n" else dev(array, np.ascontiguousarray(x.T)).transpose())
-    for m, n, k, packed in ((40, 36, 20, True), (40, 36, 12, False)):
-        (a, da), (b, db) = operand(m, k, layout[0]), operand(k, n, layout[1])
-        bias = rng.standard_normal(n).astype(F32)
-        for _ in range(2):                            # the second call must pack again
+    def operand(batch, rows, cols, letter):
+        x = rng.standard_normal((*batch, rows, cols)).astype(F32)
+        if letter == "n":
+            return x, dev(array, x)
+        return x, dev(array, np.ascontiguousarray(np.swapaxes(x, -1, -2))).transpose((*range(len(batch)), len(batch) + 1, len(batch)))
+    for batch, (m, n, k), big in (((), (40, 36, 20), True), ((3,), (40, 36, 20), True), ((), (40, 36, 12), False)):
+        (a, da), (b, db) = operand(batch, m, k, layout[0]), operand(batch, k, n, layout[1])
+        for _ in range(2):
             launcher.launches.clear()
-            got = mod.matmul(da, db, dev(array, bias))
-            np.testing.assert_allclose(read(got), a.astype(np.float64) @ b + bias, rtol=1e-5, atol=1e-5)
-            names = [r["name"] for r in launcher.launches]
-            if packed:
-                transposes = (layout[0] == "n") + (layout[1] == "t")
-                assert names == ["transpose_f32"] * transposes + ["gemm_tn_f32"], names
-                assert launcher.launches[-1]["options"] == tuple(LARGE_TN)
-            else:
-                assert names == [f"gemm_{layout}_f32"], names
+            got = mod.matmul(da, db, None)
+            np.testing.assert_allclose(read(got), a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+            assert [r["name"] for r in launcher.launches] == [f"gemm_{layout}_f32"], launcher.launches
+            expected = (BIG_NN if layout == "nn" else BIG) if big else mod.choose(m, n, k, 1, "f32", 90)[1]
+            assert launcher.launches[-1]["options"] == tuple(expected)
 
 
 def test_few_tiles_plan_matches_the_h100_measurements(gm, monkeypatch, tmp_path):

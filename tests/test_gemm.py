@@ -233,11 +233,14 @@ SWITCH_CONFIGS = [
     {"BM": 64, "BN": 64, "BK": 16, "WM": 32, "WN": 32, "TM": 4, "KUNROLL": 8, "MIN_BLOCKS": 4, "LEAN": 1},
     {"STAGES": 4, "KUNROLL": 2, "MIN_BLOCKS": 2, "LEAN": 1},
     {"BM": 128, "BN": 256, "BK": 8, "WM": 64, "WN": 64, "TM": 8, "KUNROLL": 4, "MIN_BLOCKS": 1, "LEAN": 1},
-    # 128 x 256 x 16 in one block per SM (tuned.json's large_tn shape; LEAN's copies: 24 element
+    # 128 x 256 x 16 in one block per SM (the tile of tuned.json's big_nn; LEAN's copies: 24 element
     # copies a thread per k-tile in 'nt'), chunks of 8.
     {"BM": 128, "BN": 256, "BK": 16, "WM": 64, "WN": 64, "WNITER": 2, "TM": 8, "TN": 4, "STAGES": 3,
      "KUNROLL": 8, "MIN_BLOCKS": 1, "LEAN": 1},
 ]
+# and every rung 09 configuration tuned.json ships: what matmul runs (big products: 4 and 5 stages)
+SWITCH_CONFIGS += [G.config_of("09_pipelined", entry["options"]) for kinds in G.tuned_table().values()
+                   for entry in kinds.get("fp32", {}).values() if entry["rung"] == "09_pipelined"]
 SWITCH_CASES = [
     # sizes multiples of 4 (16-byte copies allowed) but not of the tiles: the aligned body, edges
     *[(132, 100, 68, lay, True, (), (), (False, False)) for lay in C.LAYOUTS],
@@ -270,7 +273,7 @@ def test_rung09_switches(config, m, n, k, layout, bias, ba, bb, mis, rng):
     run_case(rng, "09_pipelined", "f32", "fp32", m, n, k, layout, bias, ba, bb, mis, options=options)
 
 
-# ---- the dispatcher's large and large_tn fp32 configurations ---------------------------------------
+# ---- the dispatcher's large and big fp32 configurations --------------------------------------------
 def _through_the_dispatcher(rng, m, n, k, layout):
     """gemm.matmul on an m x n x k float32 product in ``layout`` with a bias, TF32 off, against
     float64 (elementwise error bound of an fp32 product of length k)."""
@@ -297,16 +300,15 @@ def test_large_class_through_the_dispatcher(layout, rng, fp32_dispatch):
     """A "large" float32 product (C over 2**22 elements) that is no multiple of any tile, K not of
     BK: whatever configuration tuned.json names for the large class, in every layout."""
     m, n, k = 2049, 2051, 67
-    assert G.shape_class(m, n, k) == "large" and not G.packs(m, n, k, 2, 2, "f32", "09_pipelined")
+    assert G.shape_class(m, n, k) == "large" and not G.is_big(m, n, k, "f32", "09_pipelined")
     _through_the_dispatcher(rng, m, n, k, layout)
 
 
 @pytest.mark.parametrize("layout", C.LAYOUTS)
-def test_packed_products_through_the_dispatcher(layout, rng, monkeypatch, fp32_dispatch):
-    """A float32 product at least PACK_MIN (lowered to 256) in every dimension, no multiple of any
-    tile: its operands contiguous along k are transposed and it runs as 'tn' with the table's
-    "large_tn" configuration."""
-    monkeypatch.setattr(G, "PACK_MIN", 256)
+def test_big_products_through_the_dispatcher(layout, rng, monkeypatch, fp32_dispatch):
+    """A float32 product at least BIG_MIN (lowered to 256) in every dimension, no multiple of any
+    tile, K not of BK: it runs where it lies with the table's big configuration for its layout."""
+    monkeypatch.setattr(G, "BIG_MIN", 256)
     m, n, k = 300, 260, 270
-    assert G.packs(m, n, k, 2, 2, "f32", G.choose(m, n, k, 1, "f32", G.arch_of(0))[0])
+    assert G.is_big(m, n, k, "f32", G.choose(m, n, k, 1, "f32", G.arch_of(0))[0])
     _through_the_dispatcher(rng, m, n, k, layout)

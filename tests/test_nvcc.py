@@ -7,6 +7,7 @@ gemm/*.cu reach "gemm.cuh" and, through it, "../common.cuh"). Spills - registers
 could not fit, moved to slow local memory - are what silently make a kernel slow, so any
 non-zero count fails.
 """
+import json
 import re
 import shutil
 import subprocess
@@ -49,14 +50,15 @@ def test_compiles_without_spills(path, arch, tmp_path):
 
 # Rung 09's register-lean body (LEAN=1) is compiled only with options (its default is the first
 # body): its base configuration, two 128 x 128 blocks per SM at 128 registers, must not spill either;
-# nor tuned.json's one-block configuration of big products ("large_tn"): 128 x 256 tiles, one block
-# per SM, 128 accumulators a thread and the whole k-tile unrolled in at most 255 registers.
+# nor any rung 09 configuration tuned.json ships (what matmul runs: the big products' one-block
+# tiles hold 128 accumulators a thread and the whole k-tile unrolled in at most 255 registers).
 LEAN_09 = ("-DLEAN=1", "-DKUNROLL=8", "-DMIN_BLOCKS=2")
-ONE_BLOCK_09 = ("-DBM=128", "-DBN=256", "-DBK=32", "-DWM=64", "-DWN=64", "-DTM=8", "-DKUNROLL=32", "-DMIN_BLOCKS=1",
-                "-DLEAN=1")
+TUNED_09 = {f"{kind}_{cls}": tuple(entry["options"])
+            for kinds in json.loads((KERNEL_DIR / "gemm" / "tuned.json").read_text()).values()
+            for kind, classes in kinds.items() for cls, entry in classes.items() if entry["rung"] == "09_pipelined"}
 
 
-@pytest.mark.parametrize("options", [LEAN_09, ONE_BLOCK_09], ids=["lean", "one_block"])
+@pytest.mark.parametrize("options", [LEAN_09, *TUNED_09.values()], ids=["lean", *TUNED_09])
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_rung09_lean_compiles_without_spills(arch, options, tmp_path):
     path = KERNEL_DIR / "gemm" / "09_pipelined.cu"

@@ -14,8 +14,8 @@ Dispatch: :func:`matmul` and :func:`linear` (the backend functions the Tensor la
 first the tuned table ``minitorch/cuda/gemm/tuned.json`` that the autotuner writes, then a built-in
 order (the highest rung that exists, runs on this GPU and has the dtype; rung 13 only through the
 table); then shape rules: 64-wide tiles for products 64 or fewer wide (:func:`is_narrow`),
-split-K for a few output tiles over a long K (:func:`split_k_slices`), and big float32 products
-packed to 'tn' (:func:`packs`: operands contiguous along k transposed first). Rungs 12 and 13 (wgmma) are built
+split-K for a few output tiles over a long K (:func:`split_k_slices`), and a tile per layout for
+big float32 products (:func:`big_choice`). Rungs 12 and 13 (wgmma) are built
 for the arch-specific target sm_90a, which CuPy's RawModule cannot ask NVRTC for: see
 :func:`target_kernel`; it runs on sm_90 GPUs only (:func:`runs_on`).
 """
@@ -345,7 +345,7 @@ def _geometry(rung, c):
             need(bk * (bm + 4 + bn + 4) * 4 <= STATIC_SMEM, "BK * (BM+4 + BN+4) * 4 <= 48 KB")
         else:
             stages = c["STAGES"]
-            need(2 <= stages <= 4, "STAGES from 2 to 4")
+            need(2 <= stages <= 8, "STAGES from 2 to 8")
             need(c.get("KUNROLL", 16) >= 1 and c.get("MIN_BLOCKS", 0) >= 0 and c.get("ELEM_COPY", 0) in (0, 1)
                  and c.get("LEAN", 0) in (0, 1), "KUNROLL >= 1, MIN_BLOCKS >= 0, ELEM_COPY 0 or 1, LEAN 0 or 1")
             if c.get("LEAN", 0):
@@ -1146,58 +1146,53 @@ def _mm(a, b, bias):
         (rung, options), slices = few_tiles_plan(m, n, k, (rung, options), large, sm_count(a.device_id))
         if slices > 1:
             return _split_planned(key, a, b, bias, slices, rung, options)
-    if packs(m, n, k, a.ndim, b.ndim, suffix, rung):
-        a, b = _mn_major(a, b)
-        # no plan filed: replaying one would skip the transposes
-        return gemm(a, b, bias, *packed_choice(arch, rung, options))
+    if is_big(m, n, k, suffix, rung):
+        rung, options = big_choice(arch, layout_letters(a, b), rung, options)
     return gemm(a, b, bias, rung, options, plan_key=key)
 
 
-# ---- packing: big float32 products run as 'tn' -------------------------------------------------------
+# ---- big float32 products: a tile per layout -------------------------------------------------------
 # Rung 09 keeps both tiles k-major in shared memory, so an operand contiguous along k (an 'n' A, a
-# 't' B) is copied into them 4 bytes at a time, and 'tn' is its fastest layout (H100, 4096^2, % of
-# cuBLAS nn: tn 90.5, nn 85.3, nt 84.2, tt 83.7; nn as one transpose of A then tn: 90.6). One
-# transpose moves 2 x the operand's bytes at copy bandwidth, about 2% of the product's time at
-# 4096^2 and less beyond, so a product at least PACK_MIN in every dimension has such operands
-# transposed first (as CPU BLAS libraries pack theirs) and runs as 'tn', with the tuned table's
-# "large_tn" configuration: rung 09's one-block 128 x 256 tile (128 accumulators a thread), faster
-# than the large class's two-block 128 x 128 one in 'tn' (H100, 4096^2: 93.0% of cuBLAS tn with BK 32
-# and the whole k-tile unrolled, 91.7 with BK 16, 88.4 for the large class's). Measured through
-# matmul with the BK 16 tile (4096^2 / 8192^2, % of cuBLAS in the same layout; the H100,
-# 2026-11-25 06:55): nn 90.0 / 91.8, nt 89.5 / 91.7, tn 91.7 / 89.5, tt 94.2 / 93.7, against 88.7,
-# 85.7, 91.7, 93.5 at 4096^2 for the same tile unpacked. (Rung 09 tried two ways to read such
-# operands fast where they lie, row-major tiles and a transpose through registers: both lost, see
-# its header.) Tensor-core rungs read every layout as fast and are never packed.
-PACK_MIN = 2048
+# 't' B) is copied into them 4 bytes at a time, the other 16 bytes at a time (its header). A product
+# at least BIG_MIN in every dimension fills the GPU with one block per SM of a tile twice as big as
+# the large class's (128 accumulators a thread), and then the layout decides which tile is best:
+# the tuned table's fp32 entry "big_<layout>" (else "big"). The rule behind the H100's entries: the
+# operand copied 4 bytes at a time gets the tile's short side, and the pipeline enough stages for
+# those copies to land. % of cuBLAS in the same layout at 4096^2 / 8192^2 (TF32 off, 2026-11-25,
+# benchmarks/results/logs/s11-probe_layouts_candidates.log): 'nn' with 128 x 256 x 16 and 4 stages
+# 89.8 / 91.9 (90.5 / 92.3 in an earlier run); nt, tn, tt with 256 x 128 x 16 and 5 stages 85.2 /
+# 87.1, 94.2 / 95.5, 91.7 / 93.6 of cuBLAS nn; the large class's two-block 128 x 128 tile 83-88.
+# Operands are read where they lie: no transpose is ever materialized (transposing an 'n' A first,
+# then 'tn', was 1-2 points faster at 4096^2 and was what this dispatcher did before; see
+# benchmarks/results/notes_simt_fp32.md). Tensor-core rungs read every layout as fast.
+BIG_MIN = 2048
 
 
-def packs(m, n, k, a_ndim, b_ndim, suffix, rung):
-    """Whether _mm transposes the operands of a single [m, k] @ [k, n] float32 product that
-    ``rung`` would run into 't' A and 'n' B first: rung 09 chosen and m, n, k all at least PACK_MIN."""
-    return (SHAPE_RULES and suffix == "f32" and rung == "09_pipelined" and a_ndim == b_ndim == 2
-            and min(m, n, k) >= PACK_MIN)
+def is_big(m, n, k, suffix, rung):
+    """Whether _mm runs an [m, k] @ [k, n] float32 product (per batch) that ``rung`` would run with
+    the tuned table's big configuration for its layout (:func:`big_choice`): rung 09 chosen and m,
+    n, k all at least BIG_MIN."""
+    return SHAPE_RULES and suffix == "f32" and rung == "09_pipelined" and min(m, n, k) >= BIG_MIN
 
 
-def packed_choice(arch, rung, options):
-    """(rung, options) for a packed product: the tuned table's fp32 "large_tn" entry for ``sm_<arch>``
-    when it names rung 09, else ``rung``, ``options`` (the large class's choice)."""
-    entry = tuned_table().get(f"sm_{arch}", {}).get("fp32", {}).get("large_tn") or {}
+def layout_letters(a, b):
+    """The layout ('nn', 'nt', 'tn' or 'tt') gemm() runs ``a`` @ ``b`` in: each operand's letter
+    (:func:`layout_of`), 'n' for one gemm() copies first (no BLAS layout)."""
+    isz = a.itemsize
+    la = layout_of(a.shape[-2:], a.strides[-2:], isz) or ("n",)
+    lb = layout_of(b.shape[-2:], b.strides[-2:], isz) or ("n",)
+    return la[0] + lb[0]
+
+
+def big_choice(arch, layout, rung, options):
+    """(rung, options) for a big float32 product in ``layout``: the tuned table's fp32 entry
+    "big_<layout>" for ``sm_<arch>``, else its "big" entry, when it names rung 09; else ``rung``,
+    ``options`` (the large class's choice)."""
+    table = tuned_table().get(f"sm_{arch}", {}).get("fp32", {})
+    entry = table.get(f"big_{layout}") or table.get("big") or {}
     if entry.get("rung") == "09_pipelined" and entry.get("options"):
         return "09_pipelined", tuple(entry["options"])
     return rung, options
-
-
-def _mn_major(a, b):
-    """``a`` [M, K] as a 't' operand and ``b`` [K, N] as an 'n' one (M and N innermost in memory),
-    each copied by the tiled transpose (transpose.cu) if it is not already."""
-    from .matrix import transpose2d
-    isz = a.itemsize
-    if (layout_of(a.shape, a.strides, isz) or "n")[0] != "t":
-        at = transpose2d(a)                                   # [K, M] contiguous
-        a = at.as_strided(a.shape, (isz, at.strides[0]))      # A, M innermost
-    if (layout_of(b.shape, b.strides, isz) or "t")[0] != "n":
-        b = transpose2d(b.as_strided(b.shape[::-1], b.strides[::-1]))    # B^T transposed: B row-major
-    return a, b
 
 
 def _split_planned(key, a, b, bias, slices, rung, options):

@@ -11,7 +11,7 @@
 //   - cp.async copies global -> shared memory directly, without registers, and does not block
 //     the thread: it is issued now and waited for later (cp.async.commit_group marks a batch of
 //     copies, cp.async.wait_group N waits until at most N batches are still in flight);
-//   - STAGES (2 to 4) tiles of A and B live in shared memory at once, a ring: while the block
+//   - STAGES (2 to 8) tiles of A and B live in shared memory at once, a ring: while the block
 //     computes on tile t, the copies of tiles t+1 .. t+STAGES-1 are already travelling. Load
 //     latency hides behind STAGES-1 tiles of FMAs.
 // Shared memory is now STAGES * BK * (BM+4 + BN+4) * 4 bytes (50688 with the defaults), more
@@ -152,7 +152,7 @@ static_assert(WSUBM % TM == 0 && WSUBN % TN == 0 && (WSUBM / TM) * (WSUBN / TN) 
               "the 32 lanes must tile a sub-tile exactly");
 static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are read from shared memory as float4s");
 static_assert(BK % 4 == 0 && BM % 4 == 0 && BN % 4 == 0, "tiles are loaded as float4s");
-static_assert(STAGES >= 2 && STAGES <= 4, "2 to 4 tiles in flight");
+static_assert(STAGES >= 2 && STAGES <= 8, "2 to 8 tiles in flight");
 constexpr int STAGE_A = BK * SA;    // floats of one stage of A, of B
 constexpr int STAGE_B = BK * SB;
 // Dynamic shared memory in bytes (gemm.py's Rung.smem must say the same):
