@@ -1160,11 +1160,12 @@ def _mm(a, b, bias):
 # operand copied 4 bytes at a time gets the tile's short side, and the pipeline enough stages for
 # those copies to land. % of cuBLAS in the same layout at 4096^2 / 8192^2 (TF32 off, 2026-11-25,
 # benchmarks/results/logs/s11-probe_layouts_candidates.log): 'nn' with 128 x 256 x 16 and 4 stages
-# 89.8 / 91.9 (90.5 / 92.3 in an earlier run); nt, tn, tt with 256 x 128 x 16 and 5 stages 85.2 /
-# 87.1, 94.2 / 95.5, 91.7 / 93.6 of cuBLAS nn; the large class's two-block 128 x 128 tile 83-88.
-# Operands are read where they lie: no transpose is ever materialized (transposing an 'n' A first,
-# then 'tn', was 1-2 points faster at 4096^2 and was what this dispatcher did before; see
-# benchmarks/results/notes_simt_fp32.md). Tensor-core rungs read every layout as fast.
+# 89.8 / 91.9 (90.5 / 92.3 in an earlier run); with 256 x 128 x 16 and 5 stages nt 86.8 / 87.9,
+# tn 94.2 / 92.5, tt 96.1 / 95.8; the large class's two-block 128 x 128 tile 83-88 in every layout.
+# Operands are read where they lie: no transpose is materialized (transposing an 'n' A first, then
+# 'tn', was 1-2 points faster at 4096^2 and was what this dispatcher did before; see
+# benchmarks/results/notes_simt_fp32.md). The rule is rung 09's alone: tensor-core products keep
+# their size class's choice.
 BIG_MIN = 2048
 
 
