@@ -659,7 +659,8 @@ def test_big_float32_products_run_their_layouts_configuration(gm, monkeypatch, t
         x = rng.standard_normal((*batch, rows, cols)).astype(F32)
         if letter == "n":
             return x, dev(array, x)
-        return x, dev(array, np.ascontiguousarray(np.swapaxes(x, -1, -2))).transpose((*range(len(batch)), len(batch) + 1, len(batch)))
+        swap = (*range(len(batch)), len(batch) + 1, len(batch))        # the last two axes
+        return x, dev(array, np.ascontiguousarray(x.transpose(swap))).transpose(swap)
     for batch, (m, n, k), big in (((), (40, 36, 20), True), ((3,), (40, 36, 20), True), ((), (40, 36, 12), False)):
         (a, da), (b, db) = operand(batch, m, k, layout[0]), operand(batch, k, n, layout[1])
         for _ in range(2):
