@@ -17,13 +17,13 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 import minitorch as mt  # noqa: E402
 import train_gpt  # noqa: E402
 from minitorch.data.shakespeare import TinyShakespeare  # noqa: E402
 from minitorch.models.gpt import GPTConfig  # noqa: E402
 
-import torch  # noqa: E402
 from torch.profiler import ProfilerActivity, profile  # noqa: E402
 
 
@@ -56,8 +56,6 @@ def main():
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--top", type=int, default=45)
     args = p.parse_args()
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
     run, data = dict(train_gpt.CONFIGS["nanogpt"]), TinyShakespeare()
     config = GPTConfig(vocab_size=data.tokenizer.vocab_size, **{k: run[k] for k in train_gpt.MODEL_KEYS})
     mt.manual_seed(1)
